@@ -1,0 +1,139 @@
+#include "avalanche/evaluator.hpp"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_reduce.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "avalanche/reference_counts.hpp"
+#if MIXFORGE_WITH_JIT
+#include "avalanche/jit_counts.hpp"
+#include "jit/engine.hpp"
+#endif
+
+namespace mixforge {
+
+struct Evaluator::Impl {
+  jit::Engine* engine = nullptr;
+#if MIXFORGE_WITH_JIT
+  std::unique_ptr<jit::Engine> owned;
+#endif
+};
+
+Evaluator::Evaluator(jit::Engine* engine) : impl_(std::make_unique<Impl>()) { impl_->engine = engine; }
+Evaluator::~Evaluator() = default;
+
+std::unique_ptr<Evaluator> Evaluator::with_own_engine() {
+  auto e = std::make_unique<Evaluator>(nullptr);
+#if MIXFORGE_WITH_JIT
+  e->impl_->owned = std::make_unique<jit::Engine>();
+  e->impl_->engine = e->impl_->owned.get();
+#endif
+  return e;
+}
+
+bool Evaluator::uses_jit() const { return impl_->engine != nullptr; }
+
+static void check_exact_width(const Program& p) {
+  if (p.width() > 32)
+    throw std::invalid_argument("exact scoring needs width <= 32 (2^" + std::to_string(p.width()) +
+                                " inputs is too many); use sampled scoring");
+}
+
+AvalancheCounts Evaluator::counts_exact(const Program& program) const {
+  validate(program, {1 << 16});
+  check_exact_width(program);
+#if MIXFORGE_WITH_JIT
+  if (impl_->engine) return jit_counts_exact(*impl_->engine, program);
+#endif
+  const std::uint64_t total = std::uint64_t{1} << program.width();
+  const std::uint64_t chunk = 1 << 12;
+  const std::uint64_t chunks = (total + chunk - 1) / chunk;
+  AvalancheCounts sum = tbb::parallel_reduce(
+      tbb::blocked_range<std::uint64_t>(0, chunks), AvalancheCounts::zero(program.width(), true),
+      [&](const tbb::blocked_range<std::uint64_t>& r, AvalancheCounts acc) {
+        for (std::uint64_t k = r.begin(); k != r.end(); ++k) {
+          const std::uint64_t first = k * chunk;
+          acc += reference_counts_exact_range(program, first, std::min(chunk, total - first));
+        }
+        return acc;
+      },
+      [](AvalancheCounts a, const AvalancheCounts& b) { return a += b; });
+  sum.exact = true;
+  return sum;
+}
+
+AvalancheCounts Evaluator::counts_sampled(const Program& program, std::uint64_t seed, std::uint64_t first,
+                                          std::uint64_t count) const {
+  validate(program, {1 << 16});
+#if MIXFORGE_WITH_JIT
+  if (impl_->engine) return jit_counts_sampled(*impl_->engine, program, seed, first, count);
+#endif
+  return reference_counts_sampled(program, seed, first, count);
+}
+
+Score Evaluator::exact(const Program& program) const { return score(counts_exact(program)); }
+
+Score Evaluator::sampled(const Program& program, std::uint64_t samples, std::uint64_t seed) const {
+  if (samples == 0) throw std::invalid_argument("sampled scoring needs at least one sample");
+  return score(counts_sampled(program, seed, 0, samples));
+}
+
+StagedScore Evaluator::staged(const Program& program, const StagedOptions& o) const {
+  if (o.first_samples == 0 || o.max_samples < o.first_samples || o.growth < 2)
+    throw std::invalid_argument("staged scoring needs 0 < first_samples <= max_samples and growth >= 2");
+  if (!(o.confidence > 0.5 && o.confidence < 1))
+    throw std::invalid_argument("staged scoring confidence must lie in (0.5, 1)");
+  StagedScore out;
+  for (std::uint64_t n = o.first_samples;; n = std::min<std::uint64_t>(n * o.growth, o.max_samples)) {
+    ++out.stages;
+    if (n == o.max_samples) break;
+  }
+  const double z = normal_quantile(o.confidence);
+  AvalancheCounts acc = AvalancheCounts::zero(program.width(), false);
+  std::uint64_t target = o.first_samples;
+  for (int stage = 0;; ++stage) {
+    // Stages extend the same sample stream: stage k reuses every sample of stage k-1.
+    acc += counts_sampled(program, o.seed, acc.trials, target - acc.trials);
+    out.score = score(acc);
+    out.stage = stage;
+    const bool last = target >= o.max_samples;
+    if (!last && o.threshold > 0 && out.score.chi2_corrected - z * out.score.chi2_stderr > o.threshold) {
+      out.rejected = true;
+      return out;
+    }
+    if (last) return out;
+    target = std::min<std::uint64_t>(target * o.growth, o.max_samples);
+  }
+}
+
+double normal_quantile(double p) {
+  // Acklam's rational approximation (relative error < 1.2e-9), upper tail part suffices
+  // for p in (0.5, 1) but the full form keeps it honest everywhere.
+  static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+                             1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00};
+  static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+                             6.680131188771972e+01,  -1.328068155288572e+01};
+  static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+                             -2.549732539343734e+00, 4.374664141464968e+00,  2.938163982698783e+00};
+  static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                             3.754408661907416e+00};
+  if (!(p > 0 && p < 1)) throw std::invalid_argument("quantile needs p in (0, 1)");
+  const double plow = 0.02425, phigh = 1 - plow;
+  if (p < plow) {
+    const double q = std::sqrt(-2 * std::log(p));
+    return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+           ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  }
+  if (p > phigh) {
+    const double q = std::sqrt(-2 * std::log(1 - p));
+    return -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+           ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  }
+  const double q = p - 0.5, r = q * q;
+  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+         (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+}
+
+}  // namespace mixforge

@@ -1,0 +1,64 @@
+#pragma once
+// The scoring facade: exact, sampled and staged (early-reject) avalanche scores of a
+// program. Thread-safe: one Evaluator may be shared by many threads. Compiles programs
+// through the process's JIT engine; the engine is owned by whoever created it.
+#include <cstdint>
+#include <memory>
+
+#include "avalanche/chi_square.hpp"
+#include "avalanche/counts.hpp"
+#include "mixer/program.hpp"
+
+namespace mixforge {
+
+namespace jit { class Engine; }
+
+struct StagedOptions {
+  std::uint64_t seed = 1;
+  std::uint64_t first_samples = 1u << 12;  // stage 0
+  std::uint64_t max_samples = 1u << 20;    // the last stage
+  unsigned growth = 4;                     // samples multiply by this each stage
+  // Stop as soon as the program is worse than this chi2 with the given one-sided
+  // confidence: chi2_corrected - z * stderr > threshold. <= 0 disables rejecting.
+  double threshold = 0;
+  double confidence = 0.999;
+};
+
+struct StagedScore {
+  Score score;             // at the last stage run
+  int stage = 0;           // index of the last stage run
+  int stages = 0;          // stages the schedule has
+  bool rejected = false;   // stopped early: worse than the threshold
+};
+
+class Evaluator {
+ public:
+  // engine may be null: then everything is computed by the reference interpreter
+  // (slow; for tests and as a baseline).
+  explicit Evaluator(jit::Engine* engine);
+  // Owns a JIT engine of its own when mixforge was built with the JIT (the usual case).
+  static std::unique_ptr<Evaluator> with_own_engine();
+  bool uses_jit() const;
+  ~Evaluator();
+  Evaluator(const Evaluator&) = delete;
+  Evaluator& operator=(const Evaluator&) = delete;
+
+  // All 2^n inputs (n <= 32); uses all TBB worker threads.
+  AvalancheCounts counts_exact(const Program& program) const;
+  // Samples [first, first + count) of the stream with this seed; runs on the calling thread.
+  AvalancheCounts counts_sampled(const Program& program, std::uint64_t seed, std::uint64_t first,
+                                 std::uint64_t count) const;
+
+  Score exact(const Program& program) const;
+  Score sampled(const Program& program, std::uint64_t samples, std::uint64_t seed) const;
+  StagedScore staged(const Program& program, const StagedOptions& options) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The one-sided normal quantile for a confidence in (0.5, 1): 0.999 -> 3.09.
+double normal_quantile(double confidence);
+
+}  // namespace mixforge

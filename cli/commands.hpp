@@ -1,0 +1,20 @@
+#pragma once
+// Each subcommand lives in its own file (cli/<name>_command.cpp) and registers itself
+// on the app here. Callbacks throw UsageError for bad input (exit 2, message only).
+#include <stdexcept>
+#include <string>
+
+namespace CLI { class App; }
+
+namespace mixforge::cli {
+
+// Bad user input: printed as "mixforge: <message>" and exit code 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+void add_eval_command(CLI::App& app);
+void add_apply_command(CLI::App& app);
+void add_invert_command(CLI::App& app);
+
+}  // namespace mixforge::cli

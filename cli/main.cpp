@@ -1,0 +1,29 @@
+// mixforge: one binary, subcommands (see README.md).
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "cli/commands.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"mixforge: synthesise, score and export integer mixing functions"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "mixforge 0.1.0");
+  using namespace mixforge::cli;
+  add_eval_command(app);
+  add_apply_command(app);
+  add_invert_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  } catch (const UsageError& e) {
+    std::cerr << "mixforge: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "mixforge: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

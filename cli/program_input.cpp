@@ -1,0 +1,41 @@
+#include "cli/program_input.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cli/commands.hpp"
+
+namespace mixforge::cli {
+
+std::string read_program_argument(const std::string& argument) {
+  if (argument == "-") {
+    std::ostringstream ss;
+    ss << std::cin.rdbuf();
+    return ss.str();
+  }
+  std::error_code ec;
+  // A program text never looks like an existing regular file; a path does.
+  if (argument.find(';') == std::string::npos && argument.find('\n') == std::string::npos &&
+      std::filesystem::is_regular_file(argument, ec)) {
+    std::ifstream in(argument, std::ios::binary);
+    if (!in) throw UsageError("cannot read " + argument);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+  return argument;
+}
+
+ParsedText parse_program_argument(const std::string& argument, std::optional<int> width,
+                                  int max_steps) {
+  const std::string text = read_program_argument(argument);
+  try {
+    return parse_text(text, ParseOptions{width, max_steps});
+  } catch (const ParseError& e) {
+    throw UsageError(e.what());
+  }
+}
+
+}  // namespace mixforge::cli

@@ -1,0 +1,63 @@
+#include <gtest/gtest.h>
+
+#include "mixer/interpreter.hpp"
+#include "mixer/program.hpp"
+
+using namespace mixforge;
+
+TEST(Program, CanonicalFormAndIdAreStable) {
+  const Program p(32, {{StepKind::xorshift_right, 16}, {StepKind::mul_const, 0x7feb352d}});
+  EXPECT_EQ(p.canonical(), "w32:xsr16,mul7feb352d");
+  EXPECT_EQ(p.id().size(), 16u);
+  EXPECT_EQ(p.id(), Program(p).id());
+  EXPECT_NE(p.id(), Program(31, p.steps()).id());
+  // Pinned: ids are stored in databases, so the hash must never change.
+  EXPECT_EQ(p.id(), "826e8531764d9beb") << "canonical id changed";
+}
+
+TEST(Program, ValidationNamesTheBrokenRule) {
+  auto msg = [](const Program& p, int max_steps = 64) -> std::string {
+    try {
+      validate(p, {max_steps});
+    } catch (const ProgramError& e) {
+      return std::to_string(e.step_index()) + ": " + e.what();
+    }
+    return "ok";
+  };
+  EXPECT_EQ(msg(Program(0, {})), "-1: width 0 is not supported (widths are 1..64)");
+  EXPECT_EQ(msg(Program(65, {})), "-1: width 65 is not supported (widths are 1..64)");
+  EXPECT_EQ(msg(Program(8, {{StepKind::mul_const, 4}})), "0: multiplier 0x4 is even; a multiply step needs an odd constant");
+  EXPECT_EQ(msg(Program(8, {{StepKind::xor_const, 1}, {StepKind::rotate, 8}})), "1: rotation 8 is outside 1..7 for width 8");
+  EXPECT_EQ(msg(Program(8, {{StepKind::add_const, 256}})), "0: constant 0x100 does not fit in 8 bits (largest is 0xff)");
+  EXPECT_EQ(msg(Program(1, {{StepKind::xorshift_right, 1}})), "0: shift 1 is not possible at width 1 (no amount lies in 1..n-1)");
+  EXPECT_EQ(msg(Program(8, {{StepKind::mul_const, 3}, {StepKind::mul_const, 5}}), 1), "-1: program has 2 steps; the limit is 1");
+  EXPECT_EQ(msg(Program(64, {{StepKind::mul_const, ~0ull}, {StepKind::xorshift_left, 63}})), "ok");
+}
+
+TEST(Interpreter, MatchesHandWrittenLowbias32) {
+  const Program p(32, {{StepKind::xorshift_right, 16}, {StepKind::mul_const, 0x7feb352d},
+                       {StepKind::xorshift_right, 15}, {StepKind::mul_const, 0x846ca68b},
+                       {StepKind::xorshift_right, 16}});
+  for (std::uint32_t x : {0u, 1u, 2u, 0x12345678u, 0xffffffffu, 0x80000000u}) {
+    std::uint32_t h = x;
+    h ^= h >> 16; h *= 0x7feb352du; h ^= h >> 15; h *= 0x846ca68bu; h ^= h >> 16;
+    EXPECT_EQ(apply(p, x), h) << x;
+  }
+}
+
+TEST(Interpreter, MasksEveryStepBelowTheMachineWord) {
+  // 7-bit write-up function, computed as the write-up does: mask after the multiplies.
+  const Program p(7, {{StepKind::xorshift_right, 4}, {StepKind::mul_const, 67}, {StepKind::xorshift_right, 3},
+                      {StepKind::mul_const, 101}, {StepKind::xorshift_right, 4}});
+  std::vector<bool> seen(128);
+  for (unsigned x = 0; x < 128; ++x) {
+    unsigned r = x;
+    r ^= r >> 4; r = (r * 67) & 127; r ^= r >> 3; r = (r * 101) & 127; r ^= r >> 4;
+    EXPECT_EQ(apply(p, x), r);
+    seen[r] = true;
+  }
+  for (bool b : seen) EXPECT_TRUE(b);  // a bijection
+  // Rotation at width 5 and xorshift-left masking.
+  const Program q(5, {{StepKind::rotate, 2}, {StepKind::xorshift_left, 3}});
+  EXPECT_EQ(apply(q, 0b10001), ((0b00110u) ^ (0b00110u << 3)) & 31u);
+}
