@@ -1,0 +1,61 @@
+// The JSON form agrees with its schema (schema/program.schema.json), validated by valijson.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <valijson/adapters/nlohmann_json_adapter.hpp>
+#include <valijson/schema.hpp>
+#include <valijson/schema_parser.hpp>
+#include <valijson/validator.hpp>
+
+#include "mixer/json_form.hpp"
+#include "mixer/text_form.hpp"
+
+using namespace mixforge;
+
+namespace {
+class ProgramSchema : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::ifstream in(std::string(MIXFORGE_SOURCE_DIR) + "/schema/program.schema.json");
+    ASSERT_TRUE(in);
+    doc_ = nlohmann::json::parse(in);
+    valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
+    valijson::adapters::NlohmannJsonAdapter adapter(doc_);
+    parser.populateSchema(adapter, schema_);
+  }
+  bool valid(const nlohmann::json& j) {
+    valijson::Validator v;
+    valijson::adapters::NlohmannJsonAdapter a(j);
+    return v.validate(schema_, a, nullptr);
+  }
+  nlohmann::json doc_;
+  valijson::Schema schema_;
+};
+}  // namespace
+
+TEST_F(ProgramSchema, EveryPrintedProgramValidates) {
+  std::mt19937_64 rng(5);
+  for (int t = 0; t < 500; ++t) {
+    const int n = 2 + static_cast<int>(rng() % 63);
+    std::vector<Step> steps;
+    for (int s = 0; s < 6; ++s) {
+      auto k = static_cast<StepKind>(rng() % step_kind_count);
+      std::uint64_t v = takes_shift(k) ? 1 + rng() % (n - 1) : rng() & width_mask(n);
+      if (k == StepKind::mul_const) v |= 1;
+      steps.push_back({k, v});
+    }
+    EXPECT_TRUE(valid(to_json(Program(n, steps))));
+  }
+}
+
+TEST_F(ProgramSchema, RejectsWhatTheParserRejectsStructurally) {
+  EXPECT_FALSE(valid(nlohmann::json::parse(R"({"width": 0, "steps": []})")));
+  EXPECT_FALSE(valid(nlohmann::json::parse(R"({"width": 8})")));
+  EXPECT_FALSE(valid(nlohmann::json::parse(R"({"width": 8, "steps": [], "extra": 1})")));
+  EXPECT_FALSE(valid(nlohmann::json::parse(R"({"width": 8, "steps": [{"kind": "mul-const", "shift": 3}]})")));
+  EXPECT_FALSE(valid(nlohmann::json::parse(R"({"width": 8, "steps": [{"kind": "twist", "shift": 3}]})")));
+  EXPECT_FALSE(valid(nlohmann::json::parse(R"({"width": 8, "steps": [{"kind": "mul-const", "constant": "0xzz"}]})")));
+  EXPECT_TRUE(valid(nlohmann::json::parse(R"({"width": 8, "steps": [{"kind": "mul", "constant": 3}]})")));
+}
