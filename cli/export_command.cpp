@@ -1,0 +1,117 @@
+// mixforge export: a program (or up to four, packed) as GLSL / HLSL / WGSL / MSL / CUDA /
+// C++ source, or a JSON bundle with every target.
+#include <CLI/CLI.hpp>
+
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <regex>
+
+#include "avalanche/evaluator.hpp"
+#include "cli/commands.hpp"
+#include "cli/program_input.hpp"
+#include "shader/bundle.hpp"
+#include "shader/export.hpp"
+
+namespace mixforge::cli {
+
+namespace {
+struct Opts {
+  std::string target;
+  std::optional<int> width;
+  std::string name;
+  bool inverse = false;
+  bool range = false;
+  std::string range_method = "jitter";
+  std::vector<std::string> vec4;
+  bool seeded = false;
+  bool decimal = false;
+  bool bundle = false;
+  bool no_score = false;
+  std::string program;
+  std::string data;
+  std::string output;
+};
+
+// Exact scores are cheap only for small widths with the reference interpreter; wider
+// programs are left unscored here (the daemon / database supply their scores).
+constexpr int max_scored_width = 20;
+
+shader::ExportProgram load(const std::string& argument, const Opts& o) {
+  static const std::regex function_id("[0-9a-f]{16}");
+  if (std::regex_match(argument, function_id))
+    throw UsageError("\"" + argument +
+                     "\" looks like a FUNCTION_ID; looking ids up in the function database is not "
+                     "available in this build yet, pass the program text (or a file) instead");
+  shader::ExportProgram p{parse_program_argument(argument, o.width).program, std::nullopt};
+  if (!o.no_score && p.program.width() <= max_scored_width) {
+    const Evaluator evaluator(nullptr);
+    const Score s = evaluator.exact(p.program);
+    p.score = shader::ProgramScore{s.chi2, s.bias, true, s.samples};
+  }
+  return p;
+}
+}  // namespace
+
+void add_export_command(CLI::App& app) {
+  auto o = std::make_shared<Opts>();
+  auto* cmd = app.add_subcommand("export", "Export a program as shader / CUDA / C++ source");
+  cmd->add_option("--target", o->target, "glsl, hlsl, wgsl, msl, cuda or cpp (not with --bundle)");
+  cmd->add_option("--width", o->width, "Width in bits (default: from the text's mask, else 32)")
+      ->check(CLI::Range(1, 64));
+  cmd->add_option("--name", o->name, "Function name (default: mix<width>_<id prefix>)");
+  cmd->add_flag("--inverse", o->inverse, "Export the inverse program (name(f(x)) == x)");
+  cmd->add_flag("--range", o->range,
+                "Also export <name>_range(seed, r), a value in [0, r) for r <= 65536 (32-bit programs)");
+  cmd->add_option("--range-method", o->range_method, "jitter (default, uniform) or fraction")
+      ->check(CLI::IsMember({"jitter", "fraction"}));
+  cmd->add_option("--vec4", o->vec4, "Up to four programs with the same step kinds, packed into one 4-lane function")
+      ->expected(1, 4);
+  cmd->add_flag("--seeded", o->seeded, "--vec4: xor lanes narrower than 32 bits with a seed argument first");
+  cmd->add_flag("--decimal", o->decimal, "Write step constants in decimal (default: hex)");
+  cmd->add_flag("--bundle", o->bundle, "Write a JSON bundle with the programs and the code for every target");
+  cmd->add_flag("--no-score", o->no_score,
+                "Do not compute the exact chi2 (computed by default for widths <= 20)");
+  cmd->add_option("program", o->program, "PROGRAM text, a file path, or - for stdin");
+  cmd->add_option("--data", o->data, "Data directory (for FUNCTION_ID lookups)");
+  cmd->add_option("-o,--output", o->output, "Write to this file instead of stdout");
+  cmd->callback([o] {
+    shader::ExportRequest r;
+    if (!o->bundle) {
+      if (o->target.empty()) throw UsageError("export: --target is required (glsl, hlsl, wgsl, msl, cuda, cpp) unless --bundle");
+      auto t = shader::target_from_name(o->target);
+      if (!t) throw UsageError("export: unknown --target \"" + o->target + "\" (expected glsl, hlsl, wgsl, msl, cuda or cpp)");
+      r.target = *t;
+    }
+    if (!o->vec4.empty()) {
+      if (!o->program.empty())
+        throw UsageError("export: give the programs after --vec4, not as a separate PROGRAM argument");
+      r.vec4 = true;
+      for (const auto& a : o->vec4) r.programs.push_back(load(a, *o));
+    } else {
+      if (o->program.empty()) throw UsageError("export: a PROGRAM (or --vec4 P1 .. P4) is required");
+      r.programs.push_back(load(o->program, *o));
+    }
+    r.seeded = o->seeded;
+    r.inverse = o->inverse;
+    if (o->range)
+      r.range = o->range_method == "fraction" ? shader::RangeMethod::fraction : shader::RangeMethod::jitter;
+    r.name = o->name;
+    r.constants = o->decimal ? shader::ConstantStyle::decimal : shader::ConstantStyle::hex;
+    std::string text;
+    try {
+      text = o->bundle ? shader::export_bundle(r).dump(2) + "\n" : shader::export_code(r);
+    } catch (const shader::ExportError& e) {
+      throw UsageError(std::string("export: ") + e.what());
+    }
+    if (o->output.empty()) {
+      std::cout << text;
+    } else {
+      std::ofstream out(o->output, std::ios::binary);
+      if (!(out << text)) throw UsageError("export: cannot write " + o->output);
+    }
+  });
+}
+
+}  // namespace mixforge::cli
