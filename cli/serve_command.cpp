@@ -1,0 +1,72 @@
+// mixforge serve: the HTTP daemon (server/daemon.hpp). Runs until SIGTERM/SIGINT.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "server/daemon.hpp"
+
+namespace mixforge::cli {
+
+void add_serve_command(CLI::App& app) {
+  auto opts = std::make_shared<server::DaemonOptions>();
+  auto port = std::make_shared<int>(8080);
+  auto web = std::make_shared<std::string>();
+  auto token = std::make_shared<std::string>();
+  auto port_file = std::make_shared<std::string>();
+  CLI::App* cmd = app.add_subcommand(
+      "serve", "Run the HTTP daemon: REST API under /api/v1, live events, metrics (see README \"HTTP API\")");
+  cmd->add_option("--bind", opts->bind, "Address to listen on (non-loopback needs --token-file)")
+      ->capture_default_str();
+  cmd->add_option("--port", *port, "TCP port (0: any free port; see --port-file)")
+      ->check(CLI::Range(0, 65535))
+      ->capture_default_str();
+  cmd->add_option("--data", opts->data_dir, "Data directory (SQLite store)")->capture_default_str();
+  cmd->add_option("--token-file", *token,
+                  "Bearer token for POST/DELETE; created (mode 0600) with a fresh token when missing");
+  cmd->add_option("--max-runs", opts->limits.max_active_runs, "Most runs active at once (429 beyond)")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  cmd->add_option("--port-file", *port_file, "Write the bound port to this file once listening");
+  cmd->add_option("--web", *web, "Dashboard folder served at / (default: the installed web/ folder)");
+  cmd->add_option("--max-body", opts->limits.max_body_bytes, "Largest request body in bytes (413 beyond)")
+      ->check(CLI::Range(1024, 1 << 30))
+      ->capture_default_str();
+  cmd->add_option("--max-evaluations", opts->limits.max_concurrent_evaluations,
+                  "POST /evaluate requests scored at once (429 beyond)")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  cmd->add_option("--max-queued-exact", opts->limits.max_queued_exact,
+                  "Exact evaluations allowed to wait for a slot (429 beyond)")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
+  cmd->add_option("--max-sse-clients", opts->limits.max_sse_clients, "Event-stream clients at once (429 beyond)")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  cmd->add_option("--page-cache", opts->limits.page_cache_s,
+                  "Seconds a pool / best page of a run may be reused (0: off)")
+      ->check(CLI::Range(0.0, 60.0))
+      ->capture_default_str();
+  cmd->add_option("--io-threads", opts->io_threads, "HTTP I/O threads")->check(CLI::Range(1, 64))->capture_default_str();
+  cmd->add_option("--checkpoint-interval", opts->checkpoint_interval_s, "Seconds between run checkpoints")
+      ->check(CLI::Range(0.05, 3600.0))
+      ->capture_default_str();
+  cmd->add_flag("--no-default-run", [opts](std::int64_t) { opts->default_run = false; },
+                "Do not start a run on first start with an empty data directory");
+  cmd->add_flag("--interpreter", opts->interpreter_only,
+                "Score with the reference interpreter instead of the JIT (slow; for tests)");
+  cmd->callback([opts, port, web, token, port_file] {
+    opts->port = static_cast<unsigned short>(*port);
+    if (!web->empty()) opts->web_dir = *web;
+    if (!token->empty()) opts->token_file = *token;
+    if (!port_file->empty()) opts->port_file = *port_file;
+    try {
+      const int rc = server::run_daemon(*opts, std::cerr);
+      if (rc != 0) std::exit(rc);
+    } catch (const server::DaemonConfigError& e) {
+      throw UsageError(e.what());
+    }
+  });
+}
+
+}  // namespace mixforge::cli

@@ -1,0 +1,50 @@
+#pragma once
+// The HTTP/1.1 server (Boost.Beast over Asio; Beast appears only in http_server.cpp):
+// an acceptor and one session type per connection. Handlers marked Exec::worker run on
+// the worker pool and their answers are posted back to the connection's strand; while a
+// worker handles a request the session watches the socket, so a client that disconnects
+// marks its request cancelled. Responses with a stream are Server-Sent Events.
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "server/metrics.hpp"
+#include "server/router.hpp"
+#include "server/worker_pool.hpp"
+
+namespace mixforge::server {
+
+struct HttpServerOptions {
+  std::string bind = "127.0.0.1";
+  unsigned short port = 8080;  // 0: an ephemeral port (see port())
+  unsigned io_threads = 2;
+  std::size_t max_body_bytes = 1u << 20;
+  std::size_t max_header_bytes = 16u << 10;
+  double idle_timeout_s = 30;   // a connection that sends nothing this long is closed
+  double sse_keepalive_s = 15;  // comment lines keep idle event streams open through proxies
+  double shutdown_grace_s = 0.3;  // in-flight responses get this long after a stop signal
+};
+
+class HttpServer {
+ public:
+  // Binds and listens (throws std::runtime_error naming the address on failure).
+  HttpServer(HttpServerOptions options, const Router& router, WorkerPool& workers, Metrics& metrics);
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  unsigned short port() const;
+  // Called once on an I/O thread when a stop begins (signal or stop()), before the
+  // grace period: close event streams, refuse queued work.
+  void on_stop(std::function<void()> hook);
+  // Serves on io_threads threads until stop() or SIGINT/SIGTERM; returns the signal
+  // number that stopped it (0 for stop()).
+  int run();
+  void stop();  // thread-safe
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace mixforge::server

@@ -1,0 +1,33 @@
+#pragma once
+// Turning request bodies into values: JSON syntax, schema, then semantic checks, each
+// failure an HttpError naming the field. Shared by the handlers and the request fuzzer.
+#include <cstdint>
+#include <optional>
+
+#include "evolver/run_config.hpp"
+#include "mixer/program.hpp"
+#include "server/api.hpp"
+#include "server/http_types.hpp"
+
+namespace mixforge::server {
+
+class SchemaSet;
+
+// POST /runs: throws HttpError (400/415) or evolver::ConfigError (cross-field rules).
+evolver::RunConfig parse_run_request(const Request& request, const SchemaSet& schemas);
+
+// POST /runs/{id}/resume: an optional body {"budget": {...}}.
+std::optional<evolver::Budget> parse_resume_request(const Request& request, const SchemaSet& schemas);
+
+struct EvaluationPlan {
+  Program program;
+  bool exact = false;
+  std::uint64_t samples = 0;  // when not exact
+  std::uint64_t seed = 1;
+  bool matrix = true;
+  bool costly = false;  // waits in the exact queue
+};
+// POST /evaluate, with the cost limits applied (422 naming /exact or /samples).
+EvaluationPlan parse_evaluate_request(const Request& request, const SchemaSet& schemas, const ApiLimits& limits);
+
+}  // namespace mixforge::server

@@ -1,0 +1,153 @@
+#include "server/router.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "evolver/run_config.hpp"
+#include "evolver/run_types.hpp"
+#include "mixer/text_form.hpp"
+#include "server/problem.hpp"
+
+namespace mixforge::server {
+
+namespace {
+std::vector<std::string> split_path(const std::string& path) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  while (i < path.size()) {
+    if (path[i] == '/') {
+      ++i;
+      continue;
+    }
+    std::size_t j = path.find('/', i);
+    if (j == std::string::npos) j = path.size();
+    out.push_back(path.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
+bool match_segments(const Route& r, const std::vector<std::string>& parts,
+                    std::map<std::string, std::string>* params) {
+  if (r.segments.size() != parts.size()) return false;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const std::string& s = r.segments[i];
+    if (s.size() > 2 && s.front() == '{' && s.back() == '}') {
+      if (parts[i].empty()) return false;
+      if (params) (*params)[s.substr(1, s.size() - 2)] = parts[i];
+    } else if (s != parts[i]) {
+      return false;
+    }
+  }
+  return true;
+}
+}  // namespace
+
+void Router::add(std::string method, std::string pattern, Handler handler, Exec exec) {
+  Route r;
+  r.method = std::move(method);
+  r.segments = split_path(pattern);
+  r.pattern = std::move(pattern);
+  r.handler = std::move(handler);
+  r.exec = exec;
+  routes_.push_back(std::move(r));
+}
+
+Router::Prepared Router::prepare(Request& request) const {
+  Prepared p;
+  const auto parts = split_path(request.path);
+  // A trailing slash is a different resource: "/api/v1/runs/" is not "/api/v1/runs".
+  const bool trailing = request.path.size() > 1 && request.path.back() == '/';
+  std::vector<std::string> allowed;
+  if (!trailing) {
+    for (const Route& r : routes_) {
+      if (!match_segments(r, parts, nullptr)) continue;
+      if (r.method == request.method) {
+        match_segments(r, parts, &request.params);
+        p.route = &r;
+        break;
+      }
+      allowed.push_back(r.method);
+    }
+  }
+  if (p.route) {
+    if (guard_) p.immediate = guard_(request, *p.route);
+    if (p.immediate) p.route = nullptr;
+    return p;
+  }
+  if (!allowed.empty()) {
+    std::string allow;
+    for (const auto& m : allowed) allow += (allow.empty() ? "" : ", ") + m;
+    Response r = problem_response(405, "method-not-allowed",
+                                  "method " + request.method + " is not allowed on " + request.path +
+                                      "; allowed: " + allow,
+                                  nlohmann::json::object(), request.path);
+    r.headers.emplace_back("Allow", allow);
+    p.immediate = std::move(r);
+    return p;
+  }
+  const bool api = request.path.rfind("/api/", 0) == 0 || request.path == "/api";
+  if (!api && fallback_ && (request.method == "GET" || request.method == "HEAD")) {
+    const Handler& fb = fallback_;
+    p.immediate = guarded([&] { return fb(request); }, request.path);
+    return p;
+  }
+  p.immediate = problem_response(404, "not-found", "no resource at " + request.path,
+                                 nlohmann::json::object(), request.path);
+  return p;
+}
+
+namespace {
+Response guarded_inner(const std::function<Response()>& fn, const std::string& instance) {
+  try {
+    return fn();
+  } catch (const HttpError& e) {
+    return problem_response(e, instance);
+  } catch (const evolver::RunNotFound& e) {
+    return problem_response(404, "run-not-found", e.what(), nlohmann::json::object(), instance);
+  } catch (const evolver::RunStateError& e) {
+    return problem_response(409, "run-state-conflict", e.what(), nlohmann::json::object(), instance);
+  } catch (const evolver::ConfigError& e) {
+    return problem_response(422, "invalid-run-config", e.what(),
+                            {{"field", path_to_pointer(e.field())}}, instance);
+  } catch (const ParseError& e) {
+    return problem_response(422, "invalid-program", e.what(),
+                            {{"field", "/program"}, {"line", e.line()}, {"column", e.column()}}, instance);
+  } catch (const ProgramError& e) {
+    return problem_response(422, "invalid-program", e.what(), {{"field", "/program"}}, instance);
+  } catch (const nlohmann::json::exception& e) {
+    // A JSON value of an unexpected shape that the schema let through.
+    return problem_response(400, "invalid-json-value", e.what(), nlohmann::json::object(), instance);
+  } catch (const std::bad_alloc&) {
+    return problem_response(503, "out-of-memory", "the server ran out of memory for this request",
+                            nlohmann::json::object(), instance);
+  } catch (const std::exception& e) {
+    return problem_response(500, "internal-error", e.what(), nlohmann::json::object(), instance);
+  }
+}
+
+}  // namespace
+
+Response guarded(const std::function<Response()>& fn, const std::string& instance) {
+  try {
+    return guarded_inner(fn, instance);
+  } catch (...) {
+    // Formatting the problem itself failed (e.g. out of memory): a fixed answer.
+    Response r;
+    r.status = 500;
+    r.content_type = "application/problem+json";
+    r.body = R"({"type":"https://mixforge.invalid/problems/internal-error","title":"Internal Server Error","status":500,"detail":"the error could not be reported"})";
+    return r;
+  }
+}
+
+Response Router::invoke(const Route& route, const Request& request) const {
+  return guarded([&] { return route.handler(request); }, request.path);
+}
+
+Response Router::handle(Request request) const {
+  Prepared p = prepare(request);
+  if (p.immediate) return std::move(*p.immediate);
+  return invoke(*p.route, request);
+}
+
+}  // namespace mixforge::server

@@ -1,0 +1,106 @@
+// /healthz, /metrics (Prometheus text) and /openapi.json (also under /api/v1).
+#include <chrono>
+
+#include <nlohmann/json.hpp>
+
+#include "avalanche/evaluator.hpp"
+#include "evolver/run_manager.hpp"
+#include "server/api.hpp"
+#include "server/evaluation_queue.hpp"
+#include "server/event_stream.hpp"
+#include "server/metrics.hpp"
+#include "server/query.hpp"
+#include "server/schema_validator.hpp"
+
+namespace mixforge::server {
+
+namespace {
+Response healthz(ApiContext& ctx, const Request& req) {
+  QueryReader q(req, {});
+  std::size_t active = 0, total = 0;
+  for (const auto& s : ctx.runs.list()) {
+    ++total;
+    if (ctx.runs.active(s.id)) ++active;
+  }
+  const double uptime =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - ctx.started).count();
+  return Response::json(200, {{"status", "ok"},
+                              {"version", "0.1.0"},
+                              {"uptime_s", uptime},
+                              {"runs", total},
+                              {"active_runs", active},
+                              {"jit", ctx.evaluator.uses_jit()},
+                              {"export", export_available()}});
+}
+
+Response metrics(ApiContext& ctx, const Request& req) {
+  QueryReader q(req, {});
+  std::string out = ctx.metrics.render_http();
+  const auto runs = ctx.runs.list();
+  auto per_run = [&](const std::string& name, const std::string& type, const std::string& help, auto value) {
+    out += metric_header(name, type, help);
+    for (const auto& s : runs) {
+      auto v = value(s);
+      if (!v) continue;
+      out += name + "{run=\"" + label_value(s.id) + "\",width=\"" + std::to_string(s.config.width) + "\"} " +
+             format_metric_value(*v) + "\n";
+    }
+  };
+  using S = evolver::RunSummary;
+  using O = std::optional<double>;
+  per_run("mixforge_run_tournaments_total", "counter", "Tournaments played by the run.",
+          [](const S& s) -> O { return static_cast<double>(s.counters.tournaments); });
+  per_run("mixforge_run_scored_total", "counter", "Programs scored by the run (early rejects included).",
+          [](const S& s) -> O { return static_cast<double>(s.counters.scored); });
+  per_run("mixforge_run_early_rejects_total", "counter", "Children dropped after a partial score.",
+          [](const S& s) -> O { return static_cast<double>(s.counters.early_rejects); });
+  per_run("mixforge_run_samples_total", "counter", "Inputs evaluated by the run's search.",
+          [](const S& s) -> O { return static_cast<double>(s.counters.samples); });
+  per_run("mixforge_run_exact_scored_total", "counter", "Exact scores computed by the leader ranking.",
+          [](const S& s) -> O { return static_cast<double>(s.counters.exact_scored); });
+  per_run("mixforge_run_elapsed_seconds", "counter", "Running time of the run, all sessions.",
+          [](const S& s) -> O { return s.counters.elapsed_s; });
+  per_run("mixforge_run_best_chi2", "gauge", "The run's best chi2 (exact where known).",
+          [](const S& s) -> O { return s.best ? O(s.best->chi2) : std::nullopt; });
+  per_run("mixforge_run_best_chi2_exact", "gauge", "The run's best exact chi2, when its best has one.",
+          [](const S& s) -> O { return s.best && s.best->chi2_exact ? O(*s.best->chi2_exact) : std::nullopt; });
+  out += metric_header("mixforge_run_active", "gauge", "1 while the run is running or paused in this process.");
+  std::size_t active = 0;
+  for (const auto& s : runs) {
+    const bool a = ctx.runs.active(s.id);
+    active += a;
+    out += "mixforge_run_active{run=\"" + label_value(s.id) + "\",state=\"" +
+           std::string(evolver::state_name(s.state)) + "\"} " + (a ? "1" : "0") + "\n";
+  }
+  out += metric_header("mixforge_runs_active", "gauge", "Runs active in this process.");
+  out += "mixforge_runs_active " + std::to_string(active) + "\n";
+  out += metric_header("mixforge_evaluations_running", "gauge", "POST /evaluate requests being scored.");
+  out += "mixforge_evaluations_running " + std::to_string(ctx.evaluations.running()) + "\n";
+  out += metric_header("mixforge_evaluations_queued", "gauge", "Exact evaluations waiting for a slot.");
+  out += "mixforge_evaluations_queued " + std::to_string(ctx.evaluations.waiting()) + "\n";
+  out += metric_header("mixforge_sse_clients", "gauge", "Connected event-stream clients.");
+  out += "mixforge_sse_clients " + std::to_string(ctx.events.clients()) + "\n";
+  out += metric_header("mixforge_limit", "gauge", "Configured limits.");
+  out += "mixforge_limit{name=\"max_body_bytes\"} " + std::to_string(ctx.limits.max_body_bytes) + "\n";
+  out += "mixforge_limit{name=\"max_concurrent_evaluations\"} " +
+         std::to_string(ctx.limits.max_concurrent_evaluations) + "\n";
+  out += "mixforge_limit{name=\"max_queued_exact\"} " + std::to_string(ctx.limits.max_queued_exact) + "\n";
+  out += "mixforge_limit{name=\"max_active_runs\"} " + std::to_string(ctx.limits.max_active_runs) + "\n";
+  out += "mixforge_limit{name=\"max_sse_clients\"} " + std::to_string(ctx.limits.max_sse_clients) + "\n";
+  return Response::text(200, out, "text/plain; version=0.0.4; charset=utf-8");
+}
+
+Response openapi(ApiContext& ctx, const Request& req) {
+  QueryReader q(req, {});
+  return Response::json(200, openapi_document(ctx.schemas));
+}
+}  // namespace
+
+void add_meta_routes(Router& router, ApiContext& ctx) {
+  router.add("GET", "/healthz", [&ctx](const Request& r) { return healthz(ctx, r); });
+  router.add("GET", "/metrics", [&ctx](const Request& r) { return metrics(ctx, r); });
+  router.add("GET", "/openapi.json", [&ctx](const Request& r) { return openapi(ctx, r); });
+  router.add("GET", "/api/v1/openapi.json", [&ctx](const Request& r) { return openapi(ctx, r); });
+}
+
+}  // namespace mixforge::server

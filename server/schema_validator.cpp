@@ -1,0 +1,187 @@
+#include "server/schema_validator.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+#include <valijson/adapters/nlohmann_json_adapter.hpp>
+#include <valijson/schema.hpp>
+#include <valijson/schema_parser.hpp>
+#include <valijson/validation_results.hpp>
+#include <valijson/validator.hpp>
+
+#include "server/embedded_schemas.hpp"
+
+namespace mixforge::server {
+
+namespace {
+std::string file_name_of(const std::string& uri) {
+  std::string u = uri;
+  const auto hash = u.find('#');
+  if (hash != std::string::npos) u = u.substr(0, hash);
+  const auto slash = u.rfind('/');
+  return slash == std::string::npos ? u : u.substr(slash + 1);
+}
+
+// valijson's context ("<root>", "[steps]", "[2]") -> JSON pointer ("/steps/2").
+std::string pointer_of(const std::vector<std::string>& context) {
+  std::string out;
+  for (const auto& c : context) {
+    if (c == "<root>") continue;
+    std::string t = c;
+    if (t.size() >= 2 && t.front() == '[' && t.back() == ']') t = t.substr(1, t.size() - 2);
+    if (t.size() >= 2 && t.front() == '"' && t.back() == '"') t = t.substr(1, t.size() - 2);
+    std::string esc;
+    for (char ch : t) esc += ch == '~' ? "~0" : ch == '/' ? "~1" : std::string(1, ch);
+    out += "/" + esc;
+  }
+  return out;
+}
+}  // namespace
+
+struct SchemaSet::Impl {
+  std::map<std::string, nlohmann::json> documents;
+  std::map<std::string, std::unique_ptr<valijson::Schema>> schemas;
+};
+
+SchemaSet::SchemaSet() : impl_(std::make_unique<Impl>()) {
+  for (const auto& d : embedded_schemas()) {
+    try {
+      impl_->documents[std::string(d.name)] = nlohmann::json::parse(d.text);
+    } catch (const nlohmann::json::exception& e) {
+      throw std::runtime_error("embedded schema " + std::string(d.name) + " is not JSON: " + e.what());
+    }
+  }
+  auto& docs = impl_->documents;
+  for (const auto& [name, doc] : docs) {
+    if (name.size() < 12 || name.compare(name.size() - 12, 12, ".schema.json") != 0) continue;
+    auto schema = std::make_unique<valijson::Schema>();
+    valijson::SchemaParser parser;
+    valijson::adapters::NlohmannJsonAdapter adapter(doc);
+    auto fetch = [&docs](const std::string& uri) -> const nlohmann::json* {
+      auto it = docs.find(file_name_of(uri));
+      if (it == docs.end()) throw std::runtime_error("schema reference to unknown document " + uri);
+      return new nlohmann::json(it->second);
+    };
+    auto release = [](const nlohmann::json* p) { delete p; };
+    try {
+      parser.populateSchema(adapter, *schema, fetch, release);
+    } catch (const std::exception& e) {
+      throw std::runtime_error("embedded schema " + name + " could not be loaded: " + e.what());
+    }
+    impl_->schemas[name] = std::move(schema);
+  }
+}
+
+SchemaSet::~SchemaSet() = default;
+
+std::vector<FieldIssue> SchemaSet::check(const std::string& schema, const nlohmann::json& document) const {
+  const valijson::Schema& s = *impl_->schemas.at(schema);
+  valijson::Validator validator;
+  valijson::ValidationResults results;
+  valijson::adapters::NlohmannJsonAdapter target(document);
+  std::vector<FieldIssue> issues;
+  if (validator.validate(s, target, &results)) return issues;
+  valijson::ValidationResults::Error e;
+  // valijson reports the enclosing failures too ("failed to validate against schema
+  // associated with property"); the most specific (deepest) come first in our list.
+  std::vector<FieldIssue> wrappers;
+  while (results.popError(e)) {
+    FieldIssue issue{pointer_of(e.context), e.description};
+    // Name the offending property itself for unknown and missing properties.
+    for (const char* marker : {"constraints: '", "Missing required property '"}) {
+      const auto at = issue.message.find(marker);
+      if (at == std::string::npos) continue;
+      const auto from = at + std::string(marker).size();
+      const auto to = issue.message.find('\'', from);
+      if (to != std::string::npos) issue.pointer += "/" + issue.message.substr(from, to - from);
+    }
+    // valijson also reports every enclosing level ("Failed to validate against schema
+    // associated with property name 'x'"); those say nothing the leaf does not.
+    const bool wrapper = issue.message.rfind("Failed to validate against schema associated", 0) == 0 ||
+                         issue.message.rfind("Failed to validate item #", 0) == 0;
+    (wrapper ? wrappers : issues).push_back(std::move(issue));
+  }
+  if (issues.empty()) issues = std::move(wrappers);
+  std::stable_sort(issues.begin(), issues.end(), [](const FieldIssue& a, const FieldIssue& b) {
+    return a.pointer.size() > b.pointer.size();
+  });
+  return issues;
+}
+
+void SchemaSet::validate(const std::string& schema, const nlohmann::json& document) const {
+  auto issues = check(schema, document);
+  if (issues.empty()) return;
+  const auto& first = issues.front();
+  std::string detail = "request body does not match " + schema + ": at " +
+                       (first.pointer.empty() ? std::string("(root)") : first.pointer) + ": " + first.message;
+  if (issues.size() > 20) issues.resize(20);
+  throw HttpError(400, "schema-violation", detail).with_issues(issues);
+}
+
+std::vector<std::string> SchemaSet::names() const {
+  std::vector<std::string> out;
+  for (const auto& [n, d] : impl_->documents) out.push_back(n);
+  return out;
+}
+
+const nlohmann::json& SchemaSet::document(const std::string& name) const {
+  return impl_->documents.at(name);
+}
+
+nlohmann::json parse_json_body(const Request& request) {
+  const std::string ct = request.header("content-type");
+  if (!ct.empty()) {
+    std::string base = ct.substr(0, ct.find(';'));
+    while (!base.empty() && base.back() == ' ') base.pop_back();
+    for (auto& c : base) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (base != "application/json" && base != "application/problem+json")
+      throw HttpError(415, "unsupported-media-type",
+                      "request body must be application/json, not " + ct)
+          .with_field("content-type");
+  }
+  if (request.body.empty())
+    throw HttpError(400, "malformed-json", "request body is empty; a JSON object is expected")
+        .with_field("");
+  try {
+    return nlohmann::json::parse(request.body);
+  } catch (const nlohmann::json::out_of_range& e) {
+    std::string what = e.what();
+    const auto pos = what.find("] ");
+    if (pos != std::string::npos) what = what.substr(pos + 2);
+    throw HttpError(400, "malformed-json", "request body is not valid JSON: " + what);
+  } catch (const nlohmann::json::parse_error& e) {
+    // Line and column of the byte offset nlohmann reports (1-based).
+    const std::size_t at = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, request.body.size());
+    int line = 1, column = 1;
+    for (std::size_t i = 0; i < at; ++i) {
+      if (request.body[i] == '\n') {
+        ++line;
+        column = 1;
+      } else {
+        ++column;
+      }
+    }
+    std::string what = e.what();
+    const auto pos = what.find("] ");
+    if (pos != std::string::npos) what = what.substr(pos + 2);
+    throw HttpError(400, "malformed-json", "request body is not valid JSON: " + what)
+        .with_position(line, column);
+  }
+}
+
+nlohmann::json openapi_document(const SchemaSet& schemas) {
+  nlohmann::json doc = schemas.document("openapi.json");
+  auto& components = doc["components"]["schemas"];
+  for (const auto& name : schemas.names()) {
+    if (name.size() < 12 || name.compare(name.size() - 12, 12, ".schema.json") != 0) continue;
+    nlohmann::json s = schemas.document(name);
+    // OpenAPI 3.1 schemas are JSON Schema 2020-12; each keeps its $id so its internal
+    // "#/definitions/..." references resolve within it, and drops the draft-07 $schema.
+    s.erase("$schema");
+    components[name.substr(0, name.size() - 12)] = std::move(s);
+  }
+  return doc;
+}
+
+}  // namespace mixforge::server

@@ -1,0 +1,166 @@
+// Server-Sent Events: a snapshot at once, progress about every second with ids, new-best
+// events, and reconnecting with Last-Event-ID replays what was missed.
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <atomic>
+
+#include "server/schema_validator.hpp"
+#include "tests/server/daemon_process.hpp"
+
+namespace mixforge::test {
+namespace {
+
+int connect_raw(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) throw std::runtime_error("connect");
+  return fd;
+}
+
+struct SseEvent {
+  std::uint64_t id = 0;  // 0: none
+  std::string event, data;
+};
+
+// Reads events until `want` returns true or the stream ends.
+std::vector<SseEvent> read_events(const Daemon& d, const std::string& path, httplib::Headers headers,
+                                  const std::function<bool(const std::vector<SseEvent>&)>& want) {
+  auto c = d.client(30);
+  std::vector<SseEvent> events;
+  std::string buffer;
+  SseEvent current;
+  auto r = c.Get(path.c_str(), headers, [&](const char* data, std::size_t n) {
+    buffer.append(data, n);
+    std::size_t nl;
+    while ((nl = buffer.find('\n')) != std::string::npos) {
+      const std::string line = buffer.substr(0, nl);
+      buffer.erase(0, nl + 1);
+      if (line.empty()) {
+        if (!current.event.empty()) events.push_back(current);
+        current = {};
+        if (want(events)) return false;
+      } else if (line.rfind("id: ", 0) == 0) {
+        current.id = std::stoull(line.substr(4));
+      } else if (line.rfind("event: ", 0) == 0) {
+        current.event = line.substr(7);
+      } else if (line.rfind("data: ", 0) == 0) {
+        current.data = line.substr(6);
+      }
+    }
+    return true;
+  });
+  return events;
+}
+
+TEST(SseE2E, ProgressNewBestAndReplay) {
+  Daemon d;
+  auto c = d.client();
+  auto created = c.Post("/api/v1/runs", small_run_json(16), "application/json");
+  ASSERT_EQ(created->status, 201);
+  const std::string id = nlohmann::json::parse(created->body)["id"];
+  const std::string path = "/api/v1/runs/" + id + "/events";
+  const server::SchemaSet schemas;
+
+  // First: a snapshot without id; then numbered events; wait for three numbered progress
+  // events (about one a second).
+  auto events = read_events(d, path, {}, [](const std::vector<SseEvent>& es) {
+    int progress = 0;
+    for (const auto& e : es) progress += e.event == "progress" && e.id > 0;
+    return progress >= 3;
+  });
+  ASSERT_GE(events.size(), 4u);
+  EXPECT_EQ(events[0].event, "progress");
+  EXPECT_EQ(events[0].id, 0u);
+  std::uint64_t prev = 0;
+  for (const auto& e : events) {
+    const auto j = nlohmann::json::parse(e.data);
+    const auto issues = schemas.check("run_event.schema.json", j);
+    EXPECT_TRUE(issues.empty()) << issues[0].pointer << ": " << issues[0].message << "\n" << e.data.substr(0, 1500);
+    EXPECT_EQ(j["run_id"], id);
+    EXPECT_EQ(j["type"], e.event);
+    if (e.id) {
+      EXPECT_GT(e.id, prev);
+      prev = e.id;
+    }
+  }
+  // A fresh 16-bit run improves quickly: new_best events arrive (at once, not batched).
+  const bool saw_best = std::any_of(events.begin(), events.end(), [](const SseEvent& e) { return e.event == "new_best"; });
+  if (!saw_best) {
+    auto more = read_events(d, path, {}, [](const std::vector<SseEvent>& es) {
+      return std::any_of(es.begin(), es.end(), [](const SseEvent& e) { return e.event == "new_best"; });
+    });
+    EXPECT_TRUE(std::any_of(more.begin(), more.end(), [](const SseEvent& e) { return e.event == "new_best"; }));
+  }
+
+  // Reconnect with Last-Event-ID = an early id: the missed events come first, in order.
+  std::uint64_t first_id = 0;
+  for (const auto& e : events)
+    if (e.id) {
+      first_id = e.id;
+      break;
+    }
+  ASSERT_GT(first_id, 0u);
+  auto replay = read_events(d, path, {{"Last-Event-ID", std::to_string(first_id)}},
+                            [&](const std::vector<SseEvent>& es) {
+                              for (const auto& e : es)
+                                if (e.id > prev) return true;
+                              return false;
+                            });
+  ASSERT_GE(replay.size(), 2u);
+  EXPECT_EQ(replay[0].id, first_id + 1) << "replay starts right after Last-Event-ID";
+  for (std::size_t i = 1; i < replay.size() && replay[i].id; ++i) EXPECT_EQ(replay[i].id, replay[i - 1].id + 1);
+}
+
+TEST(SseE2E, ClientLimitAndDisconnect) {
+  Daemon d({"--max-sse-clients", "1"});
+  auto c = d.client();
+  auto created = c.Post("/api/v1/runs?start=false", small_run_json(8), "application/json");
+  const std::string id = nlohmann::json::parse(created->body)["id"];
+  const std::string path = "/api/v1/runs/" + id + "/events";
+  // One client holds the only slot (a raw socket, so the test decides when it closes).
+  const int fd = connect_raw(d.port());
+  const std::string req = "GET " + path + " HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n";
+  ASSERT_EQ(::send(fd, req.data(), req.size(), MSG_NOSIGNAL), static_cast<ssize_t>(req.size()));
+  std::string got;
+  char buf[4096];
+  while (got.find("event: progress") == std::string::npos) {
+    const auto n = ::recv(fd, buf, sizeof buf, 0);
+    ASSERT_GT(n, 0);
+    got.append(buf, static_cast<std::size_t>(n));
+  }
+  EXPECT_EQ(got.rfind("HTTP/1.1 200", 0), 0u);
+  EXPECT_NE(got.find("Content-Type: text/event-stream"), std::string::npos);
+  auto second = c.Get(path.c_str());
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->status, 429);
+  EXPECT_EQ(second->get_header_value("Content-Type"), "application/problem+json");
+  // The holder goes away: the server notices the closed socket and frees the slot.
+  ::close(fd);
+  EXPECT_TRUE(eventually([&] {
+    auto m = c.Get("/metrics");
+    return m && m->body.find("mixforge_sse_clients 0") != std::string::npos;
+  }, 20));
+  std::atomic<bool> connected{false};
+  std::thread third([&] {
+    auto tc = d.client(30);
+    tc.Get(path.c_str(), [&](const char*, std::size_t) {
+      connected = true;
+      return false;
+    });
+  });
+  third.join();
+  EXPECT_TRUE(connected.load());
+  // Shutdown closes open streams and exits cleanly.
+  const auto [code, secs] = d.terminate();
+  EXPECT_EQ(code, 0);
+}
+
+}  // namespace
+}  // namespace mixforge::test
