@@ -1,0 +1,49 @@
+#include "avalanche/counting_kernels.hpp"
+
+#include <bit>
+
+namespace mixforge::counting {
+
+namespace generic {
+const CountingKernels& kernels();
+}
+#ifdef MIXFORGE_HAVE_AVX512_KERNELS
+namespace avx512 {
+const CountingKernels& kernels();
+}
+#endif
+
+const CountingKernels& generic_counting_kernels() { return generic::kernels(); }
+
+const CountingKernels* avx512_counting_kernels() {
+#ifdef MIXFORGE_HAVE_AVX512_KERNELS
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+    return &avx512::kernels();
+#endif
+  return nullptr;
+}
+
+const CountingKernels& best_counting_kernels() {
+  static const CountingKernels* best = [] {
+    const CountingKernels* k = avx512_counting_kernels();
+    return k ? k : &generic_counting_kernels();
+  }();
+  return *best;
+}
+
+void add_totals(const SlicedCounter& c, std::uint64_t totals[512]) {
+  auto add_plane = [&](const Plane& p, std::uint64_t weight) {
+    for (int w = 0; w < 8; ++w)
+      for (std::uint64_t bits = p.w[w]; bits; bits &= bits - 1)
+        totals[64 * w + std::countr_zero(bits)] += weight;
+  };
+  for (int k = 0; k < low_planes; ++k) add_plane(c.low[k], std::uint64_t{1} << k);
+  for (int k = 0; k < c.top; ++k) {
+    add_plane(c.level[k], std::uint64_t{16} << k);
+    if (c.has_pending >> k & 1) add_plane(c.pending[k], std::uint64_t{16} << k);
+  }
+}
+
+}  // namespace mixforge::counting

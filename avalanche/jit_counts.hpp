@@ -1,0 +1,38 @@
+#pragma once
+// Avalanche counts through the JIT engine: compile (or reuse) the program's kernel with
+// the entry point each mode needs, then count (exact_counter.hpp, sampled_counter.hpp).
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "avalanche/counts.hpp"
+#include "mixer/program.hpp"
+
+namespace mixforge {
+namespace jit {
+class Engine;
+class Kernel;
+}  // namespace jit
+
+// All 2^n inputs (n <= 32), on all TBB worker threads.
+AvalancheCounts jit_counts_exact(jit::Engine& engine, const Program& program);
+// Samples [first, first + count) of the stream with this seed, on the calling thread.
+AvalancheCounts jit_counts_sampled(jit::Engine& engine, const Program& program, std::uint64_t seed,
+                                   std::uint64_t first, std::uint64_t count);
+
+// Compiles many programs as one batch (several times cheaper per program than one by
+// one) with what jit_counts_exact / jit_counts_sampled(..., count) will ask for. While the
+// caller holds the returned kernels, those calls find them in the engine's cache.
+std::vector<std::shared_ptr<const jit::Kernel>> jit_prepare_exact(jit::Engine& engine,
+                                                                  std::span<const Program> programs);
+std::vector<std::shared_ptr<const jit::Kernel>> jit_prepare_sampled(jit::Engine& engine,
+                                                                    std::span<const Program> programs,
+                                                                    std::uint64_t count);
+
+// The codegen level sampled counting asks for: quick code (level 0, compiles 2-3x
+// faster) below 2^20 samples per call, where compiling costs more than the slower code;
+// the engine's level from there on.
+int sampled_codegen_level(const jit::Engine& engine, std::uint64_t count);
+
+}  // namespace mixforge

@@ -1,0 +1,29 @@
+#pragma once
+// Bit-sliced counters (internal to the avalanche module): 512 counters kept as bit
+// planes, so adding a 512-bit difference vector costs a few bitwise operations
+// (Harley-Seal carry-save adders) instead of 512 increments.
+#include <cstdint>
+
+namespace mixforge::counting {
+
+struct alignas(64) Plane {
+  std::uint64_t w[8] = {};
+};
+
+inline constexpr int sliced_levels = 44;  // enough for 16 << 44 additions per position
+
+// Position p (0..511) is bit p % 64 of word p / 64 of every plane. Its value is
+//   sum_k 2^k low[k] + sum_k 16 * 2^k (level[k] + pending[k] if has_pending bit k).
+inline constexpr int low_planes = 6;
+struct SlicedCounter {
+  Plane low[low_planes];         // Harley-Seal accumulators: weights 1, 2, 4, 8, 16, 32
+  Plane level[sliced_levels];    // weight 16 << k
+  Plane pending[sliced_levels];  // a second plane of weight 16 << k, waiting for a partner
+  std::uint64_t has_pending = 0;
+  int top = 0;                   // levels in use: [0, top)
+};
+
+// The 512 counter values, added into totals.
+void add_totals(const SlicedCounter& c, std::uint64_t totals[512]);
+
+}  // namespace mixforge::counting

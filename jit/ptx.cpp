@@ -1,0 +1,68 @@
+#include "jit/ptx.hpp"
+
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Triple.h>
+
+#include <memory>
+#include <mutex>
+
+#include "jit/engine.hpp"
+#include "jit/mix_ir.hpp"
+
+extern "C" {
+void LLVMInitializeNVPTXTargetInfo();
+void LLVMInitializeNVPTXTarget();
+void LLVMInitializeNVPTXTargetMC();
+void LLVMInitializeNVPTXAsmPrinter();
+}
+
+namespace mixforge::jit {
+
+std::string emit_ptx(const Program& program, const PtxOptions& options) {
+  validate(program, ValidationLimits{1 << 16});
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+  });
+  const llvm::Triple triple("nvptx64-nvidia-cuda");
+  std::string error;
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple.str(), error);
+  if (!target) throw JitError("ptx: NVPTX target unavailable: " + error);
+  // Check the GPU name first: LLVM would only warn on stderr and emit generic code.
+  std::unique_ptr<llvm::MCSubtargetInfo> subtarget(target->createMCSubtargetInfo(triple.str(), "", ""));
+  if (!subtarget || !subtarget->isCPUStringValid(options.gpu))
+    throw JitError("ptx: unknown GPU \"" + options.gpu + "\" (expected a name like sm_90)");
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      triple.str(), options.gpu, options.features, llvm::TargetOptions(), std::nullopt));
+  if (!tm) throw JitError("ptx: cannot create a target machine for " + options.gpu);
+
+  llvm::LLVMContext context;
+  llvm::Module module("mixforge_ptx", context);
+  module.setTargetTriple(triple.str());
+  module.setDataLayout(tm->createDataLayout());
+  emit_ptx_kernel_ir(module, program, options.kernel_name);
+  {
+    std::string message;
+    llvm::raw_string_ostream os(message);
+    if (llvm::verifyModule(module, &os)) throw JitError("ptx: emitted IR is invalid (a bug): " + message);
+  }
+  llvm::SmallString<4096> ptx;
+  llvm::raw_svector_ostream out(ptx);
+  llvm::legacy::PassManager passes;
+  if (tm->addPassesToEmitFile(passes, out, nullptr, llvm::CodeGenFileType::AssemblyFile))
+    throw JitError("ptx: the NVPTX back end cannot emit assembly");
+  passes.run(module);
+  return std::string(ptx.str());
+}
+
+}  // namespace mixforge::jit

@@ -1,0 +1,160 @@
+// The JIT counting paths (exact tiles, sampled diffs, both SIMD kernel builds) against
+// the reference interpreter, integer for integer.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "../jit/random_program.hpp"
+#include "avalanche/counting_kernels.hpp"
+#include "avalanche/exact_counter.hpp"
+#include "avalanche/jit_counts.hpp"
+#include "avalanche/reference_counts.hpp"
+#include "avalanche/sampled_counter.hpp"
+#include "jit/engine.hpp"
+
+namespace mixforge {
+namespace {
+
+using testing::random_program;
+
+jit::Engine& engine() {
+  static jit::Engine e;
+  return e;
+}
+
+void expect_same(const AvalancheCounts& got, const AvalancheCounts& want, const Program& p) {
+  EXPECT_EQ(got.width, want.width) << p.canonical();
+  EXPECT_EQ(got.trials, want.trials) << p.canonical();
+  EXPECT_EQ(got.exact, want.exact) << p.canonical();
+  EXPECT_EQ(got.flips, want.flips) << p.canonical();
+}
+
+TEST(JitSampledCounts, MatchReferenceAtEveryWidth) {
+  std::mt19937_64 rng(2024);
+  for (int width = 1; width <= 64; ++width) {
+    const Program p = random_program(rng, width, 1 + static_cast<int>(rng() % 8));
+    const std::uint64_t seed = rng();
+    // Counts that leave partial vectors and partial Harley-Seal groups.
+    for (std::uint64_t count : {std::uint64_t{1}, std::uint64_t{17}, static_cast<std::uint64_t>(2000 + width)}) {
+      const std::uint64_t first = rng() % 5000;
+      SCOPED_TRACE("count " + std::to_string(count));
+      expect_same(jit_counts_sampled(engine(), p, seed, first, count),
+                  reference_counts_sampled(p, seed, first, count), p);
+    }
+  }
+}
+
+TEST(JitSampledCounts, RangesAddUp) {
+  const Program p(32, {{StepKind::xorshift_right, 16}, {StepKind::mul_const, 0x7feb352d},
+                       {StepKind::xorshift_right, 15}});
+  AvalancheCounts parts = jit_counts_sampled(engine(), p, 7, 0, 1000);
+  parts += jit_counts_sampled(engine(), p, 7, 1000, 3096);
+  expect_same(parts, jit_counts_sampled(engine(), p, 7, 0, 4096), p);
+  EXPECT_EQ(jit_counts_sampled(engine(), p, 7, 0, 0).trials, 0u);
+}
+
+TEST(JitPrepare, BatchCompiledKernelsServeLaterCounts) {
+  jit::Engine local;
+  std::mt19937_64 rng(77);
+  std::vector<Program> programs;
+  for (int i = 0; i < 8; ++i) programs.push_back(random_program(rng, 16, 5));
+  auto kernels = jit_prepare_sampled(local, programs, 500);
+  EXPECT_EQ(local.stats().modules, 1u);
+  for (const Program& p : programs)
+    expect_same(jit_counts_sampled(local, p, 3, 0, 500), reference_counts_sampled(p, 3, 0, 500), p);
+  EXPECT_EQ(local.stats().modules, 1u);  // all served from the batch
+  EXPECT_EQ(local.stats().cache_hits, programs.size());
+  auto exact = jit_prepare_exact(local, programs);
+  EXPECT_EQ(local.stats().modules, 2u);
+  expect_same(jit_counts_exact(local, programs[0]), reference_counts_exact(programs[0]), programs[0]);
+  EXPECT_EQ(local.stats().modules, 2u);
+}
+
+TEST(JitSampledCounts, QuickCodeForSmallCountsOptimisedForLarge) {
+  jit::Engine local;
+  EXPECT_EQ(sampled_codegen_level(local, 4096), 0);
+  EXPECT_EQ(sampled_codegen_level(local, std::uint64_t{1} << 20), 1);
+  const Program p(32, {{StepKind::xorshift_right, 16}, {StepKind::mul_const, 0x7feb352d}});
+  // The same counts whichever code computes them.
+  const AvalancheCounts big = jit_counts_sampled(local, p, 5, 0, std::uint64_t{1} << 20);
+  AvalancheCounts parts = jit_counts_sampled(local, p, 5, 0, 1000);
+  parts += jit_counts_sampled(local, p, 5, 1000, (std::uint64_t{1} << 20) - 1000);
+  expect_same(parts, big, p);
+}
+
+TEST(JitExactCounts, MatchReferenceForWidths1To16) {
+  std::mt19937_64 rng(31337);
+  for (int width = 1; width <= 16; ++width)
+    for (int trial = 0; trial < 3; ++trial) {
+      const Program p = random_program(rng, width, 1 + static_cast<int>(rng() % 8));
+      expect_same(jit_counts_exact(engine(), p), reference_counts_exact(p), p);
+    }
+}
+
+TEST(JitExactCounts, MatchReferenceAcrossTwoPasses) {
+  // Widths above the 16-bit tile take a second pass over the high bits.
+  std::mt19937_64 rng(5);
+  for (int width : {17, 19}) {
+    const Program p = random_program(rng, width, 6);
+    expect_same(jit_counts_exact(engine(), p), reference_counts_exact(p), p);
+  }
+}
+
+TEST(JitExactCounts, RejectsWideProgramsClearly) {
+  const Program p(33, {{StepKind::mul_const, 5}});
+  EXPECT_THROW(jit_counts_exact(engine(), p), std::invalid_argument);
+}
+
+TEST(CountingKernels, GenericAndAvx512Agree) {
+  const counting::CountingKernels* fast = counting::avx512_counting_kernels();
+  if (!fast) GTEST_SKIP() << "no AVX-512 on this CPU";
+  const counting::CountingKernels& slow = counting::generic_counting_kernels();
+  std::mt19937_64 rng(11);
+  // A random tile of 2^12 words, every local direction.
+  std::vector<counting::Plane> tile(256);
+  for (auto& pl : tile)
+    for (auto& w : pl.w) w = rng();
+  const int dirs[12] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+  std::vector<counting::SlicedCounter> a(12), b(12);
+  for (int round = 0; round < 40; ++round) {  // enough rounds to reach the higher levels
+    fast->count_tile(reinterpret_cast<const std::uint32_t*>(tile.data()), 12, dirs, 12, a.data());
+    slow.count_tile(reinterpret_cast<const std::uint32_t*>(tile.data()), 12, dirs, 12, b.data());
+  }
+  for (int d = 0; d < 12; ++d) {
+    std::uint64_t ta[512] = {}, tb[512] = {};
+    counting::add_totals(a[d], ta);
+    counting::add_totals(b[d], tb);
+    for (int p = 0; p < 512; ++p) ASSERT_EQ(ta[p], tb[p]) << "direction " << d << " position " << p;
+  }
+  // Sample generation.
+  std::vector<std::uint64_t> sa(37), sb(37);
+  fast->sample_inputs(99, 12345, 37, 0xffffffffffull, 64, sa.data());
+  slow.sample_inputs(99, 12345, 37, 0xffffffffffull, 64, sb.data());
+  EXPECT_EQ(sa, sb);
+}
+
+TEST(SlicedCounter, CountsEveryPositionExactly) {
+  // Plane q sets position p when (p * 7 + q) % 5 == 0: the expected totals are easy.
+  const counting::CountingKernels& k = counting::best_counting_kernels();
+  const int planes = 1000;
+  std::vector<counting::Plane> rows(planes);
+  for (int q = 0; q < planes; ++q)
+    for (int p = 0; p < 512; ++p)
+      if ((p * 7 + q) % 5 == 0) rows[q].w[p / 64] |= std::uint64_t{1} << (p % 64);
+  counting::SlicedCounter c;
+  k.count_diffs(rows.data(), 1, planes, &c);
+  std::uint64_t totals[512] = {};
+  counting::add_totals(c, totals);
+  for (int p = 0; p < 512; ++p) {
+    std::uint64_t want = 0;
+    for (int q = 0; q < planes; ++q) want += (p * 7 + q) % 5 == 0;
+    ASSERT_EQ(totals[p], want) << "position " << p;
+  }
+}
+
+// lowbias32's exact chi2 through the JIT is checked by
+// ReferenceScores.JitExactLowbias32MatchesReference (reference_scores_test.cpp); every
+// 32-bit reference function by JitExactCountsLong (jit_counting_longtest.cpp, "long").
+
+}  // namespace
+}  // namespace mixforge
