@@ -16,5 +16,9 @@ struct UsageError : std::runtime_error {
 void add_eval_command(CLI::App& app);
 void add_apply_command(CLI::App& app);
 void add_invert_command(CLI::App& app);
+void add_export_command(CLI::App& app);
+void add_evolve_command(CLI::App& app);
+void add_runs_command(CLI::App& app);
+void add_serve_command(CLI::App& app);
 
 }  // namespace mixforge::cli

@@ -2,6 +2,7 @@
 // C++ source, or a JSON bundle with every target.
 #include <CLI/CLI.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -10,6 +11,8 @@
 
 #include "avalanche/evaluator.hpp"
 #include "cli/commands.hpp"
+#include "evolver/run_manager.hpp"
+#include "shader/families.hpp"
 #include "cli/program_input.hpp"
 #include "shader/bundle.hpp"
 #include "shader/export.hpp"
@@ -30,24 +33,48 @@ struct Opts {
   bool bundle = false;
   bool no_score = false;
   std::string program;
-  std::string data;
+  std::string data = "mixforge-data";
   std::string output;
+  std::vector<int> family;  // lane widths: pick the best family from the database
+  std::string run;          // --family: search this run's pool (default: the hall of fame)
 };
 
-// Exact scores are cheap only for small widths with the reference interpreter; wider
-// programs are left unscored here (the daemon / database supply their scores).
-constexpr int max_scored_width = 20;
+// Opened only when an id or a family is asked for; never creates a database.
+std::unique_ptr<evolver::RunManager> open_database(const Opts& o) {
+  const std::filesystem::path db = std::filesystem::path(o.data) / "mixforge.db";
+  std::error_code ec;
+  if (!std::filesystem::exists(db, ec))
+    throw UsageError("export: no mixforge database in " + o.data + " (give --data DIR of a daemon or evolve run)");
+  evolver::RunManager::Options opt;
+  opt.data_dir = o.data;
+  opt.interpreter_only = true;  // lookups only: no JIT engine needed
+  return std::make_unique<evolver::RunManager>(opt);
+}
+
+shader::ExportProgram from_stored(const evolver::ScoredFunction& f) {
+  shader::ExportProgram p{f.program, std::nullopt};
+  p.score = shader::ProgramScore{f.chi2_exact.value_or(f.chi2), f.bias, f.chi2_exact.has_value() || f.exact,
+                                 f.samples};
+  return p;
+}
+
+// Exact scores: all 2^n inputs with the JIT (about 2 s at 32 bits on 2 cores); wider
+// programs cannot be scored exactly and are left unscored here.
+constexpr int max_scored_width = 32;
 
 shader::ExportProgram load(const std::string& argument, const Opts& o) {
   static const std::regex function_id("[0-9a-f]{16}");
-  if (std::regex_match(argument, function_id))
-    throw UsageError("\"" + argument +
-                     "\" looks like a FUNCTION_ID; looking ids up in the function database is not "
-                     "available in this build yet, pass the program text (or a file) instead");
+  std::error_code ec;
+  if (std::regex_match(argument, function_id) && !std::filesystem::exists(argument, ec)) {
+    const auto db = open_database(o);
+    const auto f = db->function(argument);
+    if (!f) throw UsageError("export: no function with id " + argument + " in " + o.data);
+    return from_stored(*f);
+  }
   shader::ExportProgram p{parse_program_argument(argument, o.width).program, std::nullopt};
   if (!o.no_score && p.program.width() <= max_scored_width) {
-    const Evaluator evaluator(nullptr);
-    const Score s = evaluator.exact(p.program);
+    const auto evaluator = Evaluator::with_own_engine();
+    const Score s = evaluator->exact(p.program);
     p.score = shader::ProgramScore{s.chi2, s.bias, true, s.samples};
   }
   return p;
@@ -74,7 +101,14 @@ void add_export_command(CLI::App& app) {
   cmd->add_flag("--no-score", o->no_score,
                 "Do not compute the exact chi2 (computed by default for widths <= 20)");
   cmd->add_option("program", o->program, "PROGRAM text, a file path, or - for stdin");
-  cmd->add_option("--data", o->data, "Data directory (for FUNCTION_ID lookups)");
+  cmd->add_option("--data", o->data, "Data directory for FUNCTION_ID and --family lookups (default mixforge-data)");
+  cmd->add_option("--family", o->family,
+                  "Lane widths (1..4 values, each <= 32): export the best family of programs with the "
+                  "same step kinds from the database as one 4-lane function")
+      ->delimiter(',')
+      ->expected(1, 4)
+      ->check(CLI::Range(1, 32));
+  cmd->add_option("--run", o->run, "--family: search this run's pool instead of the hall of fame");
   cmd->add_option("-o,--output", o->output, "Write to this file instead of stdout");
   cmd->callback([o] {
     shader::ExportRequest r;
@@ -84,7 +118,37 @@ void add_export_command(CLI::App& app) {
       if (!t) throw UsageError("export: unknown --target \"" + o->target + "\" (expected glsl, hlsl, wgsl, msl, cuda or cpp)");
       r.target = *t;
     }
-    if (!o->vec4.empty()) {
+    if (!o->family.empty()) {
+      if (!o->program.empty() || !o->vec4.empty())
+        throw UsageError("export: --family picks its programs from the database; give no PROGRAM or --vec4");
+      const auto db = open_database(*o);
+      std::vector<evolver::ScoredFunction> found;
+      if (!o->run.empty()) {
+        evolver::PoolQuery q;
+        q.limit = 100000;
+        try {
+          found = db->pool(o->run, q).items;
+        } catch (const evolver::RunNotFound& e) {
+          throw UsageError(std::string("export: ") + e.what());
+        }
+      } else {
+        for (auto& e : db->hall_of_fame({}, 100000)) found.push_back(e.function);
+      }
+      std::vector<shader::FamilyCandidate> candidates;
+      for (const auto& f : found) candidates.push_back({f.program, f.chi2_exact.value_or(f.chi2)});
+      std::vector<shader::Family> families;
+      try {
+        families = shader::find_families(candidates, o->family, 1);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("export: ") + e.what());
+      }
+      if (families.empty())
+        throw UsageError("export: no family of programs with the same step kinds for those lane widths in " +
+                         (o->run.empty() ? "the hall of fame" : "run " + o->run) +
+                         " (grow one with a run locked to a kind sequence: \"kind_sequence\" in the run config)");
+      r.vec4 = true;
+      for (std::size_t m : families.front().members) r.programs.push_back(from_stored(found[m]));
+    } else if (!o->vec4.empty()) {
       if (!o->program.empty())
         throw UsageError("export: give the programs after --vec4, not as a separate PROGRAM argument");
       r.vec4 = true;

@@ -13,6 +13,10 @@ int main(int argc, char** argv) {
   add_eval_command(app);
   add_apply_command(app);
   add_invert_command(app);
+  add_export_command(app);
+  add_evolve_command(app);
+  add_runs_command(app);
+  add_serve_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,122 @@
+// mixforge evolve: start an evolution run and follow it in the foreground.
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "cli/run_foreground.hpp"
+#include "evolver/run_manager.hpp"
+
+namespace mixforge::cli {
+namespace {
+
+struct EvolveOptions {
+  std::optional<int> width;
+  std::optional<int> max_steps;
+  std::optional<int> min_steps;
+  std::optional<double> seconds;
+  std::optional<std::uint64_t> tournaments;
+  std::optional<std::uint64_t> pool;
+  std::optional<std::uint64_t> seed;
+  std::optional<unsigned> threads;
+  std::string kind_sequence;
+  std::string name;
+  std::string data;
+  std::string config;
+  bool json = false;
+  bool interpreter = false;
+  int top = 5;
+};
+
+nlohmann::json read_config_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UsageError("cannot read config file " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  try {
+    return nlohmann::json::parse(ss.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw UsageError(path + ": not valid JSON: " + e.what());
+  }
+}
+
+void run_evolve(const EvolveOptions& o) {
+  nlohmann::json j = o.config.empty() ? nlohmann::json::object() : read_config_file(o.config);
+  if (!j.is_object()) throw UsageError(o.config + ": (root): the configuration must be a JSON object");
+  // Flags given on the command line override the file.
+  if (o.width) j["width"] = *o.width;
+  if (o.max_steps) j["max_steps"] = *o.max_steps;
+  if (o.min_steps) j["min_steps"] = *o.min_steps;
+  if (o.pool) j["pool_size"] = *o.pool;
+  if (o.seed) j["seed"] = *o.seed;
+  if (o.threads) j["threads"] = *o.threads;
+  if (!o.name.empty()) j["name"] = o.name;
+  if (o.seconds || o.tournaments) {
+    nlohmann::json b = nlohmann::json::object();
+    if (o.seconds) b["seconds"] = *o.seconds;
+    if (o.tournaments) b["tournaments"] = *o.tournaments;
+    j["budget"] = b;
+  } else if (!j.contains("budget")) {
+    j["budget"] = {{"seconds", 600}};  // the CLI default; 0 / none only through a config file
+  }
+  if (!o.kind_sequence.empty()) {
+    nlohmann::json seq = nlohmann::json::array();
+    std::stringstream ss(o.kind_sequence);
+    for (std::string k; std::getline(ss, k, ',');) {
+      k.erase(0, k.find_first_not_of(' '));
+      k.erase(k.find_last_not_of(' ') + 1);
+      seq.push_back(k);
+    }
+    j["kind_sequence"] = seq;
+  }
+  evolver::RunConfig config;
+  try {
+    config = evolver::run_config_from_json(j);
+  } catch (const evolver::ConfigError& e) {
+    throw UsageError(std::string(o.config.empty() ? "" : o.config + ": ") + e.what());
+  }
+  int rc = 0;
+  {
+    evolver::RunManager::Options mo;
+    mo.data_dir = data_directory(o.data);
+    mo.interpreter_only = o.interpreter;
+    evolver::RunManager manager(mo);
+    const std::string id = manager.create(config, true);
+    std::cout << "run_id: " << id << std::endl;
+    ForegroundOptions fo;
+    fo.json = o.json;
+    fo.top = o.top;
+    rc = run_in_foreground(manager, id, fo);
+  }
+  if (rc) std::exit(rc);
+}
+
+}  // namespace
+
+void add_evolve_command(CLI::App& app) {
+  auto o = std::make_shared<EvolveOptions>();
+  CLI::App* cmd = app.add_subcommand("evolve", "Evolve mixing functions (tournament search); prints the run id first");
+  cmd->add_option("--width", o->width, "Bits, 1..64 (default 32)");
+  cmd->add_option("--max-steps", o->max_steps, "Most steps a program may have (default 5)");
+  cmd->add_option("--min-steps", o->min_steps, "Fewest steps (default 1)");
+  cmd->add_option("--seconds", o->seconds, "Time budget (default 600 unless --tournaments or the config sets one)");
+  cmd->add_option("--tournaments", o->tournaments, "Tournament budget");
+  cmd->add_option("--pool", o->pool, "Pool size (default 1000)");
+  cmd->add_option("--seed", o->seed, "RNG seed (default 1); with --threads 1 a run is reproducible");
+  cmd->add_option("--threads", o->threads, "Worker threads (default: all cores)");
+  cmd->add_option("--kind-sequence", o->kind_sequence,
+                  "Lock programs to these step kinds, e.g. xsr,mul,xsr,mul,xsr");
+  cmd->add_option("--name", o->name, "A name for the run");
+  cmd->add_option("--data", o->data, "Data directory (default $MIXFORGE_DATA or ./mixforge-data)");
+  cmd->add_option("--config", o->config, "Run configuration JSON (schema/run.schema.json); flags override it");
+  cmd->add_option("--top", o->top, "Best functions shown at the end (default 5)");
+  cmd->add_flag("--json", o->json, "Final stdout line: one JSON object with run_id and best");
+  cmd->add_flag("--interpreter", o->interpreter, "Score with the reference interpreter (slow; for checks)");
+  cmd->callback([o] { run_evolve(*o); });
+}
+
+}  // namespace mixforge::cli

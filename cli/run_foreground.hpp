@@ -1,0 +1,23 @@
+#pragma once
+// Running an evolution run in the foreground of the CLI (mixforge evolve, mixforge runs
+// resume): live progress line on a terminal, clean stop on Ctrl-C, final report.
+#include <string>
+
+#include "evolver/run_manager.hpp"
+
+namespace mixforge::cli {
+
+struct ForegroundOptions {
+  bool json = false;  // final stdout line: {"run_id": ..., "best": [...]}
+  int top = 5;        // best functions printed at the end
+};
+
+// Blocks until the run ends (budget, failure, or Ctrl-C / SIGTERM: stop after the final
+// checkpoint). Returns the process exit code (1 when the run failed).
+int run_in_foreground(evolver::RunManager& manager, const std::string& run_id,
+                      const ForegroundOptions& options);
+
+// The data directory: --data, else $MIXFORGE_DATA, else ./mixforge-data.
+std::string data_directory(const std::string& option);
+
+}  // namespace mixforge::cli

@@ -1,0 +1,521 @@
+#include "evolver/run.hpp"
+
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <limits>
+
+#include "avalanche/chi_square.hpp"
+#include "evolver/acceptance.hpp"
+#include "evolver/early_reject.hpp"
+#include "evolver/leader_ranking.hpp"
+#include "evolver/mutation.hpp"
+#include "mixer/text_form.hpp"
+
+namespace mixforge::evolver {
+
+namespace {
+double unix_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+ScoredFunction scored_function(const Member& m) {
+  ScoredFunction f;
+  f.id = m.program.id();
+  f.program = m.program;
+  f.text = format_program(m.program);
+  f.width = m.program.width();
+  f.steps = static_cast<int>(m.program.size());
+  f.chi2 = m.estimate.chi2;
+  f.chi2_stderr = m.estimate.stderr_;
+  f.samples = m.estimate.samples;
+  f.exact = m.estimate.exact;
+  if (m.estimate.exact) f.chi2_exact = m.estimate.chi2;
+  f.bias = bias_from_chi2(m.estimate.chi2, f.width);
+  f.born = m.born;
+  return f;
+}
+
+Run::Run(std::string id, RunConfig config, const Evaluator& evaluator, std::optional<Checkpoint> from,
+         const Evaluator* small_work, double small_work_limit)
+    : id_(std::move(id)),
+      config_(std::move(config)),
+      evaluator_(evaluator),
+      small_work_(small_work),
+      small_work_limit_(small_work_limit) {
+  pool_target_ = config_.pool_size;
+  shape_.width = config_.width;
+  shape_.min_steps = config_.min_steps;
+  shape_.max_steps = config_.max_steps;
+  shape_.kinds = usable_kinds(config_.kinds(), config_.width);
+  shape_.kind_weights = config_.kind_weights;
+  if (config_.kind_sequence) shape_.kind_sequence = *config_.kind_sequence;
+  if (from) {
+    for (Member& m : from->pool) pool_.insert(std::move(m));
+    counters_ = from->counters;
+    current_samples_ = from->current_samples;
+    next_leader_at_ = from->next_leader_at;
+    rngs_ = from->rngs;
+    best_ = from->best;
+    sessions_ = from->sessions;
+  } else {
+    current_samples_ = exact_mode() ? 0 : config_.precision.initial_samples;
+    next_leader_at_ = config_.precision.leader_interval;
+  }
+  // One RNG stream per worker slot; slots beyond the checkpoint's get fresh streams that
+  // also depend on the session count, so a resumed run does not replay old draws.
+  const unsigned workers = config_.worker_threads();
+  for (unsigned s = static_cast<unsigned>(rngs_.size()); s < workers; ++s)
+    rngs_.push_back(Rng(config_.seed, s + (sessions_ << 20)).state());
+}
+
+Run::~Run() {
+  request_stop();
+  for (auto& t : threads_)
+    if (t.joinable()) t.join();
+}
+
+const Evaluator& Run::pick(const Program& p, std::uint64_t inputs) const {
+  return small_work_ && scoring_work(p, inputs) < small_work_limit_ ? *small_work_ : evaluator_;
+}
+
+bool Run::exact_mode() const { return config_.width <= config_.precision.exact_max_width; }
+
+std::uint64_t Run::sample_seed(std::uint64_t samples) const {
+  // All programs scored at one precision share their inputs: a child and its parent are
+  // compared on the same samples, which cancels much of the sampling noise.
+  return mix_seed(config_.seed, samples);
+}
+
+Estimate Run::full_score(const Program& p, std::uint64_t samples, std::uint64_t* used) const {
+  if (exact_mode() || samples == 0) {
+    if (used) *used += std::uint64_t{1} << p.width();
+    return estimate_of(pick(p, std::uint64_t{1} << p.width()).exact(p));
+  }
+  if (used) *used += samples;
+  return estimate_of(pick(p, samples).sampled(p, samples, sample_seed(samples)));
+}
+
+Run::ChildScore Run::score_child(const Program& p, double parent_rank, std::uint64_t samples) const {
+  ChildScore out;
+  const auto& er = config_.early_reject;
+  const double threshold = std::max(parent_rank, quality_floor(config_.width)) * (1 + er.margin);
+  if (exact_mode()) {
+    const std::uint64_t total = std::uint64_t{1} << config_.width;
+    if (er.enabled && er.first_samples * 4 <= total) {
+      // A cheap sampled look first: reject when, with the configured confidence, the child
+      // is worse than the threshold (the rule of Evaluator::staged).
+      const Score s = pick(p, er.first_samples).sampled(p, er.first_samples, sample_seed(er.first_samples));
+      out.samples += er.first_samples;
+      if (s.chi2_corrected - normal_quantile(er.confidence) * s.chi2_stderr > threshold) {
+        out.estimate = estimate_of(s);
+        out.rejected = true;
+        out.saved = total - er.first_samples;
+        return out;
+      }
+    }
+    out.estimate = full_score(p, 0, &out.samples);
+    return out;
+  }
+  const StagedChild c = staged_with_reject(p, samples, sample_seed(samples), er, threshold, evaluator_,
+                                           small_work_, small_work_limit_);
+  out.estimate = c.estimate;
+  out.rejected = c.rejected;
+  out.samples = c.samples;
+  out.saved = c.saved;
+  return out;
+}
+
+void Run::start(const Budget& budget, NewBestCallback on_new_best) {
+  std::lock_guard lk(mu_);
+  if (!threads_.empty()) throw std::logic_error("a run is started once");
+  budget_ = budget;
+  on_new_best_ = std::move(on_new_best);
+  session_start_ = std::chrono::steady_clock::now();
+  session_start_elapsed_ = counters_.elapsed_s;
+  session_start_tournaments_ = counters_.tournaments;
+  ++sessions_;
+  const unsigned workers = config_.worker_threads();
+  const bool ranker = !exact_mode() && config_.width <= 32 && config_.precision.exact_leaders;
+  running_workers_ = workers + (ranker ? 1 : 0);
+  for (unsigned s = 0; s < workers; ++s) threads_.emplace_back([this, s] { worker(s); });
+  if (ranker) threads_.emplace_back([this] { worker(~0u); });
+}
+
+void Run::request_stop() {
+  std::lock_guard lk(mu_);
+  stop_ = true;
+  cv_.notify_all();
+}
+
+void Run::pause() {
+  std::lock_guard lk(mu_);
+  if (!paused_) {
+    paused_ = true;
+    pause_started_ = std::chrono::steady_clock::now();
+  }
+}
+
+void Run::unpause() {
+  std::lock_guard lk(mu_);
+  if (paused_) {
+    paused_ = false;
+    paused_seconds_ +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - pause_started_).count();
+    cv_.notify_all();
+  }
+}
+
+bool Run::paused() const {
+  std::lock_guard lk(mu_);
+  return paused_;
+}
+
+bool Run::done() const {
+  std::lock_guard lk(mu_);
+  return !threads_.empty() && running_workers_ == 0;
+}
+
+bool Run::wait(std::optional<double> timeout_s) {
+  std::unique_lock lk(mu_);
+  auto pred = [&] { return running_workers_ == 0; };
+  if (!timeout_s) {
+    cv_.wait(lk, pred);
+    return true;
+  }
+  return cv_.wait_for(lk, std::chrono::duration<double>(*timeout_s), pred);
+}
+
+bool Run::budget_spent() const {
+  std::lock_guard lk(mu_);
+  return budget_spent_;
+}
+
+std::string Run::error() const {
+  std::lock_guard lk(mu_);
+  return error_;
+}
+
+double Run::elapsed_locked() const {
+  if (threads_.empty()) return counters_.elapsed_s;
+  const auto now = std::chrono::steady_clock::now();
+  double paused = paused_seconds_;
+  if (paused_) paused += std::chrono::duration<double>(now - pause_started_).count();
+  return session_start_elapsed_ + std::chrono::duration<double>(now - session_start_).count() - paused;
+}
+
+bool Run::budget_reached_locked() const {
+  if (budget_.tournaments && counters_.tournaments - session_start_tournaments_ >= *budget_.tournaments)
+    return true;
+  if (budget_.seconds && elapsed_locked() - session_start_elapsed_ >= *budget_.seconds) return true;
+  return false;
+}
+
+Checkpoint Run::snapshot() const {
+  const auto t0 = std::chrono::steady_clock::now();
+  Checkpoint c;
+  {
+    std::lock_guard lk(mu_);
+    c.pool = pool_.members();
+    c.counters = counters_;
+    c.counters.elapsed_s = elapsed_locked();
+    c.current_samples = current_samples_;
+    c.next_leader_at = next_leader_at_;
+    c.rngs = rngs_;
+    c.best = best_;
+    c.sessions = sessions_;
+    const double pause = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    max_snapshot_pause_ = std::max(max_snapshot_pause_, pause);
+  }
+  return c;
+}
+
+std::vector<HistoryPoint> Run::drain_history() {
+  std::lock_guard lk(mu_);
+  return std::exchange(history_, {});
+}
+
+std::vector<HallOfFameEntry> Run::drain_hall_of_fame() {
+  std::lock_guard lk(mu_);
+  return std::exchange(hall_of_fame_, {});
+}
+
+RunCounters Run::counters() const {
+  std::lock_guard lk(mu_);
+  RunCounters c = counters_;
+  c.elapsed_s = elapsed_locked();
+  return c;
+}
+
+std::optional<Member> Run::best() const {
+  std::lock_guard lk(mu_);
+  return best_;
+}
+
+std::uint64_t Run::current_samples() const {
+  std::lock_guard lk(mu_);
+  return current_samples_;
+}
+
+std::size_t Run::pool_size() const {
+  std::lock_guard lk(mu_);
+  return pool_.size();
+}
+
+double Run::max_snapshot_pause() const {
+  std::lock_guard lk(mu_);
+  return max_snapshot_pause_;
+}
+
+void Run::add_history_locked() {
+  HistoryPoint h;
+  h.elapsed_s = elapsed_locked();
+  h.tournaments = counters_.tournaments;
+  h.scored = counters_.scored;
+  if (best_) {
+    h.best_chi2 = best_->estimate.chi2;
+    h.best_exact = best_->estimate.exact;
+  } else if (!pool_.empty()) {
+    h.best_chi2 = pool_[pool_.best()].estimate.rank();
+  }
+  history_.push_back(h);
+}
+
+// The run's best is ranked by exact chi2 (n <= 32); wider runs use their most precise
+// leaders' estimates.
+void Run::consider_best_locked(const Member& m) {
+  const bool exact_expected = config_.width <= 32 && !exact_unaffordable_;
+  if (exact_expected && !m.estimate.exact) return;
+  if (best_ && best_->estimate.exact && !m.estimate.exact) return;  // exact scores outrank estimates
+  const bool upgrade = best_ && !best_->estimate.exact && m.estimate.exact;
+  if (best_ && !upgrade && !(m.estimate.rank() < best_->estimate.rank())) return;
+  best_ = m;
+  HallOfFameEntry e;
+  e.function = scored_function(m);
+  e.run_id = id_;
+  e.elapsed_s = elapsed_locked();
+  e.tournaments = counters_.tournaments;
+  e.recorded_at = unix_now();
+  hall_of_fame_.push_back(e);
+  add_history_locked();
+  if (on_new_best_) on_new_best_(e);
+}
+
+void Run::worker(unsigned slot) {
+  try {
+    if (slot == ~0u)
+      ranker_loop();
+    else
+      worker_loop(slot);
+  } catch (const std::exception& e) {
+    std::lock_guard lk(mu_);
+    if (error_.empty()) error_ = std::string("worker ") + std::to_string(slot) + ": " + e.what();
+    stop_ = true;
+  }
+  std::lock_guard lk(mu_);
+  if (--running_workers_ == 0) counters_.elapsed_s = elapsed_locked();
+  cv_.notify_all();
+}
+
+void Run::leader_round(std::unique_lock<std::mutex>& lk) {
+  ranking_ = true;
+  const std::vector<RescoreJob> jobs = plan_leader_rescoring(pool_, config_);
+  lk.unlock();
+  std::vector<RescoreResult> results;
+  for (const RescoreJob& j : jobs) results.push_back(run_rescore(j, evaluator_));
+  lk.lock();
+  ranking_ = false;
+  for (const RescoreResult& r : results)
+    if (auto i = pool_.find(r.hash)) pool_[*i].estimate = r.estimate;
+  // Without exact scores (n > 32, or too slow an evaluator) the best is the most
+  // precisely scored leader.
+  if (config_.width > 32 || exact_unaffordable_)
+    for (const RescoreResult& r : results)
+      if (r.estimate.samples >= config_.precision.max_samples)
+        if (auto i = pool_.find(r.hash)) consider_best_locked(pool_[*i]);
+  // Leaders that could beat the exact best go to the background ranker.
+  if (!exact_mode()) {
+    std::optional<double> best_exact;
+    if (best_ && best_->estimate.exact) best_exact = best_->estimate.chi2;
+    exact_queue_ = exact_candidates(pool_, config_, best_exact, exact_done_);
+    if (!exact_queue_.empty()) cv_.notify_all();
+  }
+  // More precision once the pool's best is lost in the noise floor.
+  if (!exact_mode() && !pool_.empty() && current_samples_ < config_.precision.max_samples) {
+    const double best_rank = pool_[pool_.best()].estimate.rank();
+    if (best_rank < config_.precision.noise_ratio * noise_floor(config_.width, current_samples_))
+      current_samples_ = std::min(current_samples_ * 4, config_.precision.max_samples);
+  }
+  add_history_locked();
+  next_leader_at_ = counters_.tournaments + config_.precision.leader_interval;
+}
+
+double Run::estimated_exact_seconds_locked() const {
+  // Measured on this run's own exact scores once there is one; before that, an
+  // interpreter-only build is assumed too slow above 24 bits (2^24 inputs take seconds).
+  if (exact_seconds_ > 0) return exact_seconds_;
+  if (!evaluator_.uses_jit() && config_.width > 24) return std::numeric_limits<double>::infinity();
+  return 0;
+}
+
+// The background ranker: exact scores of leaders (n <= 32). It never changes the pool, so
+// the search itself does not depend on when its results arrive.
+void Run::ranker_loop() {
+  for (;;) {
+    std::unique_lock lk(mu_);
+    cv_.wait(lk, [&] { return stop_ || (!exact_queue_.empty() && !paused_); });
+    if (stop_) return;
+    // One exact score per leader round, the most promising leader: exact scores cost
+    // all cores for seconds (2^n inputs), the search must keep most of the machine.
+    Member m = exact_queue_.front();
+    exact_queue_.clear();
+    if (estimated_exact_seconds_locked() > config_.precision.exact_max_seconds) {
+      exact_unaffordable_ = true;
+      exact_queue_.clear();
+      continue;
+    }
+    exact_done_.push_back(m.hash);
+    lk.unlock();
+    Estimate e;
+    const auto t0 = std::chrono::steady_clock::now();
+    {
+      tbb::task_arena arena(static_cast<int>(config_.worker_threads()));
+      arena.execute([&] { e = estimate_of(evaluator_.exact(m.program)); });
+    }
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    lk.lock();
+    exact_seconds_ = exact_seconds_ > 0 ? 0.8 * exact_seconds_ + 0.2 * took : took;
+    ++counters_.exact_scored;
+    m.estimate = e;
+    consider_best_locked(m);
+  }
+}
+
+void Run::worker_loop(unsigned slot) {
+  Rng rng;
+  {
+    std::lock_guard lk(mu_);
+    rng = Rng(rngs_[slot]);
+  }
+  for (;;) {
+    std::unique_lock lk(mu_);
+    cv_.wait(lk, [&] { return !paused_ || stop_; });
+    if (stop_) return;
+    if (budget_reached_locked()) {
+      budget_spent_ = true;
+      stop_ = true;
+      cv_.notify_all();
+      return;
+    }
+    // The RNG state as of the last commit: a snapshot taken while this worker is between
+    // commits replays its current step on resume.
+    rng = Rng(rngs_[slot]);
+
+    // Fill the pool (at the start, and after lost duplicates).
+    if (pool_.size() + pending_ < pool_target_) {
+      ++pending_;
+      lk.unlock();
+      Program p;
+      bool unique = false;
+      for (int attempt = 0; attempt < 100 && !unique; ++attempt) {
+        p = random_program(shape_, rng);
+        std::lock_guard g(mu_);
+        unique = !pool_.contains(p.hash());
+      }
+      std::uint64_t used = 0;
+      std::optional<Estimate> e;
+      if (unique) e = full_score(p, current_samples_, &used);
+      lk.lock();
+      --pending_;
+      if (e) {
+        counters_.scored += 1;
+        counters_.samples += used;
+        Member m{p, p.hash(), *e, counters_.tournaments};
+        if (pool_.insert(m) && exact_mode()) consider_best_locked(m);
+      } else {
+        // The space of distinct programs is nearly exhausted (tiny widths): keep the pool
+        // at the size it has instead of spinning.
+        if (pool_.size() < 2) throw std::runtime_error("cannot find two distinct programs for the pool");
+        pool_target_ = pool_.size() + pending_;
+      }
+      rngs_[slot] = rng.state();
+      continue;
+    }
+
+    if (!ranking_ && counters_.tournaments >= next_leader_at_) {
+      leader_round(lk);
+      continue;
+    }
+
+    // Tournament: two distinct members; the worse is removed with the logistic probability.
+    const std::size_t n = pool_.size();
+    const std::size_t a = rng.below(n);
+    std::size_t b = rng.below(n - 1);
+    if (b >= a) ++b;
+    const bool a_wins = pool_[a].estimate.rank() <= pool_[b].estimate.rank();
+    const std::size_t wi = a_wins ? a : b, li = a_wins ? b : a;
+    if (!remove_loser(pool_[li].estimate.rank(), pool_[wi].estimate.rank(), config_.temperature,
+                      config_.width, rng)) {
+      ++counters_.tournaments;
+      rngs_[slot] = rng.state();
+      continue;
+    }
+    const Member parent = pool_[wi];
+    const std::uint64_t loser = pool_[li].hash;
+    const std::uint64_t samples = current_samples_;
+    lk.unlock();
+
+    // A child of the winner that passes the early reject (a few attempts), else the best
+    // rejected one, fully scored.
+    RunCounters local;
+    std::optional<Member> child, fallback;
+    for (int attempt = 0; attempt < config_.max_child_attempts && !child; ++attempt) {
+      const bool fresh = rng.chance(config_.fresh_rate);
+      Program c = fresh ? random_program(shape_, rng)
+                        : mutate(parent.program, shape_, config_.mutation, rng).program;
+      const std::uint64_t h = c.hash();
+      {
+        std::lock_guard g(mu_);
+        if (pool_.contains(h)) continue;
+      }
+      ++local.scored;
+      if (fresh) {
+        child = Member{c, h, full_score(c, samples, &local.samples), 0};
+        break;
+      }
+      ChildScore cs = score_child(c, parent.estimate.rank(), samples);
+      local.samples += cs.samples;
+      if (!cs.rejected) {
+        child = Member{c, h, cs.estimate, 0};
+      } else {
+        ++local.early_rejects;
+        local.samples_saved += cs.saved;
+        if (!fallback || cs.estimate.rank() < fallback->estimate.rank()) fallback = Member{c, h, cs.estimate, 0};
+      }
+    }
+    if (!child && fallback) {
+      fallback->estimate = full_score(fallback->program, samples, &local.samples);
+      child = fallback;
+    }
+
+    lk.lock();
+    counters_.scored += local.scored;
+    counters_.early_rejects += local.early_rejects;
+    counters_.samples += local.samples;
+    counters_.samples_saved += local.samples_saved;
+    ++counters_.tournaments;
+    ++counters_.removals;
+    if (auto i = pool_.find(loser)) pool_.remove_at(*i);
+    // Another worker may have removed the same loser meanwhile: never grow past the target.
+    if (child && pool_.size() + pending_ < pool_target_) {
+      child->born = counters_.tournaments;
+      if (pool_.insert(*child) && exact_mode()) consider_best_locked(*child);
+    }
+    rngs_[slot] = rng.state();
+  }
+}
+
+}  // namespace mixforge::evolver

@@ -1,0 +1,148 @@
+#pragma once
+// One evolution run: the tournament loop on worker threads, early reject, leader
+// ranking, cooperative stop and pause, consistent snapshots (checkpoints) and a
+// new-best callback. Knows nothing of storage: the run manager persists snapshots.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "avalanche/evaluator.hpp"
+#include "evolver/pool.hpp"
+#include "evolver/random_program.hpp"
+#include "evolver/rng.hpp"
+#include "evolver/run_config.hpp"
+#include "evolver/run_types.hpp"
+
+namespace mixforge::evolver {
+
+// Everything needed to continue a run exactly where the snapshot was taken.
+struct Checkpoint {
+  std::vector<Member> pool;
+  RunCounters counters;
+  std::uint64_t current_samples = 0;  // 0 = exact mode
+  std::uint64_t next_leader_at = 0;
+  std::vector<Rng::State> rngs;       // one per worker slot
+  std::optional<Member> best;
+  std::uint64_t sessions = 0;         // how often the run was started
+};
+
+ScoredFunction scored_function(const Member& m);
+
+class Run {
+ public:
+  using NewBestCallback = std::function<void(const HallOfFameEntry&)>;
+
+  // from: continue a checkpoint; else a fresh run. The evaluators must outlive the run.
+  // small_work (optional, usually the reference interpreter) scores tasks too small to
+  // repay compiling a kernel: below small_work_limit step evaluations. Both give the
+  // same integer counts, so the choice never changes a result.
+  Run(std::string id, RunConfig config, const Evaluator& evaluator,
+      std::optional<Checkpoint> from = std::nullopt, const Evaluator* small_work = nullptr,
+      double small_work_limit = 600000);
+  ~Run();  // requests a stop and joins
+  Run(const Run&) = delete;
+  Run& operator=(const Run&) = delete;
+
+  // Starts the workers; the budget counts from now. Called once.
+  void start(const Budget& budget, NewBestCallback on_new_best = {});
+  void request_stop();
+  void pause();
+  void unpause();
+  bool paused() const;
+  // True once every worker has returned (stopped, budget spent, or failed).
+  bool done() const;
+  bool wait(std::optional<double> timeout_s = std::nullopt);
+  bool budget_spent() const;  // it ended because its budget was spent
+  std::string error() const;  // non-empty when a worker failed
+
+  // A consistent copy of the state, taken under the lock (microseconds to a few ms).
+  Checkpoint snapshot() const;
+  // History points and hall-of-fame entries since the last drain (the manager stores them).
+  std::vector<HistoryPoint> drain_history();
+  std::vector<HallOfFameEntry> drain_hall_of_fame();
+  RunCounters counters() const;
+  std::optional<Member> best() const;
+  std::uint64_t current_samples() const;
+  std::size_t pool_size() const;
+  // The longest time the lock was held by snapshot() (seconds): the checkpoint's pause.
+  double max_snapshot_pause() const;
+
+  const std::string& id() const { return id_; }
+  const RunConfig& config() const { return config_; }
+
+ private:
+  struct ChildScore {
+    Estimate estimate;
+    bool rejected = false;
+    std::uint64_t samples = 0;  // inputs evaluated
+    std::uint64_t saved = 0;    // inputs an early reject did not need
+  };
+
+  void worker(unsigned slot);
+  void worker_loop(unsigned slot);
+  bool exact_mode() const;
+  std::uint64_t sample_seed(std::uint64_t samples) const;
+  Estimate full_score(const Program& p, std::uint64_t samples, std::uint64_t* used) const;
+  ChildScore score_child(const Program& p, double parent_rank, std::uint64_t samples) const;
+  void consider_best_locked(const Member& m);
+  void add_history_locked();
+  double elapsed_locked() const;
+  bool budget_reached_locked() const;
+  void leader_round(std::unique_lock<std::mutex>& lk);
+  void ranker_loop();
+  double estimated_exact_seconds_locked() const;
+
+
+  const std::string id_;
+  const RunConfig config_;
+  const Evaluator& evaluator_;
+  const Evaluator* small_work_;
+  double small_work_limit_;
+  const Evaluator& pick(const Program& p, std::uint64_t inputs) const;
+  ProgramShape shape_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;  // pause/stop changes, worker exits
+  Pool pool_;
+  RunCounters counters_;
+  std::uint64_t current_samples_ = 0;
+  std::uint64_t next_leader_at_ = 0;
+  bool ranking_ = false;  // a worker is re-scoring leaders
+  std::vector<Rng::State> rngs_;
+  std::optional<Member> best_;
+  std::uint64_t sessions_ = 0;
+  std::vector<HistoryPoint> history_;
+  std::vector<HallOfFameEntry> hall_of_fame_;
+  std::size_t pending_ = 0;  // pool slots being filled by workers
+  std::size_t pool_target_ = 0;
+  std::vector<Member> exact_queue_;        // leaders waiting for the background ranker
+  std::vector<std::uint64_t> exact_done_;  // hashes the ranker scored (or is scoring)
+  bool exact_unaffordable_ = false;        // exact scores would take too long here
+  double exact_seconds_ = 0;               // measured time of one exact score (smoothed)
+
+
+  // Session.
+  Budget budget_;
+  std::uint64_t session_start_tournaments_ = 0;
+  double session_start_elapsed_ = 0;
+  std::chrono::steady_clock::time_point session_start_;
+  NewBestCallback on_new_best_;
+  bool stop_ = false;
+  bool paused_ = false;
+  bool budget_spent_ = false;
+  std::string error_;
+  unsigned running_workers_ = 0;
+  std::vector<std::thread> threads_;
+  mutable double max_snapshot_pause_ = 0;
+  std::chrono::steady_clock::time_point pause_started_;
+  double paused_seconds_ = 0;
+};
+
+}  // namespace mixforge::evolver

@@ -1,0 +1,109 @@
+#pragma once
+// The configuration of one evolution run: a value type, read from and written to the
+// JSON document described by schema/run.schema.json.
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "mixer/step.hpp"
+
+namespace mixforge::evolver {
+
+// A configuration that breaks the schema or a cross-field rule. field() is the JSON
+// path of the offending value ("early_reject.margin", "kind_sequence[2]", or "(root)").
+class ConfigError : public std::runtime_error {
+ public:
+  ConfigError(std::string field, const std::string& message)
+      : std::runtime_error(field + ": " + message), field_(std::move(field)) {}
+  const std::string& field() const { return field_; }
+
+ private:
+  std::string field_;
+};
+
+// Relative weights of the five mutations (need not sum to 1; 0 disables one).
+struct MutationWeights {
+  double constant_small = 4;  // nudge a constant or shift amount
+  double constant_large = 2;  // replace a constant or shift amount by a fresh value
+  double swap = 1;            // swap two steps
+  double remove = 1;          // remove a step (not below min_steps)
+  double insert = 1;          // insert a random step (not above max_steps)
+};
+
+// A child is scored with a few samples first and dropped at once when, with the given
+// one-sided confidence, its noise-corrected chi2 exceeds parent_chi2 * (1 + margin).
+struct EarlyReject {
+  bool enabled = true;
+  double margin = 0.5;
+  double confidence = 0.999;
+  std::uint64_t first_samples = 1u << 10;  // stage 0
+  unsigned growth = 4;                     // samples multiply by this per stage
+};
+
+// How precisely programs are scored.
+struct Precision {
+  // Widths up to this are always scored exactly (cheap: 2^n inputs).
+  int exact_max_width = 16;
+  // Sampled scoring: the sample count of a full score starts here and grows (x4) while
+  // the pool's best chi2 is below noise_ratio * noise floor (n^2 / 2N), up to max_samples.
+  std::uint64_t initial_samples = 1u << 14;
+  std::uint64_t max_samples = 1u << 22;
+  double noise_ratio = 1.0;
+  // Leader ranking: the best `leaders` pool members are re-scored at growing N, and
+  // (n <= 32) exactly, every leader_interval tournaments.
+  int leaders = 4;
+  std::uint64_t leader_interval = 2000;
+  bool exact_leaders = true;
+  // Exact scores stop when one takes longer than this (measured); the best is then the
+  // most precise estimate.
+  double exact_max_seconds = 120;
+};
+
+// When a run stops on its own. Both unset: runs until stopped.
+struct Budget {
+  std::optional<double> seconds;
+  std::optional<std::uint64_t> tournaments;
+  friend bool operator==(const Budget&, const Budget&) = default;
+};
+
+struct RunConfig {
+  std::string name;  // free text for people
+  int width = 32;
+  int max_steps = 5;
+  int min_steps = 1;
+  std::vector<StepKind> allowed_kinds;              // empty = all nine
+  std::optional<std::vector<StepKind>> kind_sequence;  // lock every program to these kinds
+  // Relative odds of the kinds in random steps (indexed by StepKind). The defaults favour
+  // xorshift-right and mul-const, the kinds good functions are made of, 3 : 1.
+  std::array<double, step_kind_count> kind_weights{1, 3, 1, 1, 3, 1, 1, 1, 1};
+  std::size_t pool_size = 1000;
+  MutationWeights mutation;
+  double fresh_rate = 0.01;    // share of children that are fresh random programs
+  double temperature = 0.25;   // of the logistic acceptance, in natural-log-chi2 units
+  int max_child_attempts = 8;  // early-rejected children retried before a fallback
+  EarlyReject early_reject;
+  Precision precision;
+  Budget budget;
+  std::uint64_t seed = 1;
+  unsigned threads = 0;        // 0 = all cores
+
+  // The kinds random steps are drawn from (allowed_kinds, or all nine when empty).
+  std::vector<StepKind> kinds() const;
+  // Worker threads actually used (threads, or the hardware concurrency when 0).
+  unsigned worker_threads() const;
+};
+
+// The JSON Schema of the document, as text (schema/run.schema.json, compiled in).
+const std::string& run_config_schema();
+// Validates against the schema and the cross-field rules, fills defaults.
+// Throws ConfigError naming the field.
+RunConfig run_config_from_json(const nlohmann::json& j);
+nlohmann::json to_json(const RunConfig& config);
+nlohmann::json to_json(const Budget& budget);
+
+}  // namespace mixforge::evolver

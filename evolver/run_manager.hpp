@@ -1,0 +1,91 @@
+#pragma once
+// The run manager: the one owner of all evolution runs of a data directory and of their
+// store (SQLite, WAL). Everything the CLI and the HTTP daemon do with runs goes through
+// here. All public member functions are thread-safe. Results are plain value structs with
+// to_json() for the wire.
+//
+// Errors: RunNotFound (unknown id -> HTTP 404), RunStateError (e.g. resume a running run
+// -> 409), ConfigError from run_config.hpp (-> 400), std::runtime_error for store failures.
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "evolver/run_config.hpp"
+#include "evolver/run_types.hpp"
+#include "mixer/program.hpp"
+
+namespace mixforge::jit { class Engine; }
+
+namespace mixforge::evolver {
+
+class RunManager {
+ public:
+  struct Options {
+    std::filesystem::path data_dir = "mixforge-data";  // holds mixforge.db
+    // The JIT engine to score with; null: the manager makes one of its own
+    // (Evaluator::with_own_engine), unless interpreter_only (tests: reference interpreter).
+    jit::Engine* engine = nullptr;
+    bool interpreter_only = false;
+    double checkpoint_interval_s = 5;
+    double progress_interval_s = 1;
+  };
+  explicit RunManager(Options options);
+  // Stops every active run after its final checkpoint.
+  ~RunManager();
+  RunManager(const RunManager&) = delete;
+  RunManager& operator=(const RunManager&) = delete;
+
+  // Validates (ConfigError), stores, and starts it unless start is false. Returns the id.
+  std::string create(const RunConfig& config, bool start = true);
+  // Continues a paused, stopped, finished or created run from its last checkpoint (also
+  // one whose process died). extra replaces the budget, counted from now.
+  void resume(const std::string& id, std::optional<Budget> extra = std::nullopt);
+  void pause(const std::string& id);
+  // Cooperative: returns after the run's final checkpoint.
+  void stop(const std::string& id);
+  // Stops it if active and deletes everything stored about it except hall-of-fame entries.
+  void remove(const std::string& id);
+  // Blocks until the run is not active (or the timeout passes); true when it is not.
+  bool wait(const std::string& id, std::optional<double> timeout_s = std::nullopt);
+
+  std::vector<RunSummary> list() const;
+  RunSummary get(const std::string& id) const;
+  bool active(const std::string& id) const;
+  // Latest progress (also for inactive runs: from the store).
+  Progress progress(const std::string& id) const;
+  PoolPage pool(const std::string& id, const PoolQuery& query) const;
+  std::optional<ScoredFunction> best(const std::string& id) const;
+  // The run's best few, ranked by exact chi2 where known.
+  std::vector<ScoredFunction> leaders(const std::string& id, std::size_t count = 10) const;
+  // max_points > 0 thins the history evenly (first and last kept).
+  std::vector<HistoryPoint> history(const std::string& id, std::size_t max_points = 0) const;
+  // Empty run_id: all runs. Ordered by exact chi2 within a width, best first.
+  std::vector<HallOfFameEntry> hall_of_fame(const std::string& run_id = {},
+                                            std::size_t limit = 100) const;
+  // A function by Program::id(), from any pool or the hall of fame.
+  std::optional<ScoredFunction> function(const std::string& function_id) const;
+  // The pool in the original tool's text style: one function per block with its chi2.
+  std::string dump(const std::string& id) const;
+
+  // run_id empty: events of every run. Callbacks run on an internal thread; keep them
+  // short. unsubscribe may be called from inside a callback; after it returns the
+  // callback is not called again.
+  std::uint64_t subscribe(const std::string& run_id, EventCallback callback);
+  void unsubscribe(std::uint64_t subscription);
+
+  const std::filesystem::path& data_dir() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace mixforge::evolver

@@ -1,0 +1,118 @@
+#include "evolver/run_types.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "mixer/json_form.hpp"
+#include "mixer/text_form.hpp"
+
+namespace mixforge::evolver {
+
+std::string_view state_name(RunState s) {
+  switch (s) {
+    case RunState::created: return "created";
+    case RunState::running: return "running";
+    case RunState::paused: return "paused";
+    case RunState::stopped: return "stopped";
+    case RunState::finished: return "finished";
+    case RunState::failed: return "failed";
+  }
+  return "?";
+}
+
+std::optional<RunState> state_from_name(std::string_view name) {
+  for (RunState s : {RunState::created, RunState::running, RunState::paused, RunState::stopped,
+                     RunState::finished, RunState::failed})
+    if (state_name(s) == name) return s;
+  return std::nullopt;
+}
+
+std::optional<PoolQuery::Order> pool_order_from_name(std::string_view name) {
+  if (name == "chi2") return PoolQuery::Order::chi2;
+  if (name == "born" || name == "age") return PoolQuery::Order::born;
+  if (name == "steps") return PoolQuery::Order::steps;
+  return std::nullopt;
+}
+
+nlohmann::json to_json(const ScoredFunction& f) {
+  nlohmann::json j = {
+      {"id", f.id},
+      {"text", f.text},
+      {"short", format_short(f.program)},
+      {"program", mixforge::to_json(f.program)},
+      {"width", f.width},
+      {"steps", f.steps},
+      {"chi2", f.chi2},
+      {"chi2_stderr", f.chi2_stderr},
+      {"samples", f.samples},
+      {"exact", f.exact},
+      {"chi2_exact", f.chi2_exact ? nlohmann::json(*f.chi2_exact) : nlohmann::json(nullptr)},
+      {"bias", f.bias},
+      {"born", f.born},
+  };
+  return j;
+}
+
+nlohmann::json to_json(const RunCounters& c) {
+  return {{"tournaments", c.tournaments},   {"removals", c.removals},
+          {"scored", c.scored},             {"early_rejects", c.early_rejects},
+          {"samples", c.samples},           {"samples_saved", c.samples_saved},
+          {"exact_scored", c.exact_scored}, {"elapsed_s", c.elapsed_s}};
+}
+
+nlohmann::json to_json(const RunSummary& s) {
+  return {{"id", s.id},
+          {"name", s.name},
+          {"state", std::string(state_name(s.state))},
+          {"config", to_json(s.config)},
+          {"created_at", s.created_at},
+          {"updated_at", s.updated_at},
+          {"counters", to_json(s.counters)},
+          {"current_samples", s.current_samples},
+          {"best", s.best ? to_json(*s.best) : nlohmann::json(nullptr)},
+          {"error", s.error}};
+}
+
+nlohmann::json to_json(const Progress& p) {
+  return {{"run_id", p.run_id},
+          {"state", std::string(state_name(p.state))},
+          {"counters", to_json(p.counters)},
+          {"tournaments_per_s", p.tournaments_per_s},
+          {"scored_per_s", p.scored_per_s},
+          {"early_reject_rate", p.early_reject_rate},
+          {"current_samples", p.current_samples},
+          {"pool_size", p.pool_size},
+          {"checkpoint_pause_max_s", p.checkpoint_pause_max_s},
+          {"best", p.best ? to_json(*p.best) : nlohmann::json(nullptr)}};
+}
+
+nlohmann::json to_json(const HistoryPoint& h) {
+  return {{"elapsed_s", h.elapsed_s}, {"tournaments", h.tournaments}, {"scored", h.scored},
+          {"best_chi2", h.best_chi2}, {"best_exact", h.best_exact}};
+}
+
+nlohmann::json to_json(const HallOfFameEntry& e) {
+  nlohmann::json j = to_json(e.function);
+  j["run_id"] = e.run_id;
+  j["elapsed_s"] = e.elapsed_s;
+  j["tournaments"] = e.tournaments;
+  j["recorded_at"] = e.recorded_at;
+  return j;
+}
+
+nlohmann::json to_json(const PoolPage& p) {
+  nlohmann::json items = nlohmann::json::array();
+  for (const auto& f : p.items) items.push_back(to_json(f));
+  return {{"total", p.total}, {"items", std::move(items)}};
+}
+
+nlohmann::json to_json(const RunEvent& e) {
+  const char* type = e.type == RunEvent::Type::progress ? "progress"
+                     : e.type == RunEvent::Type::new_best ? "new_best"
+                                                          : "state";
+  nlohmann::json j = {{"type", type}, {"run_id", e.run_id}, {"progress", to_json(e.progress)}};
+  if (e.best) j["best"] = to_json(*e.best);
+  if (e.type == RunEvent::Type::state) j["state"] = std::string(state_name(e.state));
+  return j;
+}
+
+}  // namespace mixforge::evolver

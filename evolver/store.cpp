@@ -1,0 +1,431 @@
+#include "evolver/store.hpp"
+
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdio>
+
+#include "mixer/json_form.hpp"
+
+namespace mixforge::evolver {
+namespace {
+
+double unix_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::string hex64(std::uint64_t v) {
+  char b[20];
+  std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(v));
+  return b;
+}
+std::uint64_t from_hex64(const std::string& s) { return std::stoull(s, nullptr, 16); }
+
+nlohmann::json counters_json(const RunCounters& c) { return to_json(c); }
+RunCounters counters_from(const nlohmann::json& j) {
+  RunCounters c;
+  c.tournaments = j.value("tournaments", std::uint64_t{0});
+  c.removals = j.value("removals", std::uint64_t{0});
+  c.scored = j.value("scored", std::uint64_t{0});
+  c.early_rejects = j.value("early_rejects", std::uint64_t{0});
+  c.samples = j.value("samples", std::uint64_t{0});
+  c.samples_saved = j.value("samples_saved", std::uint64_t{0});
+  c.exact_scored = j.value("exact_scored", std::uint64_t{0});
+  c.elapsed_s = j.value("elapsed_s", 0.0);
+  return c;
+}
+
+nlohmann::json member_json(const Member& m) {
+  return {{"program", mixforge::to_json(m.program)},
+          {"chi2", m.estimate.chi2},
+          {"stderr", m.estimate.stderr_},
+          {"samples", m.estimate.samples},
+          {"exact", m.estimate.exact},
+          {"born", m.born}};
+}
+Member member_from(const nlohmann::json& j) {
+  Member m;
+  m.program = program_from_json(j.at("program"));
+  m.hash = m.program.hash();
+  m.estimate = {j.at("chi2").get<double>(), j.at("stderr").get<double>(),
+                j.at("samples").get<std::uint64_t>(), j.at("exact").get<bool>()};
+  m.born = j.value("born", std::uint64_t{0});
+  return m;
+}
+
+const char* const migrations[] = {
+    // version 1
+    R"SQL(
+CREATE TABLE runs (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  config TEXT NOT NULL,
+  state TEXT NOT NULL,
+  created_at REAL NOT NULL,
+  updated_at REAL NOT NULL,
+  counters TEXT NOT NULL,
+  current_samples INTEGER NOT NULL DEFAULT 0,
+  next_leader_at INTEGER NOT NULL DEFAULT 0,
+  sessions INTEGER NOT NULL DEFAULT 0,
+  rng TEXT NOT NULL DEFAULT '[]',
+  best TEXT,
+  owner_pid INTEGER NOT NULL DEFAULT 0,
+  error TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE pool (
+  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  slot INTEGER NOT NULL,
+  program_id TEXT NOT NULL,
+  program TEXT NOT NULL,
+  width INTEGER NOT NULL,
+  steps INTEGER NOT NULL,
+  chi2 REAL NOT NULL,
+  stderr REAL NOT NULL,
+  samples INTEGER NOT NULL,
+  exact INTEGER NOT NULL,
+  born INTEGER NOT NULL,
+  PRIMARY KEY (run_id, slot)
+);
+CREATE INDEX pool_program ON pool(program_id);
+CREATE TABLE history (
+  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  seq INTEGER NOT NULL,
+  elapsed_s REAL NOT NULL,
+  tournaments INTEGER NOT NULL,
+  scored INTEGER NOT NULL,
+  best_chi2 REAL NOT NULL,
+  best_exact INTEGER NOT NULL,
+  PRIMARY KEY (run_id, seq)
+);
+CREATE TABLE hall_of_fame (
+  run_id TEXT NOT NULL,
+  program_id TEXT NOT NULL,
+  program TEXT NOT NULL,
+  width INTEGER NOT NULL,
+  steps INTEGER NOT NULL,
+  chi2 REAL NOT NULL,
+  stderr REAL NOT NULL,
+  samples INTEGER NOT NULL,
+  exact INTEGER NOT NULL,
+  elapsed_s REAL NOT NULL,
+  tournaments INTEGER NOT NULL,
+  recorded_at REAL NOT NULL,
+  PRIMARY KEY (run_id, program_id)
+);
+CREATE INDEX hall_of_fame_rank ON hall_of_fame(width, chi2);
+)SQL",
+};
+
+}  // namespace
+
+struct Store::Impl {
+  SQLite::Database db;
+  explicit Impl(const std::string& path)
+      : db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE | SQLite::OPEN_FULLMUTEX) {}
+};
+
+Store::Store(const std::filesystem::path& data_dir) {
+  std::filesystem::create_directories(data_dir);
+  path_ = data_dir / "mixforge.db";
+  try {
+    impl_ = std::make_unique<Impl>(path_.string());
+    auto& db = impl_->db;
+    db.setBusyTimeout(10000);  // other processes (CLI beside a daemon) may hold the lock
+    db.exec("PRAGMA journal_mode=WAL");
+    // WAL + NORMAL: a commit survives a killed process (not necessarily a power cut).
+    db.exec("PRAGMA synchronous=NORMAL");
+    db.exec("PRAGMA foreign_keys=ON");
+    int version = db.execAndGet("PRAGMA user_version").getInt();
+    const int latest = static_cast<int>(std::size(migrations));
+    if (version > latest)
+      throw std::runtime_error("database schema version " + std::to_string(version) +
+                               " is newer than this mixforge understands (" + std::to_string(latest) + ")");
+    for (; version < latest; ++version) {
+      SQLite::Transaction t(db);
+      db.exec(migrations[version]);
+      db.exec("PRAGMA user_version=" + std::to_string(version + 1));
+      t.commit();
+    }
+  } catch (const SQLite::Exception& e) {
+    throw std::runtime_error("store " + path_.string() + ": " + e.what());
+  }
+}
+
+Store::~Store() = default;
+
+void Store::create_run(const std::string& id, const RunConfig& config, double created_at) {
+  SQLite::Statement q(impl_->db,
+                      "INSERT INTO runs(id, name, config, state, created_at, updated_at, counters) "
+                      "VALUES (?, ?, ?, 'created', ?, ?, ?)");
+  q.bind(1, id);
+  q.bind(2, config.name);
+  q.bind(3, to_json(config).dump());
+  q.bind(4, created_at);
+  q.bind(5, created_at);
+  q.bind(6, counters_json({}).dump());
+  q.exec();
+}
+
+void Store::checkpoint(const std::string& id, RunState state, const Checkpoint& c,
+                       const std::vector<HistoryPoint>& new_history, int owner_pid,
+                       const std::string& error) {
+  auto& db = impl_->db;
+  SQLite::Transaction t(db);
+  nlohmann::json rng = nlohmann::json::array();
+  for (const auto& s : c.rngs) rng.push_back({hex64(s[0]), hex64(s[1]), hex64(s[2]), hex64(s[3])});
+  {
+    SQLite::Statement q(db,
+                        "UPDATE runs SET state=?, updated_at=?, counters=?, current_samples=?, "
+                        "next_leader_at=?, sessions=?, rng=?, best=?, owner_pid=?, error=? WHERE id=?");
+    q.bind(1, std::string(state_name(state)));
+    q.bind(2, unix_now());
+    q.bind(3, counters_json(c.counters).dump());
+    q.bind(4, static_cast<std::int64_t>(c.current_samples));
+    q.bind(5, static_cast<std::int64_t>(c.next_leader_at));
+    q.bind(6, static_cast<std::int64_t>(c.sessions));
+    q.bind(7, rng.dump());
+    if (c.best)
+      q.bind(8, member_json(*c.best).dump());
+    else
+      q.bind(8);
+    q.bind(9, owner_pid);
+    q.bind(10, error);
+    q.bind(11, id);
+    if (q.exec() != 1) throw RunNotFound(id);
+  }
+  {
+    SQLite::Statement del(db, "DELETE FROM pool WHERE run_id=?");
+    del.bind(1, id);
+    del.exec();
+    SQLite::Statement ins(db,
+                          "INSERT INTO pool(run_id, slot, program_id, program, width, steps, chi2, "
+                          "stderr, samples, exact, born) VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+    for (std::size_t i = 0; i < c.pool.size(); ++i) {
+      const Member& m = c.pool[i];
+      ins.bind(1, id);
+      ins.bind(2, static_cast<std::int64_t>(i));
+      ins.bind(3, m.program.id());
+      ins.bind(4, mixforge::to_json(m.program).dump());
+      ins.bind(5, m.program.width());
+      ins.bind(6, static_cast<int>(m.program.size()));
+      ins.bind(7, m.estimate.chi2);
+      ins.bind(8, m.estimate.stderr_);
+      ins.bind(9, static_cast<std::int64_t>(m.estimate.samples));
+      ins.bind(10, m.estimate.exact ? 1 : 0);
+      ins.bind(11, static_cast<std::int64_t>(m.born));
+      ins.exec();
+      ins.reset();
+    }
+  }
+  if (!new_history.empty()) {
+    SQLite::Statement last(db, "SELECT COALESCE(MAX(seq), -1) FROM history WHERE run_id=?");
+    last.bind(1, id);
+    last.executeStep();
+    std::int64_t seq = last.getColumn(0).getInt64();
+    SQLite::Statement ins(db,
+                          "INSERT INTO history(run_id, seq, elapsed_s, tournaments, scored, best_chi2, "
+                          "best_exact) VALUES (?,?,?,?,?,?,?)");
+    for (const HistoryPoint& h : new_history) {
+      ins.bind(1, id);
+      ins.bind(2, ++seq);
+      ins.bind(3, h.elapsed_s);
+      ins.bind(4, static_cast<std::int64_t>(h.tournaments));
+      ins.bind(5, static_cast<std::int64_t>(h.scored));
+      ins.bind(6, h.best_chi2);
+      ins.bind(7, h.best_exact ? 1 : 0);
+      ins.exec();
+      ins.reset();
+    }
+  }
+  t.commit();
+}
+
+void Store::set_state(const std::string& id, RunState state, int owner_pid, const std::string& error) {
+  SQLite::Statement q(impl_->db, "UPDATE runs SET state=?, owner_pid=?, error=?, updated_at=? WHERE id=?");
+  q.bind(1, std::string(state_name(state)));
+  q.bind(2, owner_pid);
+  q.bind(3, error);
+  q.bind(4, unix_now());
+  q.bind(5, id);
+  if (q.exec() != 1) throw RunNotFound(id);
+}
+
+void Store::add_hall_of_fame(const std::vector<HallOfFameEntry>& entries) {
+  if (entries.empty()) return;
+  SQLite::Transaction t(impl_->db);
+  SQLite::Statement ins(impl_->db,
+                        "INSERT OR REPLACE INTO hall_of_fame(run_id, program_id, program, width, steps, "
+                        "chi2, stderr, samples, exact, elapsed_s, tournaments, recorded_at) "
+                        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
+  for (const HallOfFameEntry& e : entries) {
+    const ScoredFunction& f = e.function;
+    ins.bind(1, e.run_id);
+    ins.bind(2, f.id);
+    ins.bind(3, mixforge::to_json(f.program).dump());
+    ins.bind(4, f.width);
+    ins.bind(5, f.steps);
+    ins.bind(6, f.chi2);
+    ins.bind(7, f.chi2_stderr);
+    ins.bind(8, static_cast<std::int64_t>(f.samples));
+    ins.bind(9, f.exact ? 1 : 0);
+    ins.bind(10, e.elapsed_s);
+    ins.bind(11, static_cast<std::int64_t>(e.tournaments));
+    ins.bind(12, e.recorded_at);
+    ins.exec();
+    ins.reset();
+  }
+  t.commit();
+}
+
+static StoredRun run_from_row(SQLite::Statement& q) {
+  StoredRun r;
+  RunSummary& s = r.summary;
+  s.id = q.getColumn(0).getString();
+  s.name = q.getColumn(1).getString();
+  s.config = run_config_from_json(nlohmann::json::parse(q.getColumn(2).getString()));
+  s.state = state_from_name(q.getColumn(3).getString()).value_or(RunState::failed);
+  s.created_at = q.getColumn(4).getDouble();
+  s.updated_at = q.getColumn(5).getDouble();
+  s.counters = counters_from(nlohmann::json::parse(q.getColumn(6).getString()));
+  s.current_samples = static_cast<std::uint64_t>(q.getColumn(7).getInt64());
+  if (!q.getColumn(8).isNull()) s.best = scored_function(member_from(nlohmann::json::parse(q.getColumn(8).getString())));
+  r.owner_pid = q.getColumn(9).getInt();
+  s.error = q.getColumn(10).getString();
+  return r;
+}
+
+static const char* const run_columns =
+    "SELECT id, name, config, state, created_at, updated_at, counters, current_samples, best, "
+    "owner_pid, error FROM runs";
+
+std::vector<StoredRun> Store::runs() {
+  SQLite::Statement q(impl_->db, std::string(run_columns) + " ORDER BY created_at, id");
+  std::vector<StoredRun> out;
+  while (q.executeStep()) out.push_back(run_from_row(q));
+  return out;
+}
+
+std::optional<StoredRun> Store::run(const std::string& id) {
+  SQLite::Statement q(impl_->db, std::string(run_columns) + " WHERE id=?");
+  q.bind(1, id);
+  if (!q.executeStep()) return std::nullopt;
+  return run_from_row(q);
+}
+
+std::vector<Member> Store::pool(const std::string& id) {
+  SQLite::Statement q(impl_->db,
+                      "SELECT program, chi2, stderr, samples, exact, born FROM pool WHERE run_id=? "
+                      "ORDER BY slot");
+  q.bind(1, id);
+  std::vector<Member> out;
+  while (q.executeStep()) {
+    Member m;
+    m.program = program_from_json(nlohmann::json::parse(q.getColumn(0).getString()));
+    m.hash = m.program.hash();
+    m.estimate = {q.getColumn(1).getDouble(), q.getColumn(2).getDouble(),
+                  static_cast<std::uint64_t>(q.getColumn(3).getInt64()), q.getColumn(4).getInt() != 0};
+    m.born = static_cast<std::uint64_t>(q.getColumn(5).getInt64());
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+std::optional<Checkpoint> Store::load_checkpoint(const std::string& id) {
+  SQLite::Statement q(impl_->db,
+                      "SELECT counters, current_samples, next_leader_at, sessions, rng, best FROM runs "
+                      "WHERE id=?");
+  q.bind(1, id);
+  if (!q.executeStep()) return std::nullopt;
+  Checkpoint c;
+  c.counters = counters_from(nlohmann::json::parse(q.getColumn(0).getString()));
+  c.current_samples = static_cast<std::uint64_t>(q.getColumn(1).getInt64());
+  c.next_leader_at = static_cast<std::uint64_t>(q.getColumn(2).getInt64());
+  c.sessions = static_cast<std::uint64_t>(q.getColumn(3).getInt64());
+  for (const auto& s : nlohmann::json::parse(q.getColumn(4).getString()))
+    c.rngs.push_back({from_hex64(s[0]), from_hex64(s[1]), from_hex64(s[2]), from_hex64(s[3])});
+  if (!q.getColumn(5).isNull()) c.best = member_from(nlohmann::json::parse(q.getColumn(5).getString()));
+  c.pool = pool(id);
+  return c;
+}
+
+std::vector<HistoryPoint> Store::history(const std::string& id) {
+  SQLite::Statement q(impl_->db,
+                      "SELECT elapsed_s, tournaments, scored, best_chi2, best_exact FROM history "
+                      "WHERE run_id=? ORDER BY seq");
+  q.bind(1, id);
+  std::vector<HistoryPoint> out;
+  while (q.executeStep())
+    out.push_back({q.getColumn(0).getDouble(), static_cast<std::uint64_t>(q.getColumn(1).getInt64()),
+                   static_cast<std::uint64_t>(q.getColumn(2).getInt64()), q.getColumn(3).getDouble(),
+                   q.getColumn(4).getInt() != 0});
+  return out;
+}
+
+static HallOfFameEntry hof_from_row(SQLite::Statement& q) {
+  HallOfFameEntry e;
+  e.run_id = q.getColumn(0).getString();
+  Member m;
+  m.program = program_from_json(nlohmann::json::parse(q.getColumn(1).getString()));
+  m.hash = m.program.hash();
+  m.estimate = {q.getColumn(2).getDouble(), q.getColumn(3).getDouble(),
+                static_cast<std::uint64_t>(q.getColumn(4).getInt64()), q.getColumn(5).getInt() != 0};
+  e.function = scored_function(m);
+  e.elapsed_s = q.getColumn(6).getDouble();
+  e.tournaments = static_cast<std::uint64_t>(q.getColumn(7).getInt64());
+  e.recorded_at = q.getColumn(8).getDouble();
+  return e;
+}
+
+std::vector<HallOfFameEntry> Store::hall_of_fame(const std::string& run_id, std::size_t limit) {
+  const std::string cols =
+      "SELECT run_id, program, chi2, stderr, samples, exact, elapsed_s, tournaments, recorded_at "
+      "FROM hall_of_fame ";
+  SQLite::Statement q(impl_->db, cols + (run_id.empty() ? "" : "WHERE run_id=? ") +
+                                     "ORDER BY width, exact DESC, chi2, recorded_at LIMIT ?");
+  int k = 1;
+  if (!run_id.empty()) q.bind(k++, run_id);
+  q.bind(k, static_cast<std::int64_t>(limit));
+  std::vector<HallOfFameEntry> out;
+  while (q.executeStep()) out.push_back(hof_from_row(q));
+  return out;
+}
+
+std::optional<ScoredFunction> Store::function(const std::string& program_id) {
+  {
+    // The most precise estimate of it anywhere: exact first, then most samples.
+    SQLite::Statement q(impl_->db,
+                        "SELECT program, chi2, stderr, samples, exact, born FROM pool WHERE program_id=? "
+                        "UNION ALL SELECT program, chi2, stderr, samples, exact, tournaments FROM "
+                        "hall_of_fame WHERE program_id=? ORDER BY exact DESC, samples DESC LIMIT 1");
+    q.bind(1, program_id);
+    q.bind(2, program_id);
+    if (q.executeStep()) {
+      Member m;
+      m.program = program_from_json(nlohmann::json::parse(q.getColumn(0).getString()));
+      m.hash = m.program.hash();
+      m.estimate = {q.getColumn(1).getDouble(), q.getColumn(2).getDouble(),
+                    static_cast<std::uint64_t>(q.getColumn(3).getInt64()), q.getColumn(4).getInt() != 0};
+      m.born = static_cast<std::uint64_t>(q.getColumn(5).getInt64());
+      return scored_function(m);
+    }
+  }
+  return std::nullopt;
+}
+
+void Store::remove_run(const std::string& id) {
+  SQLite::Transaction t(impl_->db);
+  for (const char* sql : {"DELETE FROM pool WHERE run_id=?", "DELETE FROM history WHERE run_id=?",
+                          "DELETE FROM runs WHERE id=?"}) {
+    SQLite::Statement q(impl_->db, sql);
+    q.bind(1, id);
+    q.exec();
+  }
+  t.commit();
+}
+
+std::string Store::integrity_check() {
+  return impl_->db.execAndGet("PRAGMA integrity_check").getString();
+}
+
+}  // namespace mixforge::evolver

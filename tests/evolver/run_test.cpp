@@ -1,0 +1,293 @@
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <set>
+
+#include "avalanche/evaluator.hpp"
+#include "evolver/run.hpp"
+#include "evolver/run_manager.hpp"
+
+using namespace mixforge;
+using namespace mixforge::evolver;
+
+namespace {
+
+RunConfig small_exact_config(std::uint64_t tournaments) {
+  RunConfig c;
+  c.width = 8;
+  c.max_steps = 5;
+  c.pool_size = 100;
+  c.seed = 42;
+  c.threads = 1;
+  c.precision.leader_interval = 500;
+  c.budget.tournaments = tournaments;
+  return c;
+}
+
+// Sampled scoring with early reject and leader ranking (exact at 12 bits is cheap).
+RunConfig small_sampled_config(std::uint64_t tournaments) {
+  RunConfig c;
+  c.width = 12;
+  c.max_steps = 4;
+  c.pool_size = 60;
+  c.seed = 7;
+  c.threads = 1;
+  c.precision.exact_max_width = 0;
+  c.precision.initial_samples = 256;
+  c.precision.max_samples = 1024;
+  c.precision.leaders = 3;
+  c.precision.leader_interval = 150;
+  c.early_reject.first_samples = 64;
+  c.budget.tournaments = tournaments;
+  return c;
+}
+
+struct Outcome {
+  Checkpoint checkpoint;
+  std::vector<HistoryPoint> history;
+};
+
+Outcome run_to_end(const RunConfig& c, const Evaluator& ev, std::optional<Checkpoint> from = std::nullopt,
+                   std::optional<Budget> budget = std::nullopt) {
+  evolver::Run run("test", c, ev, std::move(from));
+  run.start(budget ? *budget : c.budget);
+  run.wait();
+  EXPECT_EQ(run.error(), "");
+  EXPECT_TRUE(run.budget_spent());
+  return {run.snapshot(), run.drain_history()};
+}
+
+// Exact scores of leaders arrive from a background thread: the best (and the history's
+// best column) is compared only where scoring is exact inline (small widths).
+void expect_same(const Outcome& a, const Outcome& b, bool compare_best = true) {
+  ASSERT_EQ(a.checkpoint.pool.size(), b.checkpoint.pool.size());
+  for (std::size_t i = 0; i < a.checkpoint.pool.size(); ++i)
+    ASSERT_EQ(a.checkpoint.pool[i], b.checkpoint.pool[i]) << "slot " << i;
+  EXPECT_EQ(a.checkpoint.counters.tournaments, b.checkpoint.counters.tournaments);
+  EXPECT_EQ(a.checkpoint.counters.scored, b.checkpoint.counters.scored);
+  EXPECT_EQ(a.checkpoint.counters.early_rejects, b.checkpoint.counters.early_rejects);
+  EXPECT_EQ(a.checkpoint.counters.samples, b.checkpoint.counters.samples);
+  EXPECT_EQ(a.checkpoint.rngs, b.checkpoint.rngs);
+  if (compare_best) {
+    EXPECT_EQ(a.checkpoint.best, b.checkpoint.best);
+  }
+}
+
+void expect_same_history(const std::vector<HistoryPoint>& a, const std::vector<HistoryPoint>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].tournaments, b[i].tournaments);
+    EXPECT_EQ(a[i].scored, b[i].scored);
+    EXPECT_EQ(a[i].best_chi2, b[i].best_chi2);
+    EXPECT_EQ(a[i].best_exact, b[i].best_exact);
+  }
+}
+
+// Without the best column (sampled runs): only the search's own points, in order.
+std::vector<std::pair<std::uint64_t, std::uint64_t>> search_points(const std::vector<HistoryPoint>& h) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
+  for (const auto& p : h)
+    if (out.empty() || out.back() != std::make_pair(p.tournaments, p.scored)) out.emplace_back(p.tournaments, p.scored);
+  return out;
+}
+
+}  // namespace
+
+TEST(Run, ReproducibleWithSeedAndOneThreadExact) {
+  Evaluator ev(nullptr);
+  const RunConfig c = small_exact_config(3000);
+  const Outcome a = run_to_end(c, ev), b = run_to_end(c, ev);
+  expect_same(a, b);
+  expect_same_history(a.history, b.history);
+  EXPECT_FALSE(a.history.empty());
+  // A different seed gives a different search.
+  RunConfig d = c;
+  d.seed = 43;
+  const Outcome other = run_to_end(d, ev);
+  EXPECT_NE(other.checkpoint.rngs, a.checkpoint.rngs);
+}
+
+TEST(Run, ReproducibleWithSeedAndOneThreadSampled) {
+  Evaluator ev(nullptr);
+  RunConfig c = small_sampled_config(1500);
+  c.precision.exact_leaders = false;  // the background ranker is timing-dependent
+  const Outcome a = run_to_end(c, ev), b = run_to_end(c, ev);
+  expect_same(a, b);
+  expect_same_history(a.history, b.history);
+  EXPECT_GT(a.checkpoint.counters.early_rejects, 0u);
+  // With exact ranking on, the search is still the same; only the best's arrival varies.
+  c.precision.exact_leaders = true;
+  const Outcome e1 = run_to_end(c, ev), e2 = run_to_end(c, ev);
+  expect_same(e1, e2, false);
+  EXPECT_EQ(search_points(e1.history).front(), search_points(e2.history).front());
+  expect_same(a, e1, false);
+}
+
+TEST(Run, ResumingACheckpointContinuesExactly) {
+  Evaluator ev(nullptr);
+  for (const RunConfig& c : {small_exact_config(2000), small_sampled_config(1200)}) {
+    const Outcome whole = run_to_end(c, ev);
+    Budget half;
+    half.tournaments = *c.budget.tournaments / 2;
+    const Outcome first = run_to_end(c, ev, std::nullopt, half);
+    const Outcome second = run_to_end(c, ev, first.checkpoint, half);
+    expect_same(whole, second, c.width <= c.precision.exact_max_width);
+  }
+}
+
+TEST(Run, PoolHasNoDuplicatesAndValidPrograms) {
+  Evaluator ev(nullptr);
+  RunConfig c = small_exact_config(4000);
+  c.threads = 2;
+  const Outcome o = run_to_end(c, ev);
+  std::set<std::uint64_t> ids;
+  for (const Member& m : o.checkpoint.pool) {
+    EXPECT_TRUE(ids.insert(m.hash).second) << m.program.canonical();
+    EXPECT_EQ(m.hash, m.program.hash());
+    EXPECT_NO_THROW(validate(m.program, {c.max_steps}));
+    EXPECT_EQ(m.estimate.chi2, ev.exact(m.program).chi2);  // exact mode scores are exact
+  }
+  EXPECT_EQ(o.checkpoint.pool.size(), c.pool_size);
+}
+
+TEST(Run, KindSequenceRunKeepsTheKinds) {
+  Evaluator ev(nullptr);
+  RunConfig c = small_exact_config(1500);
+  c.width = 7;
+  c.kind_sequence = std::vector<StepKind>{StepKind::xorshift_right, StepKind::mul_const, StepKind::xorshift_right,
+                                          StepKind::mul_const, StepKind::xorshift_right};
+  const Outcome o = run_to_end(c, ev);
+  for (const Member& m : o.checkpoint.pool) {
+    ASSERT_EQ(m.program.size(), 5u);
+    for (std::size_t k = 0; k < 5; ++k) EXPECT_EQ(m.program.steps()[k].kind, (*c.kind_sequence)[k]);
+  }
+}
+
+TEST(Run, StopAndPauseAreCooperative) {
+  Evaluator ev(nullptr);
+  RunConfig c = small_exact_config(0);
+  c.budget = {};
+  evolver::Run run("test", c, ev);
+  run.start({});
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  run.pause();
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // let a step in flight commit
+  const auto t1 = run.counters().tournaments;
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(run.counters().tournaments, t1);  // paused: nothing moves
+  run.unpause();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_GT(run.counters().tournaments, t1);
+  run.request_stop();
+  EXPECT_TRUE(run.wait(10.0));
+  EXPECT_FALSE(run.budget_spent());
+}
+
+// ---- The run manager (store-backed) -------------------------------------------------
+
+namespace {
+std::filesystem::path temp_dir(const std::string& name) {
+  auto p = std::filesystem::temp_directory_path() / ("mixforge-evolver-" + name + "-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(p);
+  return p;
+}
+}  // namespace
+
+TEST(RunManager, CreateWaitQueryResume) {
+  const auto dir = temp_dir("manager");
+  RunManager::Options o;
+  o.data_dir = dir;
+  o.interpreter_only = true;
+  o.progress_interval_s = 0.05;
+  o.checkpoint_interval_s = 0.2;
+  RunManager m(o);
+  std::atomic<int> progress{0}, new_best{0}, state{0};
+  const auto sub = m.subscribe("", [&](const RunEvent& e) {
+    if (e.type == RunEvent::Type::progress) ++progress;
+    if (e.type == RunEvent::Type::new_best) {
+      ++new_best;
+      EXPECT_TRUE(e.best && e.best->exact);
+    }
+    if (e.type == RunEvent::Type::state) ++state;
+  });
+  RunConfig c = small_exact_config(20000);
+  const std::string id = m.create(c);
+  EXPECT_TRUE(m.wait(id));
+  const RunSummary s = m.get(id);
+  EXPECT_EQ(s.state, RunState::finished);
+  EXPECT_GE(s.counters.tournaments, 20000u);
+  ASSERT_TRUE(s.best);
+  EXPECT_TRUE(s.best->exact);
+  EXPECT_GT(new_best.load(), 0);
+  EXPECT_GE(state.load(), 2);  // running, finished
+  m.unsubscribe(sub);
+
+  // Pool queries page, order and filter.
+  PoolQuery q;
+  q.limit = 10;
+  const PoolPage p1 = m.pool(id, q);
+  EXPECT_EQ(p1.total, c.pool_size);
+  ASSERT_EQ(p1.items.size(), 10u);
+  for (std::size_t i = 1; i < p1.items.size(); ++i) EXPECT_LE(p1.items[i - 1].chi2, p1.items[i].chi2);
+  q.offset = 10;
+  const PoolPage p2 = m.pool(id, q);
+  EXPECT_LE(p1.items.back().chi2, p2.items.front().chi2);
+  PoolQuery five;
+  five.steps = 5;
+  for (const auto& f : m.pool(id, five).items) EXPECT_EQ(f.steps, 5);
+
+  // Best, leaders, hall of fame and function lookup agree.
+  const auto leaders = m.leaders(id, 3);
+  ASSERT_FALSE(leaders.empty());
+  EXPECT_EQ(leaders.front().chi2, s.best->chi2);
+  const auto hof = m.hall_of_fame(id);
+  ASSERT_FALSE(hof.empty());
+  EXPECT_EQ(hof.front().function.chi2, s.best->chi2);
+  ASSERT_TRUE(m.function(s.best->id));
+  EXPECT_EQ(m.function(s.best->id)->chi2, s.best->chi2);
+  EXPECT_FALSE(m.history(id).empty());
+
+  // The dump: a header and one line per pool member.
+  const std::string dump = m.dump(id);
+  EXPECT_EQ(static_cast<std::size_t>(std::count(dump.begin(), dump.end(), '\n')), c.pool_size + 2);
+
+  // Resume with a new budget continues the counters.
+  Budget more;
+  more.tournaments = 1000;
+  m.resume(id, more);
+  EXPECT_TRUE(m.wait(id));
+  const RunSummary s2 = m.get(id);
+  EXPECT_GE(s2.counters.tournaments, s.counters.tournaments + 1000);
+  EXPECT_LE(s2.best->chi2, s.best->chi2);
+
+  EXPECT_THROW(m.get("nope"), RunNotFound);
+  EXPECT_THROW(m.pause(id), RunStateError);
+  m.remove(id);
+  EXPECT_THROW(m.get(id), RunNotFound);
+  EXPECT_FALSE(m.hall_of_fame().empty());  // hall-of-fame entries outlive their run
+  std::filesystem::remove_all(dir);
+}
+
+TEST(RunManager, PauseResumeStop) {
+  const auto dir = temp_dir("pause");
+  RunManager::Options o;
+  o.data_dir = dir;
+  o.interpreter_only = true;
+  RunManager m(o);
+  RunConfig c = small_exact_config(1);
+  c.budget = {};
+  const std::string id = m.create(c);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  m.pause(id);
+  EXPECT_EQ(m.get(id).state, RunState::paused);
+  EXPECT_THROW(m.resume(id + "x"), RunNotFound);
+  m.resume(id);
+  EXPECT_EQ(m.get(id).state, RunState::running);
+  EXPECT_THROW(m.resume(id), RunStateError);
+  m.stop(id);
+  EXPECT_EQ(m.get(id).state, RunState::stopped);
+  EXPECT_FALSE(m.active(id));
+  EXPECT_GT(m.get(id).counters.tournaments, 0u);
+  std::filesystem::remove_all(dir);
+}
