@@ -2,6 +2,7 @@
 // C++ source, or a JSON bundle with every target.
 #include <CLI/CLI.hpp>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -101,7 +102,9 @@ void add_export_command(CLI::App& app) {
   cmd->add_flag("--no-score", o->no_score,
                 "Do not compute the exact chi2 (computed by default for widths <= 20)");
   cmd->add_option("program", o->program, "PROGRAM text, a file path, or - for stdin");
-  cmd->add_option("--data", o->data, "Data directory for FUNCTION_ID and --family lookups (default mixforge-data)");
+  if (const char* env = std::getenv("MIXFORGE_DATA")) o->data = env;
+  cmd->add_option("--data", o->data,
+                  "Data directory for FUNCTION_ID and --family lookups (default $MIXFORGE_DATA or ./mixforge-data)");
   cmd->add_option("--family", o->family,
                   "Lane widths (1..4 values, each <= 32): export the best family of programs with the "
                   "same step kinds from the database as one 4-lane function")

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -21,11 +22,21 @@ const std::string w32b = "x ^= x >> 16; x *= 322022693; x ^= x >> 13; x *= 22353
 
 TEST(ExportCli, WritesTheFunctionForEachTarget) {
   for (const char* t : {"glsl", "hlsl", "wgsl", "msl", "cuda", "cpp"}) {
-    const auto r = run_mixforge(std::string("export --target ") + t + " --name hash " + quoted(lowbias32));
+    const auto r = run_mixforge(std::string("export --no-score --target ") + t + " --name hash " + quoted(lowbias32));
     ASSERT_EQ(r.exit_code, 0) << t << ": " << r.out;
     EXPECT_NE(r.out.find("hash("), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("chi2: not scored"), std::string::npos) << r.out;  // width 32: not scored here
+    EXPECT_NE(r.out.find("chi2: not scored"), std::string::npos) << r.out;
   }
+}
+
+TEST(ExportCli, ThirtyTwoBitProgramsCarryTheirExactScore) {
+  const auto r = run_mixforge("export --target cuda " + quoted(lowbias32));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("exact chi2: 1.5418"), std::string::npos) << r.out;
+  // Wider than 32 bits: no exact score is possible.
+  const auto w = run_mixforge("export --target cpp --width 40 " + quoted("x ^= x >> 20; x *= 0x9e3779b97f;"));
+  ASSERT_EQ(w.exit_code, 0) << w.out;
+  EXPECT_NE(w.out.find("chi2: not scored"), std::string::npos) << w.out;
 }
 
 TEST(ExportCli, SmallWidthsGetTheirExactScoreInTheHeader) {
@@ -80,4 +91,56 @@ TEST(ExportCli, BadRequestsExitWithTwoAndSayWhy) {
   r = run_mixforge("export --target glsl --range " + quoted("x *= 3; x &= 0xffff;"));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.out.find("--range needs a 32-bit program"), std::string::npos) << r.out;
+}
+
+namespace {
+// A small kind-locked 7-bit run in a fresh data directory: the database the lookups read.
+struct EvolvedDatabase {
+  std::string dir;
+  std::string run_id;
+  std::string best_id;
+  double best_chi2 = 0;
+  EvolvedDatabase() {
+    char tmpl[] = "/tmp/mixforge-export-db-XXXXXX";
+    dir = mkdtemp(tmpl);
+    const auto r = run_mixforge("evolve --width 7 --max-steps 5 --kind-sequence xsr,mul,xsr,mul,xsr --seconds 2 "
+                                "--pool 100 --threads 1 --json --data " + dir);
+    const std::string last = r.out.substr(r.out.rfind("\n{") + 1);
+    const auto j = nlohmann::json::parse(last);
+    run_id = j["run_id"];
+    best_id = j["best"][0]["id"];
+    best_chi2 = j["best"][0]["chi2_exact"];
+  }
+  ~EvolvedDatabase() { std::system(("rm -rf " + dir).c_str()); }
+};
+}  // namespace
+
+TEST(ExportCli, FunctionIdsAndFamiliesComeFromTheDatabase) {
+  const EvolvedDatabase db;
+  ASSERT_FALSE(db.best_id.empty());
+  // By id: the stored program with its stored exact score.
+  auto r = run_mixforge("export --target cpp --data " + db.dir + " " + db.best_id);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  char want[64];
+  std::snprintf(want, sizeof want, "exact chi2: %.10g", db.best_chi2);
+  EXPECT_NE(r.out.find(want), std::string::npos) << r.out;
+  // A family of two 7-bit lanes from the run's pool (all share the locked kinds).
+  r = run_mixforge("export --target glsl --family 7,7 --run " + db.run_id + " --data " + db.dir);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("uvec4"), std::string::npos) << r.out;
+  // And from the hall of fame (every run's bests).
+  r = run_mixforge("export --target hlsl --family 7 --data " + db.dir);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  // Errors: unknown id, unknown run, no database, a family no pool can supply.
+  r = run_mixforge("export --target glsl --data " + db.dir + " 0123456789abcdef");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("no function with id 0123456789abcdef"), std::string::npos) << r.out;
+  r = run_mixforge("export --target glsl --family 7 --run rnope --data " + db.dir);
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  r = run_mixforge("export --target glsl --data /nonexistent-dir 0123456789abcdef");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("no mixforge database in /nonexistent-dir"), std::string::npos) << r.out;
+  r = run_mixforge("export --target glsl --family 32,32 --run " + db.run_id + " --data " + db.dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("no family"), std::string::npos) << r.out;
 }
