@@ -1,9 +1,15 @@
 #pragma once
 // Raw avalanche counts: how often output bit j flipped when input bit i was flipped.
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 namespace mixforge {
+
+// An exact count stopped by its cancel flag (e.g. the HTTP client went away).
+struct EvaluationCancelled : std::runtime_error {
+  EvaluationCancelled() : std::runtime_error("evaluation cancelled") {}
+};
 
 struct AvalancheCounts {
   int width = 0;

@@ -41,11 +41,11 @@ static void check_exact_width(const Program& p) {
                                 " inputs is too many); use sampled scoring");
 }
 
-AvalancheCounts Evaluator::counts_exact(const Program& program) const {
+AvalancheCounts Evaluator::counts_exact(const Program& program, const std::atomic<bool>* cancel) const {
   validate(program, {1 << 16});
   check_exact_width(program);
 #if MIXFORGE_WITH_JIT
-  if (impl_->engine) return jit_counts_exact(*impl_->engine, program);
+  if (impl_->engine) return jit_counts_exact(*impl_->engine, program, cancel);
 #endif
   const std::uint64_t total = std::uint64_t{1} << program.width();
   const std::uint64_t chunk = 1 << 12;
@@ -54,12 +54,14 @@ AvalancheCounts Evaluator::counts_exact(const Program& program) const {
       tbb::blocked_range<std::uint64_t>(0, chunks), AvalancheCounts::zero(program.width(), true),
       [&](const tbb::blocked_range<std::uint64_t>& r, AvalancheCounts acc) {
         for (std::uint64_t k = r.begin(); k != r.end(); ++k) {
+          if (cancel && cancel->load(std::memory_order_relaxed)) break;
           const std::uint64_t first = k * chunk;
           acc += reference_counts_exact_range(program, first, std::min(chunk, total - first));
         }
         return acc;
       },
       [](AvalancheCounts a, const AvalancheCounts& b) { return a += b; });
+  if (cancel && cancel->load()) throw EvaluationCancelled();
   sum.exact = true;
   return sum;
 }

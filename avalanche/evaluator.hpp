@@ -2,6 +2,7 @@
 // The scoring facade: exact, sampled and staged (early-reject) avalanche scores of a
 // program. Thread-safe: one Evaluator may be shared by many threads. Compiles programs
 // through the process's JIT engine; the engine is owned by whoever created it.
+#include <atomic>
 #include <cstdint>
 #include <memory>
 
@@ -44,7 +45,9 @@ class Evaluator {
   Evaluator& operator=(const Evaluator&) = delete;
 
   // All 2^n inputs (n <= 32); uses all TBB worker threads.
-  AvalancheCounts counts_exact(const Program& program) const;
+  // cancel (may be null): when it turns true the count stops early and throws
+  // EvaluationCancelled (avalanche/counts.hpp).
+  AvalancheCounts counts_exact(const Program& program, const std::atomic<bool>* cancel = nullptr) const;
   // Samples [first, first + count) of the stream with this seed; runs on the calling thread.
   AvalancheCounts counts_sampled(const Program& program, std::uint64_t seed, std::uint64_t first,
                                  std::uint64_t count) const;

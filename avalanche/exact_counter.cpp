@@ -55,7 +55,7 @@ struct ThreadState {
 
 }  // namespace
 
-AvalancheCounts exact_counts(const jit::Kernel& k) {
+AvalancheCounts exact_counts(const jit::Kernel& k, const std::atomic<bool>* cancel) {
   const int n = k.width();
   if (n > 32)
     throw std::invalid_argument("exact counts need width <= 32, the program has width " +
@@ -95,6 +95,7 @@ AvalancheCounts exact_counts(const jit::Kernel& k) {
                         ThreadState& s = states.local();
                         auto* tile = reinterpret_cast<std::uint32_t*>(s.tile.get());
                         for (std::uint64_t t = r.begin(); t != r.end(); ++t) {
+                          if (cancel && cancel->load(std::memory_order_relaxed)) return;
                           // The tile's fixed bits: above the free range in pass 0, below it after.
                           const auto base = static_cast<std::uint32_t>(pass.shift == 0 ? t << m : t);
                           for (std::uint32_t part = 0; part < subs; ++part) {
@@ -106,6 +107,7 @@ AvalancheCounts exact_counts(const jit::Kernel& k) {
                             kern.count_tile(tile, m, local.data() + near, nd - near, s.counters.data() + near);
                         }
                       });
+    if (cancel && cancel->load()) throw EvaluationCancelled();
     for (const ThreadState& s : states) {
       for (int d = 0; d < nd; ++d) {
         std::uint64_t totals[512] = {};

@@ -22,8 +22,9 @@ int sampled_codegen_level(const jit::Engine& engine, std::uint64_t count) {
   return count < (std::uint64_t{1} << 20) ? 0 : engine.options().codegen_opt_level;
 }
 
-AvalancheCounts jit_counts_exact(jit::Engine& engine, const Program& program) {
-  return exact_counts(*engine.compile(program, jit::parts_tile, exact_codegen_level(engine)));
+AvalancheCounts jit_counts_exact(jit::Engine& engine, const Program& program,
+                                 const std::atomic<bool>* cancel) {
+  return exact_counts(*engine.compile(program, jit::parts_tile, exact_codegen_level(engine)), cancel);
 }
 
 AvalancheCounts jit_counts_sampled(jit::Engine& engine, const Program& program, std::uint64_t seed,

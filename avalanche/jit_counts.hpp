@@ -1,6 +1,7 @@
 #pragma once
 // Avalanche counts through the JIT engine: compile (or reuse) the program's kernel with
 // the entry point each mode needs, then count (exact_counter.hpp, sampled_counter.hpp).
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -16,7 +17,9 @@ class Kernel;
 }  // namespace jit
 
 // All 2^n inputs (n <= 32), on all TBB worker threads.
-AvalancheCounts jit_counts_exact(jit::Engine& engine, const Program& program);
+// cancel: see exact_counter.hpp.
+AvalancheCounts jit_counts_exact(jit::Engine& engine, const Program& program,
+                                 const std::atomic<bool>* cancel = nullptr);
 // Samples [first, first + count) of the stream with this seed, on the calling thread.
 AvalancheCounts jit_counts_sampled(jit::Engine& engine, const Program& program, std::uint64_t seed,
                                    std::uint64_t first, std::uint64_t count);

@@ -2,6 +2,7 @@
 // Prometheus text exposition (format 0.0.4): HTTP request counts and a latency histogram
 // per route, plus gauges the caller supplies at scrape time (runs, queues, clients).
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -19,6 +20,9 @@ class Metrics {
   void observe(const std::string& route, const std::string& method, int status, double seconds);
   // The HTTP part of the exposition.
   std::string render_http() const;
+  // An evaluation stopped while scoring because its client went away.
+  void evaluation_cancelled() { cancelled_evaluations_.fetch_add(1, std::memory_order_relaxed); }
+  std::uint64_t cancelled_evaluations() const { return cancelled_evaluations_.load(std::memory_order_relaxed); }
 
  private:
   struct Histogram {
@@ -26,6 +30,7 @@ class Metrics {
     std::uint64_t count = 0;
     double sum = 0;
   };
+  std::atomic<std::uint64_t> cancelled_evaluations_{0};
   mutable std::mutex mu_;
   std::map<std::tuple<std::string, std::string, int>, std::uint64_t> requests_;
   std::map<std::pair<std::string, std::string>, Histogram> latency_;

@@ -1,6 +1,7 @@
 // POST /api/v1/evaluate: score one program (exact or sampled) with its avalanche matrix.
 // Cost limits: sample counts are capped; exact evaluations of wide programs wait in a
-// bounded queue and are dropped unscored when their client goes away.
+// bounded queue and are dropped unscored when their client goes away; a running exact
+// count stops between tiles once its client has gone (mixforge_evaluations_cancelled_total).
 #include <chrono>
 
 #include <nlohmann/json.hpp>
@@ -11,6 +12,7 @@
 #include "mixer/text_form.hpp"
 #include "server/api.hpp"
 #include "server/evaluation_queue.hpp"
+#include "server/metrics.hpp"
 #include "server/problem.hpp"
 #include "server/request_parsing.hpp"
 #include "server/query.hpp"
@@ -32,8 +34,15 @@ Response evaluate(ApiContext& ctx, const Request& req) {
   if (!ticket)
     throw HttpError(499, "client-closed-request", "the client went away before its evaluation started");
   const auto started = std::chrono::steady_clock::now();
-  const AvalancheCounts counts = exact ? ctx.evaluator.counts_exact(program)
-                                       : ctx.evaluator.counts_sampled(program, seed, 0, samples);
+  AvalancheCounts counts;
+  try {
+    // An exact count stops between tiles once the client has gone away.
+    counts = exact ? ctx.evaluator.counts_exact(program, req.client_gone.get())
+                   : ctx.evaluator.counts_sampled(program, seed, 0, samples);
+  } catch (const EvaluationCancelled&) {
+    ctx.metrics.evaluation_cancelled();
+    throw HttpError(499, "client-closed-request", "the client went away during its evaluation; it was stopped");
+  }
   const auto done = std::chrono::steady_clock::now();
   const Score s = score(counts);
   nlohmann::json out = {

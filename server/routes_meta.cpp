@@ -78,6 +78,9 @@ Response metrics(ApiContext& ctx, const Request& req) {
   out += "mixforge_evaluations_running " + std::to_string(ctx.evaluations.running()) + "\n";
   out += metric_header("mixforge_evaluations_queued", "gauge", "Exact evaluations waiting for a slot.");
   out += "mixforge_evaluations_queued " + std::to_string(ctx.evaluations.waiting()) + "\n";
+  out += metric_header("mixforge_evaluations_cancelled_total", "counter",
+                       "Exact evaluations stopped while scoring because the client went away.");
+  out += "mixforge_evaluations_cancelled_total " + std::to_string(ctx.metrics.cancelled_evaluations()) + "\n";
   out += metric_header("mixforge_sse_clients", "gauge", "Connected event-stream clients.");
   out += "mixforge_sse_clients " + std::to_string(ctx.events.clients()) + "\n";
   out += metric_header("mixforge_limit", "gauge", "Configured limits.");

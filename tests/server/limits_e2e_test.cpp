@@ -69,5 +69,30 @@ TEST(LimitsE2E, EvaluationQueueBoundsAndCancellation) {
   EXPECT_NE(m.find("route=\"/api/v1/evaluate\",method=\"POST\",status=\"499\""), std::string::npos) << m;
 }
 
+TEST(LimitsE2E, ARunningExactEvaluationStopsWhenItsClientGoesAway) {
+  Daemon d({"--max-evaluations", "1"});
+  auto metric = [&](const std::string& name) {
+    auto m = d.client().Get("/metrics");
+    const auto at = m->body.find("\n" + name + " ");
+    return at == std::string::npos ? -1 : std::stoi(m->body.substr(at + name.size() + 2));
+  };
+  ASSERT_EQ(metric("mixforge_evaluations_cancelled_total"), 0);
+  // triple32 exact: 2^32 inputs, seconds of work; its client gives up after 0.3 s.
+  std::thread client([&] {
+    httplib::Client c = d.client(1);
+    c.set_read_timeout(0, 300000);
+    c.Post("/api/v1/evaluate",
+           R"({"program": "x ^= x >> 17; x *= 0xed5ad4bb; x ^= x >> 11; x *= 0xac4c1b51; x ^= x >> 15; x *= 0x31848bab; x ^= x >> 14;", "exact": true})",
+           "application/json");
+  });
+  client.join();
+  // The scoring stops between tiles instead of running to the end: counted as cancelled,
+  // and the slot is free again.
+  EXPECT_TRUE(eventually([&] { return metric("mixforge_evaluations_cancelled_total") == 1; }, 60));
+  EXPECT_TRUE(eventually([&] { return metric("mixforge_evaluations_running") == 0; }, 60));
+  auto ok = d.client().Post("/api/v1/evaluate", R"({"program": "x ^= x >> 3;", "width": 8})", "application/json");
+  EXPECT_EQ(ok->status, 200) << ok->body;
+}
+
 }  // namespace
 }  // namespace mixforge::test
