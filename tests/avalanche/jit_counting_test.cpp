@@ -4,7 +4,7 @@
 
 #include <random>
 
-#include "../jit/random_program.hpp"
+#include "support/random_program.hpp"
 #include "avalanche/counting_kernels.hpp"
 #include "avalanche/exact_counter.hpp"
 #include "avalanche/jit_counts.hpp"

@@ -9,7 +9,7 @@
 #include "jit/engine.hpp"
 #include "mixer/interpreter.hpp"
 #include "memory_check.hpp"
-#include "random_program.hpp"
+#include "support/random_program.hpp"
 
 namespace mixforge::jit {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "jit/engine.hpp"
-#include "random_program.hpp"
+#include "support/random_program.hpp"
 
 namespace mixforge::jit {
 

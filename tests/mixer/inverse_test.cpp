@@ -5,21 +5,13 @@
 #include "mixer/interpreter.hpp"
 #include "mixer/inverse.hpp"
 #include "mixer/text_form.hpp"
+#include "support/random_program.hpp"
 
 using namespace mixforge;
 
 namespace {
 Program random_program(std::mt19937_64& rng, int n) {
-  std::vector<Step> steps;
-  const int len = 1 + static_cast<int>(rng() % 8);
-  for (int s = 0; s < len; ++s) {
-    auto k = static_cast<StepKind>(rng() % step_kind_count);
-    if (n == 1 && takes_shift(k)) k = StepKind::add_const;
-    std::uint64_t v = takes_shift(k) ? 1 + rng() % (n - 1) : rng() & width_mask(n);
-    if (k == StepKind::mul_const) v |= 1;
-    steps.push_back({k, v});
-  }
-  return Program(n, steps);
+  return mixforge::testing::random_program(rng, n, 1 + static_cast<int>(rng() % 8));
 }
 }  // namespace
 

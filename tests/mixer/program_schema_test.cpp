@@ -11,6 +11,7 @@
 
 #include "mixer/json_form.hpp"
 #include "mixer/text_form.hpp"
+#include "support/random_program.hpp"
 
 using namespace mixforge;
 
@@ -38,15 +39,8 @@ class ProgramSchema : public ::testing::Test {
 TEST_F(ProgramSchema, EveryPrintedProgramValidates) {
   std::mt19937_64 rng(5);
   for (int t = 0; t < 500; ++t) {
-    const int n = 2 + static_cast<int>(rng() % 63);
-    std::vector<Step> steps;
-    for (int s = 0; s < 6; ++s) {
-      auto k = static_cast<StepKind>(rng() % step_kind_count);
-      std::uint64_t v = takes_shift(k) ? 1 + rng() % (n - 1) : rng() & width_mask(n);
-      if (k == StepKind::mul_const) v |= 1;
-      steps.push_back({k, v});
-    }
-    EXPECT_TRUE(valid(to_json(Program(n, steps))));
+    const int n = 1 + static_cast<int>(rng() % 64);
+    EXPECT_TRUE(valid(to_json(mixforge::testing::random_program(rng, n, 6))));
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include "mixer/interpreter.hpp"
 #include "mixer/text_form.hpp"
+#include "support/random_program.hpp"
 
 using namespace mixforge;
 
@@ -98,16 +99,7 @@ TEST(TextForm, RoundTripsRandomPrograms) {
   std::mt19937_64 rng(7);
   for (int trial = 0; trial < 2000; ++trial) {
     const int n = 1 + static_cast<int>(rng() % 64);
-    std::vector<Step> steps;
-    const int len = 1 + static_cast<int>(rng() % 8);
-    for (int s = 0; s < len; ++s) {
-      auto k = static_cast<StepKind>(rng() % step_kind_count);
-      if (n == 1 && takes_shift(k)) k = StepKind::xor_const;
-      std::uint64_t v = takes_shift(k) ? 1 + rng() % (n - 1) : rng() & width_mask(n);
-      if (k == StepKind::mul_const) v |= 1;
-      steps.push_back({k, v});
-    }
-    const Program p(n, steps);
+    const Program p = mixforge::testing::random_program(rng, n, 1 + static_cast<int>(rng() % 8));
     ASSERT_NO_THROW(validate(p));
     EXPECT_EQ(parse_program(format_program(p), {.width = n}), p) << format_program(p);
     EXPECT_EQ(parse_program(format_program(p, "value"), {.width = n}), p);
