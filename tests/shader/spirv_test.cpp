@@ -16,6 +16,17 @@ namespace {
 
 using shader::Target;
 
+// The statement both harnesses run per invocation (GLSL and HLSL spell it alike).
+std::string harness_call(const Case& c) {
+  switch (c.kind) {
+    case CaseKind::scalar: return "data_out[i] = " + c.call + "(data_in[i]);";
+    case CaseKind::range: return "data_out[i] = " + c.call + "(data_in[i].x, data_in[i].y);";
+    case CaseKind::vec4:
+      return "data_out[i] = " + c.call + "(data_in[2u * i]" + (c.request.seeded ? ", data_in[2u * i + 1u].x" : "") + ");";
+  }
+  return {};
+}
+
 std::string glsl_type(const Case& c, bool in) {
   if (c.kind == CaseKind::vec4) return in ? "uvec4" : "uvec4";
   if (c.kind == CaseKind::range) return in ? "uvec2" : "uint";
@@ -23,14 +34,7 @@ std::string glsl_type(const Case& c, bool in) {
 }
 
 std::string glsl_harness(const Case& c, const std::string& code) {
-  std::string call;
-  switch (c.kind) {
-    case CaseKind::scalar: call = "data_out[i] = " + c.call + "(data_in[i]);"; break;
-    case CaseKind::range: call = "data_out[i] = " + c.call + "(data_in[i].x, data_in[i].y);"; break;
-    case CaseKind::vec4:
-      call = "data_out[i] = " + c.call + "(data_in[2u * i]" + (c.request.seeded ? ", data_in[2u * i + 1u].x" : "") + ");";
-      break;
-  }
+  const std::string call = harness_call(c);
   return "#version 450\n" + code +
          "\nlayout(local_size_x = 64) in;\n"
          "layout(std430, binding = 0) readonly buffer In { " + glsl_type(c, true) + " data_in[]; };\n"
@@ -45,14 +49,7 @@ std::string hlsl_type(const Case& c, bool in) {
 }
 
 std::string hlsl_harness(const Case& c, const std::string& code) {
-  std::string call;
-  switch (c.kind) {
-    case CaseKind::scalar: call = "data_out[i] = " + c.call + "(data_in[i]);"; break;
-    case CaseKind::range: call = "data_out[i] = " + c.call + "(data_in[i].x, data_in[i].y);"; break;
-    case CaseKind::vec4:
-      call = "data_out[i] = " + c.call + "(data_in[2u * i]" + (c.request.seeded ? ", data_in[2u * i + 1u].x" : "") + ");";
-      break;
-  }
+  const std::string call = harness_call(c);
   return code + "\n[[vk::binding(0)]] StructuredBuffer<" + hlsl_type(c, true) + "> data_in;\n" +
          "[[vk::binding(1)]] RWStructuredBuffer<" + hlsl_type(c, false) + "> data_out;\n" +
          "[numthreads(64, 1, 1)]\nvoid main(uint3 id : SV_DispatchThreadID) {\n  uint i = id.x;\n  " + call + "\n}\n";
