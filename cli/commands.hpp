@@ -13,6 +13,12 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A command that has printed its own output and only sets the exit code (e.g. a batch
+// with some bad lines): main returns the code, destructors run, nothing more is printed.
+struct ExitStatus {
+  int code;
+};
+
 void add_eval_command(CLI::App& app);
 void add_apply_command(CLI::App& app);
 void add_invert_command(CLI::App& app);

@@ -183,7 +183,7 @@ void add_eval_command(CLI::App& app) {
     const auto ev = Evaluator::with_own_engine();
     if (!o->batch.empty()) {
       const int rc = run_batch(*ev, *o);
-      if (rc) std::exit(rc);
+      if (rc) throw ExitStatus{rc};
       return;
     }
     const ParsedText parsed = parse_program_argument(o->program, o->width);

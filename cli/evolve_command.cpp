@@ -92,7 +92,7 @@ void run_evolve(const EvolveOptions& o) {
     fo.top = o.top;
     rc = run_in_foreground(manager, id, fo);
   }
-  if (rc) std::exit(rc);
+  if (rc) throw ExitStatus{rc};
 }
 
 }  // namespace

@@ -22,6 +22,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
+  } catch (const ExitStatus& e) {
+    return e.code;
   } catch (const UsageError& e) {
     std::cerr << "mixforge: " << e.what() << "\n";
     return 2;

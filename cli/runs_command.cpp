@@ -109,7 +109,7 @@ void resume(const RunsOptions& o) {
     std::cout << "run_id: " << o.id << std::endl;
     rc = run_in_foreground(m, o.id, ForegroundOptions{o.json, o.top});
   });
-  if (rc) std::exit(rc);
+  if (rc) throw ExitStatus{rc};
 }
 
 void dump(const RunsOptions& o) {

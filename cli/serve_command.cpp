@@ -62,7 +62,7 @@ void add_serve_command(CLI::App& app) {
     if (!port_file->empty()) opts->port_file = *port_file;
     try {
       const int rc = server::run_daemon(*opts, std::cerr);
-      if (rc != 0) std::exit(rc);
+      if (rc != 0) throw ExitStatus{rc};
     } catch (const server::DaemonConfigError& e) {
       throw UsageError(e.what());
     }
