@@ -63,11 +63,13 @@ shader::ExportProgram from_stored(const evolver::ScoredFunction& f) {
 // programs cannot be scored exactly and are left unscored here.
 constexpr int max_scored_width = 32;
 
-shader::ExportProgram load(const std::string& argument, const Opts& o) {
+// db: opened on the first FUNCTION_ID and reused for the others (--vec4 takes up to four).
+shader::ExportProgram load(const std::string& argument, const Opts& o,
+                           std::unique_ptr<evolver::RunManager>& db) {
   static const std::regex function_id("[0-9a-f]{16}");
   std::error_code ec;
   if (std::regex_match(argument, function_id) && !std::filesystem::exists(argument, ec)) {
-    const auto db = open_database(o);
+    if (!db) db = open_database(o);
     const auto f = db->function(argument);
     if (!f) throw UsageError("export: no function with id " + argument + " in " + o.data);
     return from_stored(*f);
@@ -155,10 +157,12 @@ void add_export_command(CLI::App& app) {
       if (!o->program.empty())
         throw UsageError("export: give the programs after --vec4, not as a separate PROGRAM argument");
       r.vec4 = true;
-      for (const auto& a : o->vec4) r.programs.push_back(load(a, *o));
+      std::unique_ptr<evolver::RunManager> db;
+      for (const auto& a : o->vec4) r.programs.push_back(load(a, *o, db));
     } else {
       if (o->program.empty()) throw UsageError("export: a PROGRAM (or --vec4 P1 .. P4) is required");
-      r.programs.push_back(load(o->program, *o));
+      std::unique_ptr<evolver::RunManager> db;
+      r.programs.push_back(load(o->program, *o, db));
     }
     r.seeded = o->seeded;
     r.inverse = o->inverse;
