@@ -1,8 +1,6 @@
 // mixforge serve: the HTTP daemon (server/daemon.hpp). Runs until SIGTERM/SIGINT.
 #include <CLI/CLI.hpp>
 
-#include <iostream>
-
 #include "cli/commands.hpp"
 #include "server/daemon.hpp"
 
@@ -14,6 +12,9 @@ void add_serve_command(CLI::App& app) {
   auto web = std::make_shared<std::string>();
   auto token = std::make_shared<std::string>();
   auto port_file = std::make_shared<std::string>();
+  auto log_level = std::make_shared<std::string>("info");
+  auto log_format = std::make_shared<std::string>("text");
+  auto log_file = std::make_shared<std::string>();
   CLI::App* cmd = app.add_subcommand(
       "serve", "Run the HTTP daemon: REST API under /api/v1, live events, metrics (see README \"HTTP API\")");
   cmd->add_option("--bind", opts->bind, "Address to listen on (non-loopback needs --token-file)")
@@ -48,6 +49,36 @@ void add_serve_command(CLI::App& app) {
       ->check(CLI::Range(0.0, 60.0))
       ->capture_default_str();
   cmd->add_option("--io-threads", opts->io_threads, "HTTP I/O threads")->check(CLI::Range(1, 64))->capture_default_str();
+  cmd->add_option("--read-threads", opts->read_threads, "Threads for store reads (pool, best, hall of fame, runs)")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  cmd->add_option("--control-threads", opts->control_threads,
+                  "Threads for run control and export (never shared with scoring)")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  cmd->add_option("--allowed-host", opts->allowed_hosts,
+                  "Host name the daemon answers for besides localhost and the bind address (repeatable; "
+                  "other Host headers get 421: DNS rebinding)")
+      ->take_all();
+  cmd->add_option("--cors-origin", opts->cors_origins,
+                  "Origin allowed to call the API from a browser page, e.g. https://tools.example "
+                  "(repeatable; CORS is off by default)")
+      ->take_all();
+  cmd->add_option("--sse-keepalive", opts->sse_keepalive_s, "Seconds between keep-alive comments on event streams")
+      ->check(CLI::Range(0.001, 3600.0))
+      ->capture_default_str();
+  cmd->add_option("--sse-write-timeout", opts->sse_write_timeout_s,
+                  "Seconds an event-stream write may stall before the client is dropped")
+      ->check(CLI::Range(0.01, 3600.0))
+      ->capture_default_str();
+  cmd->add_option("--log-level", *log_level, "trace, debug, info, warn, error or off")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
+      ->capture_default_str();
+  cmd->add_option("--log-format", *log_format, "text, or json (one JSON object per line)")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  cmd->add_option("--log-file", *log_file,
+                  "Also log to this rotating file (10 MiB x 3; a relative path is inside the data directory)");
   cmd->add_option("--checkpoint-interval", opts->checkpoint_interval_s, "Seconds between run checkpoints")
       ->check(CLI::Range(0.05, 3600.0))
       ->capture_default_str();
@@ -55,13 +86,16 @@ void add_serve_command(CLI::App& app) {
                 "Do not start a run on first start with an empty data directory");
   cmd->add_flag("--interpreter", opts->interpreter_only,
                 "Score with the reference interpreter instead of the JIT (slow; for tests)");
-  cmd->callback([opts, port, web, token, port_file] {
+  cmd->callback([opts, port, web, token, port_file, log_level, log_format, log_file] {
+    opts->log.level = *server::log_level_from_name(*log_level);
+    opts->log.format = *log_format == "json" ? server::LogFormat::json : server::LogFormat::text;
+    if (!log_file->empty()) opts->log.file = *log_file;
     opts->port = static_cast<unsigned short>(*port);
     if (!web->empty()) opts->web_dir = *web;
     if (!token->empty()) opts->token_file = *token;
     if (!port_file->empty()) opts->port_file = *port_file;
     try {
-      const int rc = server::run_daemon(*opts, std::cerr);
+      const int rc = server::run_daemon(*opts);
       if (rc != 0) throw ExitStatus{rc};
     } catch (const server::DaemonConfigError& e) {
       throw UsageError(e.what());

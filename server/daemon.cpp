@@ -1,14 +1,13 @@
 #include "server/daemon.hpp"
 
-#include <unistd.h>
-
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <csignal>
-#include <thread>
-#include <vector>
 #include <cstdlib>
 #include <fstream>
-#include <ostream>
+#include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -17,12 +16,14 @@
 #include "server/auth.hpp"
 #include "server/evaluation_queue.hpp"
 #include "server/event_stream.hpp"
+#include "server/http_policy.hpp"
 #include "server/http_server.hpp"
 #include "server/metrics.hpp"
 #include "server/problem.hpp"
 #include "server/resume_set.hpp"
 #include "server/schema_validator.hpp"
 #include "server/static_files.hpp"
+#include "server/worker_pool.hpp"
 
 namespace mixforge::server {
 
@@ -43,8 +44,10 @@ fs::path default_web_dir() {
 }
 
 namespace {
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) {
+  return std::round(std::chrono::duration<double, std::milli>(Clock::now() - t0).count() * 10) / 10;
 }
 
 void write_port_file(const fs::path& file, unsigned short port) {
@@ -56,132 +59,242 @@ void write_port_file(const fs::path& file, unsigned short port) {
   }
   fs::rename(tmp, file);
 }
+
+// The log file lives in the data directory unless given as an absolute path.
+LogOptions log_options(const DaemonOptions& o) {
+  LogOptions l = o.log;
+  if (l.file && l.file->is_relative()) l.file = o.data_dir / *l.file;
+  return l;
+}
+
+// How long the shutdown waits for lane jobs in all (a checkpointing stop, a store read).
+constexpr double lane_drain_s = 1.0;
 }  // namespace
 
-int run_daemon(const DaemonOptions& o, std::ostream& log) {
-  // Security first: nothing is opened before the bind address is acceptable.
+struct Daemon::Impl {
+  DaemonOptions o;
+  std::unique_ptr<Log> log;
   std::optional<std::string> token;
-  const bool loopback = is_loopback_address(o.bind);
-  if (!loopback && !o.token_file)
-    throw DaemonConfigError("refusing to listen on " + o.bind +
-                            " (not a loopback address) without a token: pass --token-file FILE "
-                            "(created with a fresh token when missing)");
-  if (o.token_file) {
+  bool first_start = false;
+  std::unique_ptr<evolver::RunManager> manager;
+  std::unique_ptr<Evaluator> evaluator;
+  std::unique_ptr<ResumeSet> resume;
+  std::uint64_t lifecycle_subscription = 0;
+  SchemaSet schemas;
+  Metrics metrics;
+  std::unique_ptr<EvaluationQueue> evaluations;
+  std::unique_ptr<EventHub> events;
+  std::unique_ptr<ApiContext> ctx;
+  Router router;
+  std::unique_ptr<StaticFiles> web;
+  std::unique_ptr<BearerAuth> auth;
+  std::unique_ptr<HttpPolicy> policy;
+  std::unique_ptr<WorkerPool> read_lane, control_lane;
+  std::unique_ptr<HttpServer> server;
+  bool left_behind = false;
+
+  // --- set-up steps, in order -----------------------------------------------------------
+
+  // Nothing is opened before the bind address is acceptable.
+  void check_security() {
+    if (!is_loopback_address(o.bind) && !o.token_file)
+      throw DaemonConfigError("refusing to listen on " + o.bind +
+                              " (not a loopback address) without a token: pass --token-file FILE "
+                              "(created with a fresh token when missing)");
+    if (o.token_file) {
+      try {
+        token = load_or_create_token(*o.token_file);
+      } catch (const std::exception& e) {
+        throw DaemonConfigError(e.what());
+      }
+    }
+  }
+
+  void open_store() {
+    std::error_code ec;
+    first_start = !fs::exists(o.data_dir, ec) || fs::is_empty(o.data_dir, ec);
+    fs::create_directories(o.data_dir, ec);
+    if (ec) throw DaemonConfigError("cannot create data directory " + o.data_dir.string() + ": " + ec.message());
     try {
-      token = load_or_create_token(*o.token_file);
+      log = std::make_unique<Log>(log_options(o));
     } catch (const std::exception& e) {
       throw DaemonConfigError(e.what());
     }
+    evolver::RunManager::Options mo;
+    mo.data_dir = o.data_dir;
+    mo.interpreter_only = o.interpreter_only;
+    mo.checkpoint_interval_s = o.checkpoint_interval_s;
+    manager = std::make_unique<evolver::RunManager>(mo);
+    evaluator = o.interpreter_only ? std::make_unique<Evaluator>(nullptr) : Evaluator::with_own_engine();
+    // Run lifecycle in the log: every state transition the manager publishes.
+    lifecycle_subscription = manager->subscribe("", [this](const evolver::RunEvent& e) {
+      if (e.type == evolver::RunEvent::Type::state)
+        log->info("run.state", {{"run", e.run_id}, {"state", std::string(evolver::state_name(e.state))}});
+    });
   }
 
-  std::error_code ec;
-  const bool first_start = !fs::exists(o.data_dir, ec) || fs::is_empty(o.data_dir, ec);
-  fs::create_directories(o.data_dir, ec);
-  if (ec) throw DaemonConfigError("cannot create data directory " + o.data_dir.string() + ": " + ec.message());
-
-  evolver::RunManager::Options mo;
-  mo.data_dir = o.data_dir;
-  mo.interpreter_only = o.interpreter_only;
-  mo.checkpoint_interval_s = o.checkpoint_interval_s;
-  auto manager = std::make_unique<evolver::RunManager>(mo);
-  std::unique_ptr<Evaluator> evaluator =
-      o.interpreter_only ? std::make_unique<Evaluator>(nullptr) : Evaluator::with_own_engine();
-
-  ResumeSet resume(o.data_dir / "serve-state.json");
-  // Runs this daemon was keeping alive when it last ended (cleanly or not) continue.
-  for (const auto& id : resume.ids()) {
-    try {
-      const auto s = manager->get(id);
-      if (manager->active(id)) continue;
-      if (s.state == evolver::RunState::finished || s.state == evolver::RunState::failed) {
-        resume.remove(id);
-        continue;
-      }
-      manager->resume(id);
-      log << "mixforge: resumed run " << id << "\n";
-    } catch (const evolver::RunNotFound&) {
-      resume.remove(id);
-    } catch (const std::exception& e) {
-      log << "mixforge: could not resume run " << id << ": " << e.what() << "\n";
-    }
-  }
-  if (first_start && o.default_run) {
-    evolver::RunConfig config;  // 32-bit, 5 steps, default settings
-    config.name = "default run (32-bit, 5 steps)";
-    const std::string id = manager->create(config, true);
-    resume.add(id);
-    log << "mixforge: empty data directory: started run " << id << " (32-bit, at most 5 steps)\n";
-  }
-
-  SchemaSet schemas;
-  Metrics metrics;
-  EvaluationQueue evaluations(o.limits.max_concurrent_evaluations, o.limits.max_queued_exact);
-  EventHub events(*manager, o.limits.max_sse_clients);
-  ApiContext ctx{*manager, *evaluator, evaluations, events, metrics, schemas, resume, o.limits};
-
-  Router router;
-  add_api_routes(router, ctx);
-  StaticFiles web(o.web_dir.empty() ? default_web_dir() : o.web_dir);
-  router.set_fallback([&web](const Request& r) { return web.serve(r); });
-  BearerAuth auth(token);
-  router.set_guard([&auth](const Request& r, const Route& route) -> std::optional<Response> {
-    if (!auth.enabled() || !route.mutating() || auth.check(r.header("authorization"))) return std::nullopt;
-    Response res = problem_response(401, "unauthorized",
-                                    "this endpoint needs an Authorization: Bearer <token> header "
-                                    "(the token is in the server's --token-file)",
-                                    nlohmann::json::object(), r.path);
-    res.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"mixforge\"");
-    return res;
-  });
-
-  auto workers = std::make_unique<WorkerPool>(o.worker_threads);
-  HttpServerOptions so;
-  so.bind = o.bind;
-  so.port = o.port;
-  so.io_threads = o.io_threads;
-  so.max_body_bytes = o.limits.max_body_bytes;
-  auto server = std::make_unique<HttpServer>(so, router, *workers, metrics);
-  server->on_stop([&] {
-    events.shutdown();
-    evaluations.close();
-  });
-  const unsigned short port = server->port();
-  if (o.port_file) write_port_file(*o.port_file, port);
-  log << "mixforge: listening on http://" << (o.bind.find(':') != std::string::npos ? "[" + o.bind + "]" : o.bind)
-      << ":" << port << "/ (data " << o.data_dir.string() << ", " << (evaluator->uses_jit() ? "JIT" : "interpreter")
-      << (auth.enabled() ? ", bearer token required for changes" : "") << ")\n"
-      << std::flush;
-
-  const int sig = server->run();
-  const double t0 = now_s();
-  log << "mixforge: " << (sig ? (sig == SIGTERM ? "SIGTERM" : "SIGINT") : "stop")
-      << ": checkpointing runs\n" << std::flush;
-  // Final checkpoint of every active run, all at once (each stop waits for its run's
-  // workers); the resume set keeps the intent to continue them on the next start.
-  {
-    std::vector<std::thread> stoppers;
-    for (const auto& s : manager->list()) {
-      if (!manager->active(s.id)) continue;
-      stoppers.emplace_back([&manager, &log, id = s.id] {
-        try {
-          manager->stop(id);
-        } catch (const std::exception& e) {
-          log << "mixforge: stopping run " << id << ": " << e.what() << "\n";
+  // Runs this daemon was keeping alive when it last ended (cleanly or not) continue; an
+  // empty data directory gets the default run.
+  void resume_runs() {
+    resume = std::make_unique<ResumeSet>(o.data_dir / "serve-state.json");
+    for (const auto& id : resume->ids()) {
+      try {
+        const auto s = manager->get(id);
+        if (manager->active(id)) continue;
+        if (s.state == evolver::RunState::finished || s.state == evolver::RunState::failed) {
+          resume->remove(id);
+          continue;
         }
-      });
+        manager->resume(id);
+        log->info("run.resumed", {{"run", id}});
+      } catch (const evolver::RunNotFound&) {
+        resume->remove(id);
+      } catch (const std::exception& e) {
+        log->error("run.resume_failed", {{"run", id}, {"error", e.what()}});
+      }
     }
-    for (auto& t : stoppers) t.join();
+    if (first_start && o.default_run) {
+      evolver::RunConfig config;  // 32-bit, 5 steps, default settings
+      config.name = "default run (32-bit, 5 steps)";
+      const std::string id = manager->create(config, true);
+      resume->add(id);
+      log->info("run.default_started", {{"run", id}, {"width", 32}, {"max_steps", 5}});
+    }
   }
-  log << "mixforge: runs checkpointed in " << static_cast<int>((now_s() - t0) * 1000) << " ms\n" << std::flush;
-  // Answers still being computed (an exact 32-bit evaluation takes seconds) are not worth
-  // delaying the exit: everything that matters is in the store.
-  if (!workers->drain(1.0)) {
-    log << "mixforge: leaving unfinished evaluations behind\n" << std::flush;
-    std::_Exit(0);
+
+  void build_routes() {
+    evaluations = std::make_unique<EvaluationQueue>(o.limits.max_concurrent_evaluations, o.limits.max_queued_exact);
+    if (o.before_scoring) evaluations->set_before_scoring(o.before_scoring);
+    events = std::make_unique<EventHub>(*manager, o.limits.max_sse_clients);
+    ctx = std::make_unique<ApiContext>(*manager, *evaluator, *evaluations, *events, metrics, schemas, *resume,
+                                       o.limits);
+    add_api_routes(router, *ctx);
+    web = std::make_unique<StaticFiles>(o.web_dir.empty() ? default_web_dir() : o.web_dir);
+    router.set_fallback([w = web.get()](const Request& r) { return w->serve(r); });
   }
-  workers.reset();
-  server.reset();
+
+  // Host (421), Origin and Content-Type (403, 415), then the bearer token (401).
+  void install_policies() {
+    policy = std::make_unique<HttpPolicy>(HttpPolicyOptions{o.bind, o.allowed_hosts, o.cors_origins});
+    auth = std::make_unique<BearerAuth>(token);
+    router.set_precheck([p = policy.get()](const Request& r) { return p->check_host(r); });
+    router.set_guard([p = policy.get(), a = auth.get()](const Request& r, const Route& route) -> std::optional<Response> {
+      if (auto refused = p->check_request(r, route)) return refused;
+      if (!a->enabled() || !route.mutating() || a->check(r.header("authorization"))) return std::nullopt;
+      Response res = problem_response(401, "unauthorized",
+                                      "this endpoint needs an Authorization: Bearer <token> header "
+                                      "(the token is in the server's --token-file)",
+                                      nlohmann::json::object(), r.path);
+      res.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"mixforge\"");
+      return res;
+    });
+  }
+
+  void listen() {
+    read_lane = std::make_unique<WorkerPool>(std::max(1u, o.read_threads));
+    control_lane = std::make_unique<WorkerPool>(std::max(1u, o.control_threads));
+    HttpServerOptions so;
+    so.bind = o.bind;
+    so.port = o.port;
+    so.io_threads = o.io_threads;
+    so.max_body_bytes = o.limits.max_body_bytes;
+    so.sse_keepalive_s = o.sse_keepalive_s;
+    so.sse_write_timeout_s = o.sse_write_timeout_s;
+    server = std::make_unique<HttpServer>(so, router, Lanes{*read_lane, *control_lane, *evaluations}, metrics,
+                                          *log, policy.get());
+    // First step of the shutdown, on an I/O thread as soon as the signal arrives.
+    server->on_stop([this] {
+      events->shutdown();
+      evaluations->close();  // refuses new scoring, cancels the running counts
+    });
+    const unsigned short port = server->port();
+    if (o.port_file) write_port_file(*o.port_file, port);
+    const std::string host = o.bind.find(':') != std::string::npos ? "[" + o.bind + "]" : o.bind;
+    log->info("listening", {{"url", "http://" + host + ":" + std::to_string(port) + "/"},
+                            {"data", o.data_dir.string()},
+                            {"scoring", evaluator->uses_jit() ? "JIT" : "interpreter"},
+                            {"token_required", auth->enabled()}});
+  }
+
+  // --- the one shutdown path ----------------------------------------------------------
+
+  void shutdown(int sig) {
+    const auto t0 = Clock::now();
+    log->info("shutdown", {{"cause", sig ? (sig == SIGTERM ? "SIGTERM" : "SIGINT") : "stop"}});
+    // Every active run checkpoints, all at once (each stop waits for its run's workers);
+    // the resume set keeps the intent to continue them on the next start.
+    {
+      std::vector<std::thread> stoppers;
+      for (const auto& s : manager->list()) {
+        if (!manager->active(s.id)) continue;
+        stoppers.emplace_back([this, id = s.id] {
+          try {
+            manager->stop(id);
+          } catch (const std::exception& e) {
+            log->error("run.stop_failed", {{"run", id}, {"error", e.what()}});
+          }
+        });
+      }
+      for (auto& t : stoppers) t.join();
+    }
+    log->info("runs_checkpointed", {{"ms", ms_since(t0)}});
+    // Scoring was cancelled at its next checkpoint; lane jobs get a short bound.
+    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                             std::chrono::duration<double>(lane_drain_s));
+    auto left = [&] { return std::max(0.0, std::chrono::duration<double>(deadline - Clock::now()).count()); };
+    const bool drained = evaluations->drain(left()) && read_lane->drain(left()) && control_lane->drain(left());
+    if (!drained) {
+      left_behind = true;
+      log->warn("shutdown_left_work", {{"detail", "unfinished requests are not waited for"}});
+    }
+    if (lifecycle_subscription) manager->unsubscribe(lifecycle_subscription);
+    lifecycle_subscription = 0;
+    log->info("exit", {{"ms", ms_since(t0)}});
+    log->flush();
+  }
+
+  ~Impl() {
+    if (manager && lifecycle_subscription) manager->unsubscribe(lifecycle_subscription);
+    server.reset();
+    read_lane.reset();
+    control_lane.reset();
+    evaluations.reset();
+    ctx.reset();
+    events.reset();
+  }
+};
+
+Daemon::Daemon(DaemonOptions options) : impl_(std::make_unique<Impl>()) {
+  impl_->o = std::move(options);
+  impl_->check_security();
+  impl_->open_store();
+  impl_->resume_runs();
+  impl_->build_routes();
+  impl_->install_policies();
+  impl_->listen();
+}
+
+Daemon::~Daemon() {
+  if (impl_ && impl_->left_behind) (void)impl_.release();  // threads still use it; the process is ending
+}
+
+unsigned short Daemon::port() const { return impl_->server->port(); }
+
+int Daemon::run() {
+  const int sig = impl_->server->run();
+  impl_->shutdown(sig);
   return 0;
+}
+
+void Daemon::stop() { impl_->server->stop(); }
+
+bool Daemon::left_work_behind() const { return impl_->left_behind; }
+
+int run_daemon(const DaemonOptions& options) {
+  Daemon daemon(options);
+  const int rc = daemon.run();
+  if (daemon.left_work_behind()) std::_Exit(rc);
+  return rc;
 }
 
 }  // namespace mixforge::server

@@ -1,15 +1,19 @@
 #pragma once
 // `mixforge serve`: the whole daemon — run manager over the data directory, the REST API,
-// the HTTP server — with startup checks (token on non-loopback binds), the default run
-// on first start, resuming runs after a restart, and a clean shutdown on SIGTERM/SIGINT
-// (stop accepting, checkpoint every run, exit 0).
+// the HTTP server — set up in separate steps (security, store, resumed runs, routes and
+// policies, listening) and ended by one shutdown path (stop accepting, cancel in-flight
+// scoring at its next checkpoint, checkpoint every run, flush the log, exit 0).
+#include <atomic>
 #include <filesystem>
-#include <iosfwd>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "server/api.hpp"
+#include "server/logging.hpp"
 
 namespace mixforge::server {
 
@@ -22,10 +26,18 @@ struct DaemonOptions {
   std::filesystem::path web_dir;                   // static dashboard files
   ApiLimits limits;
   unsigned io_threads = 2;
-  unsigned worker_threads = 6;
+  unsigned read_threads = 2;     // store reads (pool, best, hall of fame, runs, metrics)
+  unsigned control_threads = 2;  // run control and export; never shared with scoring
   bool default_run = true;          // start one run on first start with an empty data dir
   bool interpreter_only = false;    // score with the reference interpreter (tests)
   double checkpoint_interval_s = 5;
+  std::vector<std::string> allowed_hosts;  // Host names answered besides localhost / the bind address
+  std::vector<std::string> cors_origins;   // cross origins allowed (CORS off when empty)
+  double sse_keepalive_s = 15;
+  double sse_write_timeout_s = 10;
+  LogOptions log;                    // log.file relative: inside data_dir
+  // Test hook: runs on a scoring thread before each admitted evaluation scores.
+  std::function<void(const std::atomic<bool>& cancelled)> before_scoring;
 };
 
 // A configuration the daemon refuses to start with (exit 2).
@@ -34,8 +46,29 @@ class DaemonConfigError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Runs until SIGTERM/SIGINT; returns the exit code. Logs to `log`.
-int run_daemon(const DaemonOptions& options, std::ostream& log);
+class Daemon {
+ public:
+  // Every set-up step; listening when it returns. Throws DaemonConfigError.
+  explicit Daemon(DaemonOptions options);
+  ~Daemon();
+  Daemon(const Daemon&) = delete;
+  Daemon& operator=(const Daemon&) = delete;
+
+  unsigned short port() const;
+  // Serves until SIGTERM/SIGINT or stop(), then shuts down; returns the exit code.
+  int run();
+  void stop();  // thread-safe
+  // After run(): a lane job did not end within the shutdown bound (the process should
+  // exit without waiting for it; everything that matters is in the store).
+  bool left_work_behind() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Daemon(options).run(), exiting at once when work was left behind.
+int run_daemon(const DaemonOptions& options);
 
 // The dashboard folder used when none is given: next to the installed binary
 // (../share/mixforge/web), else the source tree's web/.

@@ -4,6 +4,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
+#include <variant>
 #include <csignal>
 #include <mutex>
 #include <optional>
@@ -36,12 +38,14 @@ namespace {
 
 // Shared by every session; outlives them as long as the io_context runs.
 struct Shared {
-  Shared(HttpServerOptions o, const Router& r, WorkerPool& w, Metrics& m)
-      : options(std::move(o)), router(r), workers(w), metrics(m) {}
+  Shared(HttpServerOptions o, const Router& r, Lanes l, Metrics& m, Log& lg, const HttpPolicy* p)
+      : options(std::move(o)), router(r), lanes(l), metrics(m), log(lg), policy(p) {}
   HttpServerOptions options;
   const Router& router;
-  WorkerPool& workers;
+  Lanes lanes;
   Metrics& metrics;
+  Log& log;
+  const HttpPolicy* policy;
   // Worker jobs post their answers only while the I/O side is alive.
   std::mutex alive_mu;
   bool alive = true;
@@ -82,6 +86,7 @@ class Session : public std::enable_shared_from_this<Session> {
     if (ec == beast::error::timeout || ec == net::error::operation_aborted) return close();
     t0_ = Clock::now();
     route_ = "unmatched";
+    extra_headers_.clear();
     if (ec == http::error::body_limit) {
       method_ = parser_->is_header_done() ? std::string(parser_->get().method_string()) : "?";
       keep_alive_ = false;
@@ -127,30 +132,77 @@ class Session : public std::enable_shared_from_this<Session> {
     gone_ = req.client_gone;
 
     Router::Prepared p = shared_->router.prepare(req);
-    if (p.immediate) {
-      if (p.route == nullptr && p.immediate->status != 404 && p.immediate->status != 405) route_ = "static";
-      if (p.immediate->status == 401) route_ = "unauthorized";
-      return send(std::move(*p.immediate));
+    if (shared_->policy)
+      extra_headers_ = shared_->policy->cors_headers(
+          req, req.method == "OPTIONS" ? shared_->router.allowed_methods(req.path) : std::string());
+    // Route labels come from a fixed set: route patterns, "static", "misdirected", "unmatched".
+    if (p.route) route_ = p.route->pattern;
+    else if (p.immediate->status == 421) route_ = "misdirected";
+    else if (!is_api_path(req.path) && (req.method == "GET" || req.method == "HEAD")) route_ = "static";
+    if (p.immediate) return send(std::move(*p.immediate));
+    switch (p.route->exec) {
+      case Exec::io:
+        return send(shared_->router.invoke(*p.route, req));
+      case Exec::scoring:
+        return admit_scoring(*p.route, std::move(req));
+      case Exec::read:
+      case Exec::control:
+        break;
     }
-    route_ = p.route->pattern;
-    if (p.route->exec == Exec::io) return send(shared_->router.invoke(*p.route, req));
-    // Worker: hand over, watch the socket for a disconnect meanwhile.
+    // A lane thread: hand over, watch the socket for a disconnect meanwhile.
     stream_.expires_never();
     watch_disconnect();
     auto shared = shared_;
     const Route* route = p.route;
     auto self = shared_from_this();
-    shared_->workers.post([self, shared, route, req = std::move(req)]() mutable {
-      Response r = shared->router.invoke(*route, req);
-      std::lock_guard lk(shared->alive_mu);
-      if (!shared->alive) return;
-      net::post(self->stream_.get_executor(), [self, r = std::move(r)]() mutable {
-        self->watching_ = false;
-        beast::error_code ignored;
-        self->stream_.socket().cancel(ignored);
-        self->send(std::move(r));
-      });
+    WorkerPool& lane = p.route->exec == Exec::read ? shared_->lanes.read : shared_->lanes.control;
+    lane.post([self, shared, route, req = std::move(req)]() mutable {
+      answer_from_lane(self, shared, shared->router.invoke(*route, req));
     });
+  }
+
+  // Posts an answer computed on a lane thread back to the session's strand.
+  static void answer_from_lane(const std::shared_ptr<Session>& self, const std::shared_ptr<Shared>& shared,
+                               Response r) {
+    std::lock_guard lk(shared->alive_mu);
+    if (!shared->alive) return;
+    net::post(self->stream_.get_executor(), [self, r = std::move(r)]() mutable {
+      self->watching_ = false;
+      beast::error_code ignored;
+      self->stream_.socket().cancel(ignored);
+      self->send(std::move(r));
+    });
+  }
+
+  // Scoring: cheap checks here, then admitted (or refused with 429) before any thread
+  // is taken; an admitted job runs on the evaluation queue's own threads.
+  void admit_scoring(const Route& route, Request req) {
+    auto admitted = shared_->router.admit(route, req);
+    if (auto* r = std::get_if<Response>(&admitted)) return send(std::move(*r));
+    ScoringJob job = std::get<ScoringJob>(std::move(admitted));
+    stream_.expires_never();
+    watch_disconnect();
+    auto shared = shared_;
+    auto self = shared_from_this();
+    auto gone = req.client_gone;
+    try {
+      shared_->lanes.scoring.submit(
+          job.costly, gone, [self, shared, gone, run = std::move(job.run), path = req.path](bool cancelled) {
+            Response r = !cancelled ? guarded(run, path)
+                         : gone->load()
+                             ? problem_response(499, "client-closed-request",
+                                                "the client went away before its evaluation started",
+                                                nlohmann::json::object(), path)
+                             : problem_response(503, "shutting-down", "the server is shutting down",
+                                                nlohmann::json::object(), path);
+            answer_from_lane(self, shared, std::move(r));
+          });
+    } catch (const HttpError& e) {
+      watching_ = false;
+      beast::error_code ignored;
+      stream_.socket().cancel(ignored);
+      send(problem_response(e, req.path));
+    }
   }
 
   // A readable socket while the worker runs: either the client closed (recv peeks 0
@@ -177,27 +229,62 @@ class Session : public std::enable_shared_from_this<Session> {
     shared_->metrics.observe(route_, method_, status, s);
   }
 
+  // One access-log line per request; never a header (the token stays out of logs).
+  void access_log(int status, std::size_t bytes) {
+    if (!shared_->log.enabled(LogLevel::info)) return;
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0_).count();
+    shared_->log.info("http.request", {{"method", std::string(bounded_method(method_))},
+                                       {"route", route_},
+                                       {"status", status},
+                                       {"ms", std::round(ms * 1000) / 1000},
+                                       {"bytes", bytes}});
+  }
+
+  template <class Res>
+  void set_common(Res& res, const Response& r) {
+    res.version(11);
+    res.result(static_cast<unsigned>(r.status));
+    res.set(http::field::server, "mixforge");
+    if (!r.content_type.empty()) res.set(http::field::content_type, r.content_type);
+    for (const auto& [k, v] : r.headers) res.set(k, v);
+    for (const auto& [k, v] : extra_headers_) res.set(k, v);
+  }
+
   void send(Response r) {
+    if (r.stream && method_ == "HEAD") {
+      // The same headers as the stream's, no stream (and no event-stream slot held).
+      r.stream->close();
+      r.stream.reset();
+      r.headers.emplace_back("Cache-Control", "no-cache");
+    }
     if (r.stream) return start_stream(std::move(r));
     record(r.status);
-    auto res = std::make_shared<http::response<http::string_body>>();
-    res->version(11);
-    res->result(static_cast<unsigned>(r.status));
-    res->set(http::field::server, "mixforge");
-    if (!r.content_type.empty()) res->set(http::field::content_type, r.content_type);
-    for (const auto& [k, v] : r.headers) res->set(k, v);
-    res->body() = std::move(r.body);
-    if (method_ == "HEAD") res->body().clear();
     const bool close_after = !keep_alive_ || shared_->stopping || r.status == 413 || r.status == 431 ||
-                             (r.status == 400 && method_ == "?");
-    res->keep_alive(!close_after);
-    res->prepare_payload();
-    response_ = res;
-    http::async_write(stream_, *res, [self = shared_from_this(), close_after](beast::error_code ec, std::size_t) {
+                             (r.status == 400 && method_ == "?") || r.content_type == "text/event-stream";
+    auto done = [self = shared_from_this(), close_after](beast::error_code ec, std::size_t) {
       self->response_.reset();
       if (ec || close_after) return self->close();
       self->read_request();
-    });
+    };
+    if (method_ == "HEAD") {
+      // RFC 9110 9.3.2: the GET's headers, Content-Length included, and no body.
+      auto res = std::make_shared<http::response<http::empty_body>>();
+      set_common(*res, r);
+      if (r.status != 204 && r.status != 304 && r.content_type != "text/event-stream")
+        res->content_length(r.body.size());
+      res->keep_alive(!close_after);
+      access_log(r.status, 0);
+      response_ = res;
+      return http::async_write(stream_, *res, std::move(done));
+    }
+    auto res = std::make_shared<http::response<http::string_body>>();
+    set_common(*res, r);
+    res->body() = std::move(r.body);
+    res->keep_alive(!close_after);
+    res->prepare_payload();
+    access_log(r.status, res->body().size());
+    response_ = res;
+    http::async_write(stream_, *res, std::move(done));
   }
 
   // --- Server-Sent Events -------------------------------------------------------------
@@ -206,14 +293,24 @@ class Session : public std::enable_shared_from_this<Session> {
     record(r.status);
     sse_ = std::move(r.stream);
     stream_.expires_never();
+    if (shared_->options.sse_send_buffer_bytes > 0) {
+      beast::error_code ignored;
+      stream_.socket().set_option(net::socket_base::send_buffer_size(shared_->options.sse_send_buffer_bytes),
+                                  ignored);
+    }
     sse_out_ =
         "HTTP/1.1 200 OK\r\nServer: mixforge\r\nContent-Type: text/event-stream\r\n"
-        "Cache-Control: no-cache\r\nConnection: close\r\nX-Accel-Buffering: no\r\n\r\n";
+        "Cache-Control: no-cache\r\nConnection: close\r\nX-Accel-Buffering: no\r\n";
+    for (const auto& [k, v] : extra_headers_) sse_out_ += k + ": " + v + "\r\n";
+    sse_out_ += "\r\n";
     sse_writing_ = true;
-    net::async_write(stream_.socket(), net::buffer(sse_out_),
-                     [self = shared_from_this()](beast::error_code ec, std::size_t) {
+    expire_write();
+    net::async_write(stream_, net::buffer(sse_out_),
+                     [self = shared_from_this()](beast::error_code ec, std::size_t n) {
                        self->sse_writing_ = false;
-                       if (ec) return self->end_stream();
+                       self->sse_bytes_ += n;
+                       if (ec) return self->end_stream(ec);
+                       self->stream_.expires_never();
                        auto weak = std::weak_ptr<Session>(self);
                        auto exec = self->stream_.get_executor();
                        self->sse_->set_waker([weak, exec] {
@@ -239,12 +336,22 @@ class Session : public std::enable_shared_from_this<Session> {
     write_stream(closed);
   }
 
+  // A client that stops reading fills the socket buffers and then blocks our write:
+  // after sse_write_timeout_s the stream closes the socket and the client's slot is free.
+  void expire_write() {
+    stream_.expires_after(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double>(shared_->options.sse_write_timeout_s)));
+  }
+
   void write_stream(bool then_close) {
     sse_writing_ = true;
-    net::async_write(stream_.socket(), net::buffer(sse_out_),
-                     [self = shared_from_this(), then_close](beast::error_code ec, std::size_t) {
+    expire_write();
+    net::async_write(stream_, net::buffer(sse_out_),
+                     [self = shared_from_this(), then_close](beast::error_code ec, std::size_t n) {
                        self->sse_writing_ = false;
-                       if (ec || then_close) return self->end_stream();
+                       self->sse_bytes_ += n;
+                       if (ec || then_close) return self->end_stream(ec);
+                       self->stream_.expires_never();
                        self->pump();
                      });
   }
@@ -273,7 +380,16 @@ class Session : public std::enable_shared_from_this<Session> {
     });
   }
 
-  void end_stream() {
+  void end_stream(beast::error_code ec = {}) {
+    if (ec == beast::error::timeout) {
+      shared_->metrics.sse_dropped();
+      shared_->log.warn("sse.dropped", {{"reason", "client stopped reading"},
+                                        {"timeout_s", shared_->options.sse_write_timeout_s}});
+    }
+    if (sse_ && !sse_logged_) {
+      sse_logged_ = true;
+      access_log(200, sse_bytes_);
+    }
     if (sse_) {
       sse_->set_waker({});
       sse_->close();
@@ -304,7 +420,9 @@ class Session : public std::enable_shared_from_this<Session> {
   std::shared_ptr<SseClient> sse_;
   net::steady_timer sse_timer_;
   std::string sse_out_;
-  bool sse_writing_ = false;
+  bool sse_writing_ = false, sse_logged_ = false;
+  std::size_t sse_bytes_ = 0;
+  std::vector<std::pair<std::string, std::string>> extra_headers_;  // CORS
 };
 
 }  // namespace
@@ -344,9 +462,10 @@ struct HttpServer::Impl {
   }
 };
 
-HttpServer::HttpServer(HttpServerOptions options, const Router& router, WorkerPool& workers, Metrics& metrics)
+HttpServer::HttpServer(HttpServerOptions options, const Router& router, Lanes lanes, Metrics& metrics, Log& log,
+                       const HttpPolicy* policy)
     : impl_(std::make_unique<Impl>()) {
-  impl_->shared = std::make_shared<Shared>(options, router, workers, metrics);
+  impl_->shared = std::make_shared<Shared>(options, router, lanes, metrics, log, policy);
   beast::error_code ec;
   const std::string host = options.bind == "localhost" ? "127.0.0.1" : options.bind;
   const auto address = net::ip::make_address(host, ec);

@@ -1,13 +1,17 @@
 #pragma once
 // The HTTP/1.1 server (Boost.Beast over Asio; Beast appears only in http_server.cpp):
-// an acceptor and one session type per connection. Handlers marked Exec::worker run on
-// the worker pool and their answers are posted back to the connection's strand; while a
-// worker handles a request the session watches the socket, so a client that disconnects
-// marks its request cancelled. Responses with a stream are Server-Sent Events.
+// an acceptor and one session type per connection. Handlers run on the lane their route
+// names (router.hpp: io, read, control, scoring) and their answers are posted back to the
+// connection's strand; while a lane handles a request the session watches the socket, so
+// a client that disconnects marks its request cancelled. Responses with a stream are
+// Server-Sent Events; a client that stops reading them is dropped after a bounded time.
 #include <functional>
 #include <memory>
 #include <string>
 
+#include "server/evaluation_queue.hpp"
+#include "server/http_policy.hpp"
+#include "server/logging.hpp"
 #include "server/metrics.hpp"
 #include "server/router.hpp"
 #include "server/worker_pool.hpp"
@@ -22,13 +26,28 @@ struct HttpServerOptions {
   std::size_t max_header_bytes = 16u << 10;
   double idle_timeout_s = 30;   // a connection that sends nothing this long is closed
   double sse_keepalive_s = 15;  // comment lines keep idle event streams open through proxies
+  double sse_write_timeout_s = 10;  // an event-stream write stalled this long drops the client
+  // Kernel send buffer of an event stream (0: the system's default). Events are small;
+  // a modest buffer bounds the memory a stalled client holds and lets the write timeout
+  // notice it early.
+  int sse_send_buffer_bytes = 64 << 10;
   double shutdown_grace_s = 0.3;  // in-flight responses get this long after a stop signal
+};
+
+// Where handlers run (router.hpp Exec); nothing is shared between the lanes.
+struct Lanes {
+  WorkerPool& read;
+  WorkerPool& control;
+  EvaluationQueue& scoring;
 };
 
 class HttpServer {
  public:
   // Binds and listens (throws std::runtime_error naming the address on failure).
-  HttpServer(HttpServerOptions options, const Router& router, WorkerPool& workers, Metrics& metrics);
+  // log: one access line per request (method, route template, status, duration, bytes).
+  // policy: CORS headers for allowed cross origins (nullptr: none).
+  HttpServer(HttpServerOptions options, const Router& router, Lanes lanes, Metrics& metrics, Log& log,
+             const HttpPolicy* policy = nullptr);
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;

@@ -5,7 +5,16 @@
 
 namespace mixforge::server {
 
-void Metrics::observe(const std::string& route, const std::string& method, int status, double seconds) {
+std::string_view bounded_method(std::string_view method) {
+  static constexpr std::string_view known[] = {"GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH", "CONNECT", "TRACE"};
+  for (auto k : known)
+    if (method == k) return k;
+  return "other";
+}
+
+void Metrics::observe(const std::string& route, const std::string& method_token, int status, double seconds) {
+  const std::string method(bounded_method(method_token));
+  if (status < 100 || status > 599) status = 0;
   std::lock_guard lk(mu_);
   ++requests_[{route, method, status}];
   Histogram& h = latency_[{route, method}];

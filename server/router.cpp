@@ -48,35 +48,73 @@ void Router::add(std::string method, std::string pattern, Handler handler, Exec 
   r.segments = split_path(pattern);
   r.pattern = std::move(pattern);
   r.handler = std::move(handler);
-  r.exec = exec;
+  r.exec = exec == Exec::scoring ? Exec::control : exec;
   routes_.push_back(std::move(r));
+}
+
+void Router::add_scoring(std::string method, std::string pattern, ScoringHandler handler) {
+  Route r;
+  r.method = std::move(method);
+  r.segments = split_path(pattern);
+  r.pattern = std::move(pattern);
+  r.scoring = std::move(handler);
+  r.exec = Exec::scoring;
+  routes_.push_back(std::move(r));
+}
+
+bool is_api_path(const std::string& path) { return path.rfind("/api/", 0) == 0 || path == "/api"; }
+
+std::string Router::allowed_methods(const std::string& path) const {
+  const auto parts = split_path(path);
+  const bool trailing = path.size() > 1 && path.back() == '/';
+  std::vector<std::string> methods;
+  if (!trailing)
+    for (const Route& r : routes_)
+      if (match_segments(r, parts, nullptr)) {
+        methods.push_back(r.method);
+        if (r.method == "GET") methods.push_back("HEAD");
+      }
+  if (methods.empty()) return "";
+  methods.push_back("OPTIONS");
+  std::string allow;
+  for (const auto& m : methods) allow += (allow.empty() ? "" : ", ") + m;
+  return allow;
 }
 
 Router::Prepared Router::prepare(Request& request) const {
   Prepared p;
+  if (precheck_) {
+    p.immediate = precheck_(request);
+    if (p.immediate) return p;
+  }
   const auto parts = split_path(request.path);
   // A trailing slash is a different resource: "/api/v1/runs/" is not "/api/v1/runs".
   const bool trailing = request.path.size() > 1 && request.path.back() == '/';
-  std::vector<std::string> allowed;
+  // HEAD is GET without the body (RFC 9110 9.3.2): same handler, same headers.
+  const std::string& method = request.method == "HEAD" ? std::string("GET") : request.method;
   if (!trailing) {
     for (const Route& r : routes_) {
-      if (!match_segments(r, parts, nullptr)) continue;
-      if (r.method == request.method) {
-        match_segments(r, parts, &request.params);
+      if (r.method == method && match_segments(r, parts, &request.params)) {
         p.route = &r;
         break;
       }
-      allowed.push_back(r.method);
     }
   }
   if (p.route) {
-    if (guard_) p.immediate = guard_(request, *p.route);
-    if (p.immediate) p.route = nullptr;
+    if (guard_) p.immediate = guard_(request, *p.route);  // the answer when set; route kept for labels
     return p;
   }
-  if (!allowed.empty()) {
-    std::string allow;
-    for (const auto& m : allowed) allow += (allow.empty() ? "" : ", ") + m;
+  const std::string allow = allowed_methods(request.path);
+  const bool api = is_api_path(request.path);
+  if (request.method == "OPTIONS" && (!allow.empty() || !api)) {
+    Response r;
+    r.status = 204;
+    r.content_type.clear();
+    r.headers.emplace_back("Allow", allow.empty() ? "GET, HEAD, OPTIONS" : allow);
+    p.immediate = std::move(r);
+    return p;
+  }
+  if (!allow.empty()) {
     Response r = problem_response(405, "method-not-allowed",
                                   "method " + request.method + " is not allowed on " + request.path +
                                       "; allowed: " + allow,
@@ -85,7 +123,6 @@ Router::Prepared Router::prepare(Request& request) const {
     p.immediate = std::move(r);
     return p;
   }
-  const bool api = request.path.rfind("/api/", 0) == 0 || request.path == "/api";
   if (!api && fallback_ && (request.method == "GET" || request.method == "HEAD")) {
     const Handler& fb = fallback_;
     p.immediate = guarded([&] { return fb(request); }, request.path);
@@ -140,8 +177,24 @@ Response guarded(const std::function<Response()>& fn, const std::string& instanc
   }
 }
 
+std::variant<Response, ScoringJob> Router::admit(const Route& route, const Request& request) const {
+  std::optional<ScoringJob> job;
+  Response error = guarded(
+      [&] {
+        job = route.scoring(request);
+        return Response();
+      },
+      request.path);
+  if (job) return std::move(*job);
+  return error;
+}
+
 Response Router::invoke(const Route& route, const Request& request) const {
-  return guarded([&] { return route.handler(request); }, request.path);
+  if (route.exec != Exec::scoring) return guarded([&] { return route.handler(request); }, request.path);
+  auto admitted = admit(route, request);
+  if (auto* r = std::get_if<Response>(&admitted)) return std::move(*r);
+  const ScoringJob& job = std::get<ScoringJob>(admitted);
+  return guarded(job.run, request.path);
 }
 
 Response Router::handle(Request request) const {

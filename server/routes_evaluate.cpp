@@ -1,7 +1,9 @@
 // POST /api/v1/evaluate: score one program (exact or sampled) with its avalanche matrix.
-// Cost limits: sample counts are capped; exact evaluations of wide programs wait in a
-// bounded queue and are dropped unscored when their client goes away; a running exact
-// count stops between tiles once its client has gone (mixforge_evaluations_cancelled_total).
+// Cost limits: sample counts are capped; admission happens before any thread is taken
+// (server/evaluation_queue.hpp): exact evaluations of wide programs wait in a bounded
+// queue and are dropped unscored when their client goes away; beyond it 429. A running
+// exact count stops between tiles once its client has gone
+// (mixforge_evaluations_cancelled_total) or the server shuts down.
 #include <chrono>
 
 #include <nlohmann/json.hpp>
@@ -21,57 +23,61 @@
 namespace mixforge::server {
 
 namespace {
-Response evaluate(ApiContext& ctx, const Request& req) {
+// The cheap part runs on the I/O thread (parse, validate, cost limits); the scoring runs
+// once the evaluation queue admits it. The job holds no reference to the request.
+ScoringJob evaluate(ApiContext& ctx, const Request& req) {
   QueryReader q(req, {});
-  const EvaluationPlan plan = parse_evaluate_request(req, ctx.schemas, ctx.limits);
-  const Program& program = plan.program;
-  const int n = program.width();
-  const bool exact = plan.exact;
-  const std::uint64_t samples = plan.samples, seed = plan.seed;
-  const bool with_matrix = plan.matrix, costly = plan.costly;
-  const auto queued_at = std::chrono::steady_clock::now();
-  EvaluationQueue::Ticket ticket = ctx.evaluations.acquire(*req.client_gone, costly);
-  if (!ticket)
-    throw HttpError(499, "client-closed-request", "the client went away before its evaluation started");
-  const auto started = std::chrono::steady_clock::now();
-  AvalancheCounts counts;
-  try {
-    // An exact count stops between tiles once the client has gone away.
-    counts = exact ? ctx.evaluator.counts_exact(program, req.client_gone.get())
-                   : ctx.evaluator.counts_sampled(program, seed, 0, samples);
-  } catch (const EvaluationCancelled&) {
-    ctx.metrics.evaluation_cancelled();
-    throw HttpError(499, "client-closed-request", "the client went away during its evaluation; it was stopped");
-  }
-  const auto done = std::chrono::steady_clock::now();
-  const Score s = score(counts);
-  nlohmann::json out = {
-      {"program",
-       {{"id", program.id()}, {"text", format_program(program)}, {"short", format_short(program)},
-        {"program", to_json(program)}, {"width", n}, {"steps", program.size()}}},
-      {"score",
-       {{"chi2", s.chi2}, {"chi2_corrected", s.chi2_corrected}, {"chi2_stderr", s.chi2_stderr},
-        {"bias", s.bias}, {"samples", s.samples}, {"exact", s.exact}}},
-      {"queued_s", std::chrono::duration<double>(started - queued_at).count()},
-      {"elapsed_s", std::chrono::duration<double>(done - started).count()},
-  };
-  if (!exact) out["score"]["seed"] = seed;
-  if (with_matrix) {
-    const auto m = avalanche_matrix(counts);
-    nlohmann::json rows = nlohmann::json::array();
-    for (int i = 0; i < n; ++i) {
-      nlohmann::json row = nlohmann::json::array();
-      for (int j = 0; j < n; ++j) row.push_back(m[static_cast<std::size_t>(i) * n + j]);
-      rows.push_back(std::move(row));
+  auto plan = std::make_shared<const EvaluationPlan>(parse_evaluate_request(req, ctx.schemas, ctx.limits));
+  ScoringJob job;
+  job.costly = plan->costly;
+  job.run = [&ctx, plan, cancel = req.client_gone, queued_at = std::chrono::steady_clock::now()]() -> Response {
+    const Program& program = plan->program;
+    const int n = program.width();
+    const bool exact = plan->exact;
+    const std::uint64_t samples = plan->samples, seed = plan->seed;
+    const auto started = std::chrono::steady_clock::now();
+    AvalancheCounts counts;
+    try {
+      // An exact count stops between tiles once the client has gone away (or the
+      // server shuts down: the same flag).
+      counts = exact ? ctx.evaluator.counts_exact(program, cancel.get())
+                     : ctx.evaluator.counts_sampled(program, seed, 0, samples);
+    } catch (const EvaluationCancelled&) {
+      ctx.metrics.evaluation_cancelled();
+      throw HttpError(499, "client-closed-request", "the client went away during its evaluation; it was stopped");
     }
-    out["matrix"] = std::move(rows);
-  }
-  return Response::json(200, out);
+    const auto done = std::chrono::steady_clock::now();
+    const Score s = score(counts);
+    nlohmann::json out = {
+        {"program",
+         {{"id", program.id()}, {"text", format_program(program)}, {"short", format_short(program)},
+          {"program", to_json(program)}, {"width", n}, {"steps", program.size()}}},
+        {"score",
+         {{"chi2", s.chi2}, {"chi2_corrected", s.chi2_corrected}, {"chi2_stderr", s.chi2_stderr},
+          {"bias", s.bias}, {"samples", s.samples}, {"exact", s.exact}}},
+        {"queued_s", std::chrono::duration<double>(started - queued_at).count()},
+        {"elapsed_s", std::chrono::duration<double>(done - started).count()},
+    };
+    // Seeds beyond 2^53-1 travel as strings (JSON numbers are exact only that far).
+    if (!exact) out["score"]["seed"] = seed <= json_safe_integer_max ? nlohmann::json(seed) : nlohmann::json(std::to_string(seed));
+    if (plan->matrix) {
+      const auto m = avalanche_matrix(counts);
+      nlohmann::json rows = nlohmann::json::array();
+      for (int i = 0; i < n; ++i) {
+        nlohmann::json row = nlohmann::json::array();
+        for (int j = 0; j < n; ++j) row.push_back(m[static_cast<std::size_t>(i) * n + j]);
+        rows.push_back(std::move(row));
+      }
+      out["matrix"] = std::move(rows);
+    }
+    return Response::json(200, out);
+  };
+  return job;
 }
 }  // namespace
 
 void add_evaluate_routes(Router& router, ApiContext& ctx) {
-  router.add("POST", "/api/v1/evaluate", [&ctx](const Request& r) { return evaluate(ctx, r); }, Exec::worker);
+  router.add_scoring("POST", "/api/v1/evaluate", [&ctx](const Request& r) { return evaluate(ctx, r); });
 }
 
 }  // namespace mixforge::server

@@ -26,7 +26,8 @@ namespace {
 shader::Target parse_target(const std::string& name, const std::string& field) {
   auto t = shader::target_from_name(name);
   if (!t)
-    throw HttpError(400, "unknown-export-target",
+    // A query parameter is 400; a body field that is not a target is 422 (like any value the schema refuses).
+    throw HttpError(field.rfind("?", 0) == 0 ? 400 : 422, "unknown-export-target",
                     "\"" + name + "\" is not an export target (glsl, hlsl, wgsl, msl, cuda, cpp, bundle)")
         .with_field(field);
   return *t;
@@ -128,8 +129,8 @@ Response post_export(ApiContext& ctx, const Request& req) {
 
 void add_export_routes(Router& router, ApiContext& ctx) {
   router.add("GET", "/api/v1/functions/{id}/export", [&ctx](const Request& r) { return get_export(ctx, r); },
-             Exec::worker);
-  router.add("POST", "/api/v1/export", [&ctx](const Request& r) { return post_export(ctx, r); }, Exec::worker);
+             Exec::read);
+  router.add("POST", "/api/v1/export", [&ctx](const Request& r) { return post_export(ctx, r); }, Exec::control);
 }
 
 #else

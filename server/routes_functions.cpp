@@ -91,8 +91,9 @@ Response get_hall_of_fame(ApiContext& ctx, const Request& req) {
 
 void add_function_routes(Router& router, ApiContext& ctx) {
   router.add("GET", "/api/v1/functions/{id}", [&ctx](const Request& r) { return get_function(ctx, r); },
-             Exec::worker);
-  router.add("GET", "/api/v1/hall-of-fame", [&ctx](const Request& r) { return get_hall_of_fame(ctx, r); });
+             Exec::read);
+  router.add("GET", "/api/v1/hall-of-fame", [&ctx](const Request& r) { return get_hall_of_fame(ctx, r); },
+             Exec::read);
 }
 
 }  // namespace mixforge::server

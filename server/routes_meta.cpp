@@ -83,6 +83,9 @@ Response metrics(ApiContext& ctx, const Request& req) {
   out += "mixforge_evaluations_cancelled_total " + std::to_string(ctx.metrics.cancelled_evaluations()) + "\n";
   out += metric_header("mixforge_sse_clients", "gauge", "Connected event-stream clients.");
   out += "mixforge_sse_clients " + std::to_string(ctx.events.clients()) + "\n";
+  out += metric_header("mixforge_sse_dropped_total", "counter",
+                       "Event-stream clients dropped because they stopped reading (write timeout).");
+  out += "mixforge_sse_dropped_total " + std::to_string(ctx.metrics.sse_dropped_total()) + "\n";
   out += metric_header("mixforge_limit", "gauge", "Configured limits.");
   out += "mixforge_limit{name=\"max_body_bytes\"} " + std::to_string(ctx.limits.max_body_bytes) + "\n";
   out += "mixforge_limit{name=\"max_concurrent_evaluations\"} " +
@@ -100,8 +103,9 @@ Response openapi(ApiContext& ctx, const Request& req) {
 }  // namespace
 
 void add_meta_routes(Router& router, ApiContext& ctx) {
-  router.add("GET", "/healthz", [&ctx](const Request& r) { return healthz(ctx, r); });
-  router.add("GET", "/metrics", [&ctx](const Request& r) { return metrics(ctx, r); });
+  // Both read every run from the store: the read lane, not an I/O thread.
+  router.add("GET", "/healthz", [&ctx](const Request& r) { return healthz(ctx, r); }, Exec::read);
+  router.add("GET", "/metrics", [&ctx](const Request& r) { return metrics(ctx, r); }, Exec::read);
   router.add("GET", "/openapi.json", [&ctx](const Request& r) { return openapi(ctx, r); });
   router.add("GET", "/api/v1/openapi.json", [&ctx](const Request& r) { return openapi(ctx, r); });
 }

@@ -121,7 +121,7 @@ void no_body(const Request& req) {
   if (!req.body.empty() && req.body.find_first_not_of(" \t\r\n") != std::string::npos) {
     const nlohmann::json body = parse_json_body(req);
     if (!body.is_object() || !body.empty())
-      throw HttpError(400, "schema-violation", "this request takes no body (or an empty object)")
+      throw HttpError(422, "schema-violation", "this request takes no fields: send {}")
           .with_field("");
   }
 }
@@ -313,17 +313,18 @@ void add_run_routes(Router& router, ApiContext& ctx) {
     return [&ctx, fn](const Request& r) { return fn(ctx, r); };
   };
   const std::string base = "/api/v1/runs";
-  router.add("POST", base, h(create_run), Exec::worker);
-  router.add("GET", base, h(list_runs));
-  router.add("GET", base + "/{id}", h(get_run));
-  router.add("DELETE", base + "/{id}", h(delete_run), Exec::worker);
-  router.add("POST", base + "/{id}/pause", h(pause_run), Exec::worker);
-  router.add("POST", base + "/{id}/resume", h(resume_run), Exec::worker);
-  router.add("POST", base + "/{id}/stop", h(stop_run), Exec::worker);
-  router.add("GET", base + "/{id}/pool", h(get_pool));
-  router.add("GET", base + "/{id}/best", h(get_best));
-  router.add("GET", base + "/{id}/history", h(get_history));
-  router.add("GET", base + "/{id}/events", h(get_events));
+  // Every handler here reads or writes the store: none runs on an I/O thread.
+  router.add("POST", base, h(create_run), Exec::control);
+  router.add("GET", base, h(list_runs), Exec::read);
+  router.add("GET", base + "/{id}", h(get_run), Exec::read);
+  router.add("DELETE", base + "/{id}", h(delete_run), Exec::control);
+  router.add("POST", base + "/{id}/pause", h(pause_run), Exec::control);
+  router.add("POST", base + "/{id}/resume", h(resume_run), Exec::control);
+  router.add("POST", base + "/{id}/stop", h(stop_run), Exec::control);
+  router.add("GET", base + "/{id}/pool", h(get_pool), Exec::read);
+  router.add("GET", base + "/{id}/best", h(get_best), Exec::read);
+  router.add("GET", base + "/{id}/history", h(get_history), Exec::read);
+  router.add("GET", base + "/{id}/events", h(get_events), Exec::read);
 }
 
 }  // namespace mixforge::server

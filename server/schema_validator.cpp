@@ -116,7 +116,8 @@ void SchemaSet::validate(const std::string& schema, const nlohmann::json& docume
   std::string detail = "request body does not match " + schema + ": at " +
                        (first.pointer.empty() ? std::string("(root)") : first.pointer) + ": " + first.message;
   if (issues.size() > 20) issues.resize(20);
-  throw HttpError(400, "schema-violation", detail).with_issues(issues);
+  // Well-formed JSON that the schema refuses: 422 (400 is for malformed syntax).
+  throw HttpError(422, "schema-violation", detail).with_issues(issues);
 }
 
 std::vector<std::string> SchemaSet::names() const {
