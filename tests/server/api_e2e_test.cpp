@@ -105,17 +105,17 @@ TEST(ApiE2E, RunLifecycleAndPages) {
   EXPECT_TRUE(get_json(c, "/api/v1/hall-of-fame?width=8")["items"].empty());
 
   // Control.
-  auto paused = c.Post(("/api/v1/runs/" + id + "/pause").c_str(), "", "application/json");
+  auto paused = c.Post(("/api/v1/runs/" + id + "/pause").c_str(), "{}", "application/json");
   ASSERT_EQ(paused->status, 200) << paused->body;
   EXPECT_EQ(nlohmann::json::parse(paused->body)["state"], "paused");
   // Pausing a paused run is idempotent.
-  auto again = c.Post(("/api/v1/runs/" + id + "/pause").c_str(), "", "application/json");
+  auto again = c.Post(("/api/v1/runs/" + id + "/pause").c_str(), "{}", "application/json");
   EXPECT_EQ(again->status, 200) << again->body;
   EXPECT_EQ(nlohmann::json::parse(again->body)["progress"]["state"], "paused");
-  auto resumed = c.Post(("/api/v1/runs/" + id + "/resume").c_str(), "", "application/json");
+  auto resumed = c.Post(("/api/v1/runs/" + id + "/resume").c_str(), "{}", "application/json");
   ASSERT_EQ(resumed->status, 200) << resumed->body;
   EXPECT_EQ(nlohmann::json::parse(resumed->body)["state"], "running");
-  auto stopped = c.Post(("/api/v1/runs/" + id + "/stop").c_str(), "", "application/json");
+  auto stopped = c.Post(("/api/v1/runs/" + id + "/stop").c_str(), "{}", "application/json");
   ASSERT_EQ(stopped->status, 200) << stopped->body;
   const auto stopped_json = nlohmann::json::parse(stopped->body);
   EXPECT_SCHEMA("run_detail.schema.json", stopped_json);
@@ -145,9 +145,9 @@ TEST(ApiE2E, CreateWithoutStartAndStartLater) {
   EXPECT_EQ(run["state"], "created");
   EXPECT_FALSE(run["active"].get<bool>());
   const std::string id = run["id"];
-  auto stop = c.Post(("/api/v1/runs/" + id + "/stop").c_str(), "", "application/json");
+  auto stop = c.Post(("/api/v1/runs/" + id + "/stop").c_str(), "{}", "application/json");
   EXPECT_EQ(stop->status, 409) << stop->body;
-  auto start = c.Post(("/api/v1/runs/" + id + "/resume").c_str(), "", "application/json");
+  auto start = c.Post(("/api/v1/runs/" + id + "/resume").c_str(), "{}", "application/json");
   ASSERT_EQ(start->status, 200) << start->body;
   EXPECT_EQ(nlohmann::json::parse(start->body)["state"], "running");
 }

@@ -41,7 +41,7 @@ TEST(DurabilityE2E, SigtermCheckpointsExitsZeroAndRunsResume) {
   // A third run, paused by request: it must not be resumed by a restart.
   auto p = c.Post("/api/v1/runs", small_run_json(16), "application/json");
   const std::string paused = nlohmann::json::parse(p->body)["id"];
-  ASSERT_EQ(c.Post(("/api/v1/runs/" + paused + "/pause").c_str(), "", "application/json")->status, 200);
+  ASSERT_EQ(c.Post(("/api/v1/runs/" + paused + "/pause").c_str(), "{}", "application/json")->status, 200);
   ASSERT_TRUE(eventually([&] { return get(d, "/api/v1/runs/" + ids[1])["counters"]["tournaments"].get<long>() > 300; }));
   std::map<std::string, long> at_stop;
   for (const auto& id : ids) at_stop[id] = get(d, "/api/v1/runs/" + id)["counters"]["tournaments"].get<long>();
@@ -56,7 +56,7 @@ TEST(DurabilityE2E, SigtermCheckpointsExitsZeroAndRunsResume) {
     EXPECT_GE(run["counters"]["tournaments"].get<long>(), at_stop.at(id)) << "continues from its checkpoint";
   }
   EXPECT_FALSE(get(d, "/api/v1/runs/" + paused)["active"].get<bool>());
-  EXPECT_NE(d.log().find("resumed run " + ids[0]), std::string::npos) << d.log();
+  EXPECT_NE(d.log().find("run.resumed run=" + ids[0]), std::string::npos) << d.log();
 }
 
 TEST(DurabilityE2E, KillNineAtAnyMomentAndRestart) {

@@ -2,7 +2,9 @@
 // OpenAPI document against the real route table, static files, tokens, handlers.
 #include <gtest/gtest.h>
 
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 
@@ -12,6 +14,9 @@
 #include "server/auth.hpp"
 #include "server/evaluation_queue.hpp"
 #include "server/event_stream.hpp"
+#include "server/http_policy.hpp"
+#include "server/http_server.hpp"
+#include "server/logging.hpp"
 #include "server/metrics.hpp"
 #include "server/problem.hpp"
 #include "server/query.hpp"
@@ -20,6 +25,7 @@
 #include "server/schema_validator.hpp"
 #include "server/static_files.hpp"
 #include "tests/server/daemon_process.hpp"
+#include "tests/server/in_process_daemon.hpp"
 
 namespace mixforge::server {
 namespace {
@@ -49,7 +55,7 @@ TEST(ServerRouter, MatchesParamsAnd404And405) {
   EXPECT_EQ(router.handle(make("POST", "/a/xyz/b")).status, 201);
   auto r405 = router.handle(make("DELETE", "/a/xyz/b"));
   EXPECT_EQ(r405.status, 405);
-  EXPECT_EQ(r405.header("Allow"), "GET, POST");
+  EXPECT_EQ(r405.header("Allow"), "GET, HEAD, POST, OPTIONS");
   EXPECT_EQ(router.handle(make("GET", "/a/xyz")).status, 404);
   EXPECT_EQ(router.handle(make("GET", "/a/xyz/b/")).status, 404);
   EXPECT_EQ(router.handle(make("GET", "/a//b")).status, 404);
@@ -140,7 +146,7 @@ TEST(ServerSchemas, LoadAndNameTheBadField) {
     s.validate("run.schema.json", {{"width", "x"}});
     FAIL();
   } catch (const HttpError& e) {
-    EXPECT_EQ(e.status(), 400);
+    EXPECT_EQ(e.status(), 422) << "well-formed JSON that the schema refuses";
     EXPECT_EQ(e.extensions()["field"], "/width");
   }
 }
@@ -285,23 +291,71 @@ TEST(ServerAuth, TokenFileAndBearerCheck) {
   fs::remove_all(dir);
 }
 
-TEST(ServerEvaluationQueue, BoundsAndCancel) {
+// Admission happens at submit, before any thread is taken: `concurrent` jobs run, costly
+// ones wait (bounded, holding no thread), the rest are refused with 429 + Retry-After.
+TEST(ServerEvaluationQueue, AdmitsOrRefusesBeforeTakingAThread) {
+  test::Gate gate;
+  EvaluationQueue q(2, 2);
+  q.set_before_scoring([&](const std::atomic<bool>& c) { gate.pass(c); });
+  std::atomic<int> scored{0}, dropped{0};
+  auto job = [&](bool cancelled) { (cancelled ? dropped : scored)++; };
+  auto flag = [] { return std::make_shared<std::atomic<bool>>(false); };
+  q.submit(false, flag(), job);
+  q.submit(true, flag(), job);
+  ASSERT_TRUE(gate.wait_entered(2));
+  auto refused = [&](bool costly) {
+    try {
+      q.submit(costly, flag(), job);
+    } catch (const HttpError& e) {
+      EXPECT_EQ(e.status(), 429);
+      EXPECT_FALSE(e.headers.empty()) << "Retry-After";
+      return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(refused(false)) << "busy, cheap: no queueing";
+  const auto leaving = flag();
+  q.submit(true, leaving, job);
+  q.submit(true, flag(), job);
+  EXPECT_EQ(q.waiting(), 2u);
+  EXPECT_TRUE(refused(true)) << "queue full";
+  // A waiting job whose client left no longer counts and gives its place up.
+  *leaving = true;
+  EXPECT_EQ(q.waiting(), 1u);
+  q.submit(true, flag(), job);
+  EXPECT_EQ(dropped.load(), 1) << "answered as cancelled, never scored";
+  EXPECT_EQ(q.running(), 2u);
+  gate.release();
+  ASSERT_TRUE(q.drain(60));
+  EXPECT_TRUE(test::eventually([&] { return scored.load() == 4; }));
+  q.close();
+  try {
+    q.submit(false, flag(), job);
+    FAIL() << "closed";
+  } catch (const HttpError& e) {
+    EXPECT_EQ(e.status(), 503);
+  }
+}
+
+// Shutdown: close() cancels what runs (the flag the count checks) and answers what waits.
+TEST(ServerEvaluationQueue, CloseCancelsRunningAndWaitingJobs) {
+  test::Gate gate;
   EvaluationQueue q(1, 1);
-  std::atomic<bool> no{false};
-  auto a = q.acquire(no, false);
-  ASSERT_TRUE(a);
-  EXPECT_THROW(q.acquire(no, false), HttpError);  // busy, cheap: no queueing
-  std::atomic<bool> cancel{false};
-  std::thread waiter([&] {
-    auto t = q.acquire(cancel, true);
-    EXPECT_FALSE(t);  // cancelled while waiting
+  q.set_before_scoring([&](const std::atomic<bool>& c) { gate.pass(c); });
+  std::atomic<int> cancelled_seen{0}, dropped{0};
+  const auto running = std::make_shared<std::atomic<bool>>(false);
+  q.submit(true, running, [&](bool cancelled) {
+    if (cancelled) cancelled_seen++;
   });
-  while (q.waiting() == 0) std::this_thread::yield();
-  EXPECT_THROW(q.acquire(no, true), HttpError);  // queue full
-  cancel = true;
-  waiter.join();
-  EXPECT_EQ(q.waiting(), 0u);
-  EXPECT_EQ(q.running(), 1u);
+  ASSERT_TRUE(gate.wait_entered(1));
+  q.submit(true, std::make_shared<std::atomic<bool>>(false), [&](bool cancelled) {
+    if (cancelled) dropped++;
+  });
+  q.close();  // the gate opens through the cancel flag, nothing else releases it
+  EXPECT_TRUE(running->load());
+  ASSERT_TRUE(q.drain(60));
+  EXPECT_EQ(cancelled_seen.load(), 1);
+  EXPECT_EQ(dropped.load(), 1);
 }
 
 TEST(ServerMetrics, PrometheusText) {
@@ -314,6 +368,23 @@ TEST(ServerMetrics, PrometheusText) {
   EXPECT_NE(t.find("le=\"+Inf\"} 2"), std::string::npos);
   EXPECT_NE(t.find("# TYPE mixforge_http_request_duration_seconds histogram"), std::string::npos);
   EXPECT_EQ(label_value("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
+}
+
+// Issue 8 defect 4: a client inventing method tokens must not create series.
+TEST(ServerMetrics, LabelsComeFromAFixedSet) {
+  Metrics m;
+  for (int i = 0; i < 100; ++i) m.observe("unmatched", "X" + std::to_string(i), 400, 0.001);
+  m.observe("unmatched", "GET\"}evil", 400, 0.001);
+  m.observe("/r", "DELETE", 204, 0.001);
+  const std::string t = m.render_http();
+  EXPECT_NE(t.find("mixforge_http_requests_total{route=\"unmatched\",method=\"other\",status=\"400\"} 101"),
+            std::string::npos)
+      << t;
+  EXPECT_EQ(t.find("X1"), std::string::npos);
+  EXPECT_EQ(t.find("evil"), std::string::npos);
+  EXPECT_NE(t.find("method=\"DELETE\""), std::string::npos);
+  EXPECT_EQ(bounded_method("PATCH"), "PATCH");
+  EXPECT_EQ(bounded_method("get"), "other");
 }
 
 TEST(ServerResponseCache, TtlAndInvalidation) {
@@ -348,6 +419,217 @@ TEST(ServerResumeSet, PersistsAtomically) {
   { std::ofstream(dir / "bad.json") << "{not json"; }
   EXPECT_TRUE(ResumeSet(dir / "bad.json").ids().empty());
   fs::remove_all(dir);
+}
+
+// Issue 14 section 4: HEAD on every GET route, OPTIONS with Allow on every known path.
+TEST(ServerRouter, HeadAndOptions) {
+  Router router;
+  router.add("GET", "/api/v1/things/{id}", [](const Request& r) { return Response::text(200, "thing " + r.param("id")); });
+  router.add("DELETE", "/api/v1/things/{id}", [](const Request&) { return Response::text(204, ""); });
+  router.add("POST", "/api/v1/make", [](const Request&) { return Response::text(201, "made"); });
+  auto head = router.handle(make("HEAD", "/api/v1/things/7"));
+  EXPECT_EQ(head.status, 200);
+  EXPECT_EQ(head.body, "thing 7") << "the server drops the body, keeping its length";
+  auto options = router.handle(make("OPTIONS", "/api/v1/things/7"));
+  EXPECT_EQ(options.status, 204);
+  EXPECT_EQ(options.header("Allow"), "GET, HEAD, DELETE, OPTIONS");
+  EXPECT_EQ(router.handle(make("OPTIONS", "/api/v1/make")).header("Allow"), "POST, OPTIONS");
+  EXPECT_EQ(router.handle(make("OPTIONS", "/api/v1/nothing")).status, 404);
+  EXPECT_EQ(router.handle(make("HEAD", "/api/v1/make")).status, 405);
+  EXPECT_EQ(router.handle(make("PUT", "/api/v1/things/7")).header("Allow"), "GET, HEAD, DELETE, OPTIONS");
+}
+
+// Every API route answers HEAD where it answers GET, and OPTIONS (real route table).
+TEST_F(ServerApi, EveryGetRouteAnswersHeadAndEveryPathOptions) {
+  for (const Route& r : router.routes()) {
+    if (r.method != "GET" || r.pattern.find('{') != std::string::npos) continue;
+    auto get = router.handle(make("GET", r.pattern));
+    auto head = router.handle(make("HEAD", r.pattern));
+    EXPECT_EQ(head.status, get.status) << r.pattern;
+    EXPECT_EQ(head.content_type, get.content_type) << r.pattern;
+  }
+  for (const Route& r : router.routes()) {
+    std::string path = r.pattern;
+    for (auto at = path.find('{'); at != std::string::npos; at = path.find('{'))
+      path.replace(at, path.find('}', at) - at + 1, "x");
+    auto o = router.handle(make("OPTIONS", path));
+    EXPECT_EQ(o.status, 204) << path;
+    EXPECT_NE(o.header("Allow").find(r.method), std::string::npos) << path;
+  }
+}
+
+Request from(std::string method, std::string path, std::map<std::string, std::string> headers, std::string body = "{}") {
+  Request r = make(std::move(method), std::move(path), std::move(body));
+  for (auto& [k, v] : headers) r.headers[k] = v;
+  return r;
+}
+
+// Issue 8 defect 6: DNS rebinding. The Host must be the bound address, a localhost name
+// or an allowed host.
+TEST(ServerHttpPolicy, HostMustBeOursOr421) {
+  HttpPolicy loopback({"127.0.0.1", {"mixforge.lan"}, {}});
+  for (const char* h : {"127.0.0.1:8080", "localhost:8080", "LOCALHOST", "[::1]:8080", "app.localhost", "mixforge.lan:80", "127.0.0.1"})
+    EXPECT_FALSE(loopback.check_host(from("GET", "/api/v1/runs", {{"host", h}}))) << h;
+  for (const char* h : {"attacker.example", "attacker.example:8080", "10.0.0.5:8080", "localhost.attacker.example"}) {
+    auto r = loopback.check_host(from("GET", "/api/v1/runs", {{"host", h}}));
+    ASSERT_TRUE(r) << h;
+    EXPECT_EQ(r->status, 421);
+    EXPECT_EQ(r->content_type, "application/problem+json");
+  }
+  EXPECT_FALSE(loopback.check_host(from("GET", "/", {}))) << "no Host: not a browser";
+  HttpPolicy any({"0.0.0.0", {}, {}});
+  EXPECT_FALSE(any.check_host(from("GET", "/", {{"host", "192.168.1.20:8080"}})));
+  EXPECT_TRUE(any.check_host(from("GET", "/", {{"host", "rebind.attacker.example"}})));
+  HttpPolicy star({"127.0.0.1", {"*"}, {}});
+  EXPECT_FALSE(star.check_host(from("GET", "/", {{"host", "anything.example"}})));
+}
+
+// Issue 14: cross-site request forgery. POST needs a JSON body with its content type;
+// POST and DELETE from a foreign Origin are refused.
+TEST(ServerHttpPolicy, CsrfOriginAndContentType) {
+  HttpPolicy p({"127.0.0.1", {}, {"https://tools.example"}});
+  Route post;
+  post.method = "POST";
+  Route del;
+  del.method = "DELETE";
+  Route get;
+  get.method = "GET";
+  const std::map<std::string, std::string> own = {{"host", "127.0.0.1:8080"}, {"origin", "http://127.0.0.1:8080"}};
+  EXPECT_FALSE(p.check_request(from("POST", "/x", own), post));
+  EXPECT_FALSE(p.check_request(from("POST", "/x", {{"host", "127.0.0.1:8080"}}), post)) << "no Origin: not a page";
+  auto foreign = from("POST", "/x", {{"host", "127.0.0.1:8080"}, {"origin", "http://attacker.example"}});
+  ASSERT_TRUE(p.check_request(foreign, post));
+  EXPECT_EQ(p.check_request(foreign, post)->status, 403);
+  foreign.method = "DELETE";
+  EXPECT_EQ(p.check_request(foreign, del)->status, 403);
+  EXPECT_FALSE(p.check_request(from("GET", "/x", {{"origin", "http://attacker.example"}}), get)) << "reads are CORS's business";
+  EXPECT_FALSE(p.check_request(from("POST", "/x", {{"host", "127.0.0.1:8080"}, {"origin", "https://tools.example"}}), post));
+  // The simple request a page can send without a preflight: text/plain, empty body.
+  auto simple = from("POST", "/x", {{"host", "127.0.0.1:8080"}, {"content-type", "text/plain"}}, "");
+  EXPECT_EQ(p.check_request(simple, post)->status, 415);
+  auto form = from("POST", "/x", {{"content-type", "application/x-www-form-urlencoded"}}, "a=1");
+  EXPECT_EQ(p.check_request(form, post)->status, 415);
+  auto empty_json = from("POST", "/x", {}, "");
+  EXPECT_EQ(p.check_request(empty_json, post)->status, 415) << "a JSON body ({}) is required";
+  auto charset = from("POST", "/x", {{"content-type", "Application/JSON; charset=utf-8"}}, "{}");
+  EXPECT_FALSE(p.check_request(charset, post));
+  auto no_type = from("POST", "/x", {}, "{}");
+  no_type.headers.erase("content-type");
+  EXPECT_EQ(p.check_request(no_type, post)->status, 415);
+}
+
+TEST(ServerHttpPolicy, CorsOnlyForConfiguredOrigins) {
+  HttpPolicy off({"127.0.0.1", {}, {}});
+  EXPECT_TRUE(off.cors_headers(from("GET", "/x", {{"origin", "https://tools.example"}}), "").empty());
+  HttpPolicy on({"127.0.0.1", {}, {"https://tools.example/"}});
+  auto h = on.cors_headers(from("GET", "/x", {{"origin", "https://tools.example"}}), "");
+  ASSERT_FALSE(h.empty());
+  EXPECT_EQ(h[0], (std::pair<std::string, std::string>{"Access-Control-Allow-Origin", "https://tools.example"}));
+  auto pre = on.cors_headers(from("OPTIONS", "/x", {{"origin", "https://tools.example"}, {"access-control-request-method", "POST"}}),
+                             "POST, OPTIONS");
+  bool methods = false;
+  for (const auto& [k, v] : pre) methods |= k == "Access-Control-Allow-Methods" && v == "POST, OPTIONS";
+  EXPECT_TRUE(methods);
+  EXPECT_TRUE(on.cors_headers(from("GET", "/x", {{"origin", "https://other.example"}}), "").empty());
+}
+
+// Issue 8 defect 9: many threads logging at once give whole lines, in both formats.
+TEST(ServerLog, ConcurrentLinesStayWhole) {
+  const fs::path dir = fresh_dir("log");
+  for (LogFormat format : {LogFormat::json, LogFormat::text}) {
+    const fs::path file = dir / (format == LogFormat::json ? "json.log" : "text.log");
+    {
+      LogOptions o;
+      o.format = format;
+      o.to_stderr = false;
+      o.file = file;
+      Log log(o);
+      std::vector<std::thread> threads;
+      for (int t = 0; t < 8; ++t)
+        threads.emplace_back([&log, t] {
+          for (int i = 0; i < 500; ++i)
+            log.info("test.line", {{"thread", t}, {"i", i}, {"text", std::string(200, static_cast<char>('a' + t)) + " \"quoted\"\nnewline"}});
+        });
+      for (auto& th : threads) th.join();
+    }
+    std::ifstream in(file);
+    std::string line;
+    int lines = 0;
+    while (std::getline(in, line)) {
+      ++lines;
+      if (format == LogFormat::json) {
+        const auto j = nlohmann::json::parse(line);  // throws on a torn line
+        EXPECT_EQ(j["event"], "test.line");
+        EXPECT_EQ(j["level"], "info");
+        EXPECT_EQ(j["text"].get<std::string>().size(), 200u + 17u);
+      } else {
+        EXPECT_NE(line.find(" info test.line i="), std::string::npos) << line;
+        EXPECT_NE(line.find("\\nnewline\" thread="), std::string::npos) << line;
+      }
+    }
+    EXPECT_EQ(lines, 8 * 500);
+  }
+  fs::remove_all(dir);
+}
+
+// Issue 8 defect 3: event-stream clients that stop reading are dropped after the write
+// timeout and their slots freed; a client that reads gets everything.
+TEST(ServerHttp, StalledEventStreamClientsAreDroppedAndTheirSlotsFreed) {
+  constexpr std::size_t max_clients = 64;
+  constexpr int frames = 32, frame_bytes = 16 << 10;  // 512 KiB per client: more than the socket buffers hold
+  std::mutex mu;
+  std::vector<std::weak_ptr<SseClient>> streams;
+  std::atomic<int> opened{0};
+  Router router;
+  router.add("GET", "/api/v1/stream", [&](const Request&) {
+    std::lock_guard lk(mu);
+    std::erase_if(streams, [](const std::weak_ptr<SseClient>& w) { return w.expired(); });
+    if (streams.size() >= max_clients) throw HttpError(429, "too-many-event-streams", "full");
+    auto c = std::make_shared<SseClient>("r");
+    for (int i = 0; i < frames; ++i) c->push(EventHub::frame(0, "blob", std::string(frame_bytes, 'x')));
+    streams.push_back(c);
+    ++opened;
+    Response r;
+    r.stream = c;
+    return r;
+  });
+  Metrics metrics;
+  LogOptions lo;
+  lo.level = LogLevel::error;
+  Log log(lo);
+  WorkerPool read(1), control(1);
+  EvaluationQueue scoring(1, 0);
+  HttpServerOptions so;
+  so.port = 0;
+  so.sse_write_timeout_s = 0.2;
+  HttpServer server(so, router, Lanes{read, control, scoring}, metrics, log);
+  std::thread io([&] { server.run(); });
+  const std::string get = "GET /api/v1/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+  std::vector<int> stalled;
+  for (std::size_t i = 0; i < max_clients + 8; ++i) {
+    const int fd = test::connect_loopback(server.port(), 4096);
+    ::send(fd, get.data(), get.size(), MSG_NOSIGNAL);
+    stalled.push_back(fd);  // never read
+  }
+  EXPECT_TRUE(test::eventually([&] { return opened.load() >= static_cast<int>(max_clients); }));
+  EXPECT_TRUE(test::eventually([&] { return metrics.sse_dropped_total() >= max_clients; }));
+  // A normal client gets its stream, all of it.
+  const int fd = test::connect_loopback(server.port());
+  ::send(fd, get.data(), get.size(), MSG_NOSIGNAL);
+  std::string got;
+  char buf[65536];
+  for (;;) {
+    const auto n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    got.append(buf, static_cast<std::size_t>(n));
+    if (got.size() >= static_cast<std::size_t>(frames) * frame_bytes) break;
+  }
+  ::close(fd);
+  EXPECT_EQ(got.rfind("HTTP/1.1 200", 0), 0u) << got.substr(0, 200);
+  EXPECT_GE(got.size(), static_cast<std::size_t>(frames) * frame_bytes);
+  for (int s : stalled) ::close(s);
+  server.stop();
+  io.join();
 }
 
 }  // namespace

@@ -126,7 +126,7 @@ TEST(SseE2E, ClientLimitAndDisconnect) {
   const std::string path = "/api/v1/runs/" + id + "/events";
   // One client holds the only slot (a raw socket, so the test decides when it closes).
   const int fd = connect_raw(d.port());
-  const std::string req = "GET " + path + " HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n";
+  const std::string req = "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n";
   ASSERT_EQ(::send(fd, req.data(), req.size(), MSG_NOSIGNAL), static_cast<ssize_t>(req.size()));
   std::string got;
   char buf[4096];
@@ -160,6 +160,47 @@ TEST(SseE2E, ClientLimitAndDisconnect) {
   // Shutdown closes open streams and exits cleanly.
   const auto [code, secs] = d.terminate();
   EXPECT_EQ(code, 0);
+}
+
+// Issue 14: pause, resume and stop reach event-stream clients as one `state` event each.
+TEST(SseE2E, PauseResumeAndStopAreStateEvents) {
+  Daemon d;
+  auto c = d.client();
+  auto created = c.Post("/api/v1/runs", small_run_json(8), "application/json");
+  ASSERT_EQ(created->status, 201);
+  const std::string id = nlohmann::json::parse(created->body)["id"];
+  std::atomic<bool> listening{false};
+  std::thread control([&] {
+    while (!listening) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    auto cc = d.client();
+    for (const char* op : {"pause", "resume", "stop"})
+      EXPECT_EQ(cc.Post(("/api/v1/runs/" + id + "/" + op).c_str(), "{}", "application/json")->status, 200) << op;
+  });
+  std::vector<std::string> states;
+  read_events(d, "/api/v1/runs/" + id + "/events", {}, [&](const std::vector<SseEvent>& es) {
+    listening = true;
+    states.clear();
+    for (const auto& e : es)
+      if (e.event == "state") states.push_back(nlohmann::json::parse(e.data)["state"]);
+    return states.size() >= 3 && states.back() == "stopped";
+  });
+  control.join();
+  EXPECT_EQ(states, (std::vector<std::string>{"paused", "running", "stopped"}));
+}
+
+// Issue 14 section 4: HEAD on an event stream answers its headers without opening it.
+TEST(SseE2E, HeadOnTheEventStreamHoldsNoSlot) {
+  Daemon d({"--max-sse-clients", "1"});
+  auto c = d.client();
+  auto created = c.Post("/api/v1/runs?start=false", small_run_json(8), "application/json");
+  const std::string id = nlohmann::json::parse(created->body)["id"];
+  for (int i = 0; i < 3; ++i) {
+    auto h = c.Head(("/api/v1/runs/" + id + "/events").c_str());
+    ASSERT_TRUE(h);
+    EXPECT_EQ(h->status, 200);
+    EXPECT_EQ(h->get_header_value("Content-Type"), "text/event-stream");
+    EXPECT_TRUE(h->body.empty());
+  }
 }
 
 }  // namespace

@@ -6,8 +6,24 @@
 #include <chrono>
 
 #include "tests/server/daemon_process.hpp"
+#include "tests/server/in_process_daemon.hpp"
 
 namespace mixforge::test {
+
+int connect_loopback(int port, int rcvbuf) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) throw std::runtime_error("socket failed");
+  if (rcvbuf > 0) ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    throw std::runtime_error("connect failed");
+  }
+  return fd;
+}
 
 std::string raw_exchange(int port, const std::string& bytes, double timeout_s) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
