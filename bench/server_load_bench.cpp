@@ -220,7 +220,7 @@ int main(int argc, char** argv) {
   std::printf("evolution under load: %.3f x baseline (slowdown %.1f %%)\n", loaded / base, 100 * (1 - loaded / base));
 
   // CPU cost of serving, with the evolution paused.
-  for (const auto& id : ids) c.Post(("/api/v1/runs/" + id + "/pause").c_str(), "", "application/json");
+  for (const auto& id : ids) c.Post(("/api/v1/runs/" + id + "/pause").c_str(), "{}", "application/json");
   std::this_thread::sleep_for(std::chrono::seconds(1));
   const std::size_t before = all.size();
   const double server0 = process_cpu_s(d.pid), client0 = self_cpu_s();
