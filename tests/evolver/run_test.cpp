@@ -291,3 +291,26 @@ TEST(RunManager, PauseResumeStop) {
   EXPECT_GT(m.get(id).counters.tournaments, 0u);
   std::filesystem::remove_all(dir);
 }
+
+// Issue 8, defect 1: a pool of 2 with many workers crashed (a tournament started with
+// fewer than two members). Every pool size and thread count must run to its budget.
+TEST(Run, SmallPoolsWithMoreThreadsThanMembers) {
+  Evaluator ev(nullptr);
+  for (std::size_t pool : {2u, 3u, 5u}) {
+    for (unsigned threads : {1u, 2u, 4u, 8u}) {
+      RunConfig c = small_exact_config(300);
+      c.width = 16;
+      c.pool_size = pool;
+      c.threads = threads;
+      evolver::Run run("small", c, ev);
+      run.start(c.budget);
+      ASSERT_TRUE(run.wait(60.0)) << "pool " << pool << ", threads " << threads;
+      EXPECT_EQ(run.error(), "") << "pool " << pool << ", threads " << threads;
+      EXPECT_TRUE(run.budget_spent());
+      const Checkpoint cp = run.snapshot();
+      EXPECT_GE(cp.counters.tournaments, 300u);
+      EXPECT_LE(cp.pool.size(), pool);
+      EXPECT_GE(cp.pool.size(), 2u);
+    }
+  }
+}
