@@ -234,7 +234,7 @@ TEST(RunManager, CreateWaitQueryResume) {
   const PoolPage p2 = m.pool(id, q);
   EXPECT_LE(p1.items.back().chi2, p2.items.front().chi2);
   PoolQuery five;
-  five.steps = 5;
+  five.only_steps(5);
   for (const auto& f : m.pool(id, five).items) EXPECT_EQ(f.steps, 5);
 
   // Best, leaders, hall of fame and function lookup agree.
