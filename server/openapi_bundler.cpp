@@ -127,6 +127,8 @@ void add_statuses(ordered& op, const std::string& method, bool path_params) {
       if (p.value("in", "") == "query") add_status(op, 422);
 }
 
+bool has_path_params(const std::string& path) { return path.find('{') != std::string::npos; }
+
 ordered sorted_responses(const ordered& responses) {
   std::map<std::string, ordered> byKey;
   for (auto it = responses.begin(); it != responses.end(); ++it) byKey[it.key()] = it.value();
@@ -200,10 +202,10 @@ ordered options_of(const std::string& path, const ordered& item, const std::stri
                                {{"description", "Methods allowed on the path"},
                                 {"schema", {{"type", "string"}, {"example", allow}}}}}}}};
   add_status(op, 405);
+  add_statuses(op, "options", has_path_params(path));
+  op["responses"] = sorted_responses(op["responses"]);
   return op;
 }
-
-bool has_path_params(const std::string& path) { return path.find('{') != std::string::npos; }
 
 void write_file(const fs::path& p, const std::string& text) {
   if (p.has_parent_path()) fs::create_directories(p.parent_path());

@@ -144,12 +144,12 @@ std::string ContractValidator::bundled_path() {
 }
 
 const ContractValidator& ContractValidator::bundled() {
-  static const ContractValidator instance = [] {
+  static const ContractValidator instance([] {
     std::ifstream in(bundled_path(), std::ios::binary);
     if (!in) throw std::runtime_error("cannot read the bundled OpenAPI document " + bundled_path() +
                                       " (build the mixforge_openapi target)");
     return json::parse(in);
-  }();
+  }());
   return instance;
 }
 
@@ -187,7 +187,9 @@ std::vector<int> ContractValidator::documented_statuses(const std::string& tmpl,
 
 std::vector<std::string> ContractValidator::check(const Exchange& e) const {
   std::vector<std::string> v;
-  const std::string method = lower(e.method);
+  // Methods are case-sensitive (RFC 9110): "get" is not GET but an unknown method.
+  const bool standard = std::all_of(e.method.begin(), e.method.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+  const std::string method = standard ? lower(e.method) : "x-unknown-method";
   if (e.status >= 500 && e.status != 503 && e.status != 501) v.push_back("server error " + std::to_string(e.status));
   const std::string tmpl = path_template(e.target);
   const std::string path = path_of(e.target);

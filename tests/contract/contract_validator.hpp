@@ -14,7 +14,7 @@
 namespace mixforge::contract {
 
 struct Exchange {
-  std::string method;  // "GET", "HEAD", ... (any case)
+  std::string method;  // "GET", "HEAD", ... as sent (methods are case-sensitive)
   std::string target;  // request target: path with optional "?query"
   int status = 0;
   std::vector<std::pair<std::string, std::string>> headers;  // response headers
