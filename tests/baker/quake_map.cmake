@@ -1,0 +1,3 @@
+mixforge_test(quake_map_tests
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/quake_map_test.cpp
+  LIBS mixforge_quake_map)
