@@ -6,3 +6,7 @@ add_library(mixforge_quake_map STATIC
   ${CMAKE_CURRENT_LIST_DIR}/light_entities.cpp
   ${CMAKE_CURRENT_LIST_DIR}/texture_albedo.cpp)
 target_include_directories(mixforge_quake_map PUBLIC ${PROJECT_SOURCE_DIR})
+
+# The adapter from a parsed map to the baker's Scene (baker/scene.hpp: header-only types).
+add_library(mixforge_quake_scene STATIC ${CMAKE_CURRENT_LIST_DIR}/quake_scene.cpp)
+target_link_libraries(mixforge_quake_scene PUBLIC mixforge_quake_map)
