@@ -158,6 +158,7 @@ class Parser {
 
   QuakeMap parse() {
     check_encoding();
+    if (text_.starts_with("\xEF\xBB\xBF")) pos_ = 3;  // a UTF-8 byte order mark takes no column
     QuakeMap map;
     map.file = file_;
     while (true) {
@@ -253,6 +254,7 @@ class Parser {
   double number(const char* what, double limit = 1e9) {
     skip();
     const Location at = here();
+    last_number_at_ = at;
     if (at_end()) fail("expected " + std::string(what) + ", found end of file");
     const std::size_t start = pos_;
     while (!at_end() && !is_delimiter(peek())) advance();
@@ -410,8 +412,19 @@ class Parser {
       f.v_offset = number("a texture y offset");
     }
     f.rotation = number("a texture rotation");
-    f.u_scale = number("a texture x scale");
-    f.v_scale = number("a texture y scale");
+    // qbsp reads a zero scale as 1; a tiny one would blow the texture axes up to infinity.
+    const auto scale = [this](const char* what, const char* name) {
+      const double v = number(what);
+      if (v != 0 && std::fabs(v) < 1e-6) {
+        std::ostringstream m;
+        m << name << " '" << token_before(pos_)
+          << "' is too small (|scale| >= 1e-6, or 0 for 1)";
+        fail(last_number_at_, m.str());
+      }
+      return v;
+    };
+    f.u_scale = scale("a texture x scale", "texture x scale");
+    f.v_scale = scale("a texture y scale", "texture y scale");
     // Optional Quake 2 / Hexen 2 surface fields: integers on the same line.
     for (int extra = 0; extra < 3; ++extra) {
       std::size_t p = pos_;
@@ -430,8 +443,16 @@ class Parser {
     return f;
   }
 
+  // The token that ends at `end` (the one number() just read).
+  std::string_view token_before(std::size_t end) const {
+    std::size_t start = end;
+    while (start > 0 && !is_delimiter(text_[start - 1])) --start;
+    return text_.substr(start, end - start);
+  }
+
   std::string_view text_;
   const std::string& file_;
+  Location last_number_at_;
   std::size_t pos_ = 0;
   int line_ = 1, column_ = 1;
 };

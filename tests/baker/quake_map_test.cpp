@@ -151,6 +151,32 @@ TEST(QuakeMapParse, EmptyInputIsAnEmptyMap) {
   EXPECT_EQ(q::parse_quake_map("{ }", "e.map").worldspawn(), nullptr);
 }
 
+TEST(QuakeMapParse, ByteOrderMarkAndWindowsLineEndings) {
+  const std::string text =
+      "\xEF\xBB\xBF{\r\n\"classname\" \"worldspawn\"\r\n\"message\" \"hi\"\r\n}\r\n{\r\n\"oops\"\r\n}\r\n";
+  try {
+    q::parse_quake_map(text, "bom.map");
+    FAIL();
+  } catch (const q::MapError& e) {
+    // The BOM takes no column; the error is at the '}' that follows the lone key.
+    EXPECT_STREQ(e.what(), "bom.map:7:1: expected a value, found '}'");
+  }
+  const auto map = q::parse_quake_map(text.substr(0, text.find("{\r\n\"oops\"")), "bom.map");
+  ASSERT_NE(map.worldspawn(), nullptr);
+  EXPECT_EQ(map.worldspawn()->value("message"), "hi");
+}
+
+TEST(QuakeMapParse, TinyTextureScaleIsAnError) {
+  const std::string text =
+      "{\n\"classname\" \"worldspawn\"\n{\n( 0 0 0 ) ( 0 1 0 ) ( 0 0 1 ) a 0 0 0 1e-300 1\n}\n}\n";
+  try {
+    q::parse_quake_map(text, "s.map");
+    FAIL();
+  } catch (const q::MapError& e) {
+    EXPECT_STREQ(e.what(), "s.map:4:39: texture x scale '1e-300' is too small (|scale| >= 1e-6, or 0 for 1)");
+  }
+}
+
 TEST(QuakeMapParse, StandardProjectionFollowsQbspBaseAxes) {
   q::FaceDef floor;  // normal +z: s = +x, t = -y
   floor.points = {Vec3{64, 64, 64}, Vec3{64, 65, 64}, Vec3{65, 64, 64}};
