@@ -290,7 +290,7 @@ MapLights read_lights(const QuakeMap& map) {
     if (scalar(e, {"sun"}, file).value_or(0) != 0) {
       if (l.light > 0) {
         Vec3 d = target_entity ? vector3(*target_entity, {"origin"}, file).value_or(Vec3{}) - l.origin
-                 : mangle      ? l.spot_direction
+                 : mangle && length(*mangle) > 0 ? l.spot_direction
                                : l.origin * -1;
         out.suns.push_back({normalize(d), l.light, l.color, l.anglescale});
       }

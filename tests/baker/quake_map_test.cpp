@@ -723,6 +723,18 @@ TEST(LightEntities, KeysFollowEricwConventions) {
   EXPECT_EQ(m.domes[0].color, (q::Rgb{127.5, 127.5, 255}));
 }
 
+TEST(LightEntities, SunEntityWithoutDirectionAimsAtTheOrigin) {
+  // ericw: a "_sun" light with neither target nor a non-zero mangle shines towards (0 0 0).
+  const std::string text =
+      "{\n\"classname\" \"worldspawn\"\n}\n"
+      "{\n\"classname\" \"light\"\n\"origin\" \"0 0 100\"\n\"_sun\" \"1\"\n\"mangle\" \"0 0 0\"\n}\n";
+  const q::MapLights m = q::read_lights(q::parse_quake_map(text, "sun.map"));
+  ASSERT_EQ(m.suns.size(), 1u);
+  EXPECT_EQ(m.suns[0].direction, (Vec3{0, 0, -1}));
+  EXPECT_EQ(m.suns[0].light, 300);
+  EXPECT_TRUE(m.lights.empty());
+}
+
 TEST(LightEntities, SunAndSkyDomeValues) {
   q::Sun sun{q::normalize({0, 0, -1}), 100, {255, 255, 255}, 0.5};
   EXPECT_DOUBLE_EQ(q::sun_value(sun, {0, 0, 1}), 100);
