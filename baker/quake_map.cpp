@@ -240,6 +240,8 @@ class Parser {
       return std::string("'") + text_[end] + "'";
     }
     while (end < text_.size() && !is_delimiter(text_[end]) && end - pos_ < 40) ++end;
+    // Never cut a character in two: messages end up in JSON, which must be valid UTF-8.
+    while (end > pos_ + 1 && end < text_.size() && (static_cast<unsigned char>(text_[end]) & 0xC0) == 0x80) --end;
     return "'" + std::string(text_.substr(pos_, end - pos_)) + "'";
   }
 

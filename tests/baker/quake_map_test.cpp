@@ -455,6 +455,31 @@ TEST(QuakeMapErrors, CorpusGivesLineAndColumn) {
   EXPECT_EQ(files, seen);
 }
 
+// Messages quote the offending text; cut to a length, they must still be valid UTF-8 (the
+// daemon puts them into JSON problem documents).
+TEST(QuakeMapErrors, QuotedTextIsCutAtCharacterBoundaries) {
+  std::string junk;
+  for (int i = 0; i < 30; ++i) junk += "\xE2\x82\xAC";  // 30 x U+20AC, 90 bytes
+  try {
+    q::parse_quake_map(junk, "u.map");
+    FAIL();
+  } catch (const q::MapError& e) {
+    const std::string what = e.what();
+    std::size_t i = 0;
+    while (i < what.size()) {  // every lead byte 0xE2 has both continuation bytes
+      if (static_cast<unsigned char>(what[i]) == 0xE2) {
+        ASSERT_LT(i + 2, what.size());
+        EXPECT_EQ(what.substr(i, 3), "\xE2\x82\xAC") << i;
+        i += 3;
+      } else {
+        EXPECT_LT(static_cast<unsigned char>(what[i]), 0x80) << i;
+        ++i;
+      }
+    }
+    EXPECT_EQ(what.rfind("u.map:1:1: expected '{' to open an entity, found '\xE2\x82\xAC", 0), 0u);
+  }
+}
+
 TEST(QuakeMapErrors, ReadingAMissingFileNamesIt) {
   try {
     q::read_quake_map(kCorpus / "no_such.map");
