@@ -19,7 +19,7 @@ namespace mixforge::quake {
 inline constexpr double kPlaneEpsilon = 1e-5;  // map units: coordinates are usually integers
 
 struct Plane {
-  Vec3 normal;  // unit, pointing out of the solid
+  Vec3 normal;          // unit, pointing out of the solid
   double distance = 0;  // the solid is where dot(normal, x) <= distance
 };
 
@@ -67,10 +67,14 @@ Brush build_brush(const BrushDef& brush, const std::string& file, std::size_t en
 // func_illusionary. Movers (doors, plats, buttons, trains), triggers and any other brush
 // entity stay in QuakeMap::entities for callers that want them, but are not part of it.
 struct BrushSelection {
-  std::vector<std::string> classnames = {
-      "worldspawn",       "func_group",          "func_detail",
-      "func_detail_wall", "func_detail_illusionary", "func_detail_fence",
-      "func_wall",        "func_illusionary"};
+  std::vector<std::string> classnames = {"worldspawn",
+                                         "func_group",
+                                         "func_detail",
+                                         "func_detail_wall",
+                                         "func_detail_illusionary",
+                                         "func_detail_fence",
+                                         "func_wall",
+                                         "func_illusionary"};
   bool selects(const Entity& entity) const;
 };
 

@@ -58,7 +58,8 @@ std::optional<double> scalar(const Entity& e, std::initializer_list<std::string_
   if (!kv) return std::nullopt;
   const auto v = numbers(*kv, file);
   if (v.size() != 1) {
-    throw MapError(file, kv->value_at, "\"" + kv->key + "\" must be one number, found \"" + kv->value + "\"");
+    throw MapError(file, kv->value_at,
+                   "\"" + kv->key + "\" must be one number, found \"" + kv->value + "\"");
   }
   return v[0];
 }
@@ -166,7 +167,8 @@ std::vector<Sun> sky_dome_suns(const SkyDome& dome, int sunsamples) {
   std::vector<Sun> suns;
   if (dome.light <= 0) return suns;
   // Integer division as in ericw (sunsamples is an int setting there).
-  const int iterations = std::max(2, static_cast<int>(std::rint(std::sqrt((sunsamples - 1) / 4))) + 1);
+  const int iterations =
+      std::max(2, static_cast<int>(std::rint(std::sqrt((sunsamples - 1) / 4))) + 1);
   const int elevation_steps = iterations - 1;
   const int angle_steps = elevation_steps * 4;
   const double elevation_step = 90.0 / (elevation_steps + 1) * kDegree;
@@ -202,7 +204,8 @@ MapLights read_lights(const QuakeMap& map) {
     }
     out.scaledist = scalar(*world, {"dist"}, file).value_or(1);
     out.minlight = scalar(*world, {"light", "minlight"}, file).value_or(0);
-    out.minlight_color = color(*world, {"minlight_color", "mincolor"}, file).value_or(Rgb{255, 255, 255});
+    out.minlight_color =
+        color(*world, {"minlight_color", "mincolor"}, file).value_or(Rgb{255, 255, 255});
     autofalloff = scalar(*world, {"spotlightautofalloff"}, file).value_or(0) != 0;
     Sun sun;
     sun.light = scalar(*world, {"sunlight", "sun_light"}, file).value_or(0);
@@ -212,12 +215,14 @@ MapLights read_lights(const QuakeMap& map) {
     sun.direction = direction_from_mangle(mangle.x, mangle.y);
     sun.anglescale = out.global_anglescale;
     if (sun.light != 0) out.suns.push_back(sun);
-    SkyDome upper{scalar(*world, {"sunlight2"}, file).value_or(0),
-                  color(*world, {"sunlight2_color", "sunlight_color2"}, file).value_or(Rgb{255, 255, 255}),
-                  out.global_anglescale, true};
-    SkyDome lower{scalar(*world, {"sunlight3"}, file).value_or(0),
-                  color(*world, {"sunlight3_color", "sunlight_color3"}, file).value_or(Rgb{255, 255, 255}),
-                  out.global_anglescale, false};
+    SkyDome upper{
+        scalar(*world, {"sunlight2"}, file).value_or(0),
+        color(*world, {"sunlight2_color", "sunlight_color2"}, file).value_or(Rgb{255, 255, 255}),
+        out.global_anglescale, true};
+    SkyDome lower{
+        scalar(*world, {"sunlight3"}, file).value_or(0),
+        color(*world, {"sunlight3_color", "sunlight_color3"}, file).value_or(Rgb{255, 255, 255}),
+        out.global_anglescale, false};
     if (upper.light > 0) out.domes.push_back(upper);
     if (lower.light > 0) out.domes.push_back(lower);
   }
@@ -246,7 +251,8 @@ MapLights read_lights(const QuakeMap& map) {
     const double delay = scalar(e, {"delay"}, file).value_or(0);
     if (delay != std::floor(delay) || delay < 0 || delay > 5) {
       out.warnings.push_back(at(file, setting(e, {"delay"})->value_at) + "unknown delay " +
-                             setting(e, {"delay"})->value + "; the light is disabled (as ericw does)");
+                             setting(e, {"delay"})->value +
+                             "; the light is disabled (as ericw does)");
       l.formula = Attenuation::linear;
       l.light = 0;
     } else {
@@ -289,9 +295,10 @@ MapLights read_lights(const QuakeMap& map) {
     // Suns and sky-dome lights are not point lights.
     if (scalar(e, {"sun"}, file).value_or(0) != 0) {
       if (l.light > 0) {
-        Vec3 d = target_entity ? vector3(*target_entity, {"origin"}, file).value_or(Vec3{}) - l.origin
+        Vec3 d = target_entity
+                     ? vector3(*target_entity, {"origin"}, file).value_or(Vec3{}) - l.origin
                  : mangle && length(*mangle) > 0 ? l.spot_direction
-                               : l.origin * -1;
+                                                 : l.origin * -1;
         out.suns.push_back({normalize(d), l.light, l.color, l.anglescale});
       }
       continue;

@@ -61,13 +61,13 @@ struct PointLight {
   double falloff = 0;  // 0: none
   double anglescale = 0.5;
   bool spotlight = false;
-  Vec3 spot_direction;      // unit, the way the spotlight shines
-  double cone_angle = 0;    // full angle in degrees (spotlights)
-  double soft_angle = 0;    // full inner angle in degrees (== cone_angle: hard edge)
+  Vec3 spot_direction;    // unit, the way the spotlight shines
+  double cone_angle = 0;  // full angle in degrees (spotlights)
+  double soft_angle = 0;  // full inner angle in degrees (== cone_angle: hard edge)
   int style = 0;
   std::string targetname;
   std::string surface_texture;  // "_surface": a surface-light template (see MapLights)
-  std::size_t entity = 0;  // index into QuakeMap::entities
+  std::size_t entity = 0;       // index into QuakeMap::entities
   Location where;
 };
 
@@ -97,7 +97,7 @@ struct MapLights {
   double minlight = 0;
   Rgb minlight_color{255, 255, 255};
   double global_anglescale = 0.5;
-  double scaledist = 1;  // worldspawn "_dist"
+  double scaledist = 1;               // worldspawn "_dist"
   std::vector<std::string> warnings;  // "file:line:column: ..." for keys ericw would ignore
 };
 

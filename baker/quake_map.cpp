@@ -146,7 +146,9 @@ std::size_t first_invalid_utf8(std::string_view s) {
   return std::string_view::npos;
 }
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
 bool is_delimiter(char c) {
   return is_space(c) || c == '(' || c == ')' || c == '[' || c == ']' || c == '{' || c == '}' ||
          c == '"';
@@ -241,7 +243,9 @@ class Parser {
     }
     while (end < text_.size() && !is_delimiter(text_[end]) && end - pos_ < 40) ++end;
     // Never cut a character in two: messages end up in JSON, which must be valid UTF-8.
-    while (end > pos_ + 1 && end < text_.size() && (static_cast<unsigned char>(text_[end]) & 0xC0) == 0x80) --end;
+    while (end > pos_ + 1 && end < text_.size() &&
+           (static_cast<unsigned char>(text_[end]) & 0xC0) == 0x80)
+      --end;
     return "'" + std::string(text_.substr(pos_, end - pos_)) + "'";
   }
 
@@ -267,8 +271,7 @@ class Parser {
     std::string_view digits = token;
     if (digits.front() == '+') digits.remove_prefix(1);  // atof accepts it, from_chars does not
     double value = 0;
-    const auto [end, ec] =
-        std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
     if (ec == std::errc::result_out_of_range) {
       fail(at, std::string(what) + " '" + std::string(token) + "' is out of range");
     }
@@ -290,7 +293,8 @@ class Parser {
   std::string quoted(const char* what) {
     skip();
     const Location at = here();
-    if (at_end() || peek() != '"') fail("expected " + std::string(what) + ", found " + describe_next());
+    if (at_end() || peek() != '"')
+      fail("expected " + std::string(what) + ", found " + describe_next());
     advance();
     const std::size_t start = pos_;
     while (!at_end() && peek() != '"' && peek() != '\n') advance();
@@ -357,8 +361,9 @@ class Parser {
       const std::string next = describe_next();
       for (const char* q3 : {"'patchDef2'", "'patchDef3'", "'brushDef'", "'brushDef3'"}) {
         if (next == q3) {
-          fail(next + " blocks (Quake 3 / Doom 3 patches and brushes) are not supported; "
-                      "only Quake 1 brushes are");
+          fail(next +
+               " blocks (Quake 3 / Doom 3 patches and brushes) are not supported; "
+               "only Quake 1 brushes are");
         }
       }
       fail("expected a face '(' or '}' to close the brush, found " + next);
@@ -419,8 +424,7 @@ class Parser {
       const double v = number(what);
       if (v != 0 && std::fabs(v) < 1e-6) {
         std::ostringstream m;
-        m << name << " '" << token_before(pos_)
-          << "' is too small (|scale| >= 1e-6, or 0 for 1)";
+        m << name << " '" << token_before(pos_) << "' is too small (|scale| >= 1e-6, or 0 for 1)";
         fail(last_number_at_, m.str());
       }
       return v;

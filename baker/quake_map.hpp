@@ -83,7 +83,7 @@ struct FaceDef {
   double u_offset = 0, v_offset = 0, rotation = 0, u_scale = 1, v_scale = 1;
   Location where;  // the first '('
 
-  Vec3 normal() const;     // outward unit normal
+  Vec3 normal() const;      // outward unit normal
   double distance() const;  // dot(normal, points[1])
   // The texture projection exactly as qbsp computes it (standard: Quake's base-axis table
   // rotated by `rotation`; Valve 220: the given axes). A zero scale counts as 1.

@@ -46,9 +46,9 @@ std::optional<Equivalent> equivalent(const PointLight& l, double scaledist) {
   switch (l.formula) {
     case Attenuation::inverse_square:
     case Attenuation::inverse_square_offset:
-      return Equivalent{kPi * kLightFormulaScale * l.light / (scale * scale) * kLightFormulaScale /
-                            kEricwUnit,
-                        0};
+      return Equivalent{
+          kPi * kLightFormulaScale * l.light / (scale * scale) * kLightFormulaScale / kEricwUnit,
+          0};
     case Attenuation::linear: {
       const double range = l.falloff > 0 ? l.falloff : l.light / scale;
       return Equivalent{matched(range / 2), range};
@@ -115,7 +115,8 @@ QuakeScene to_scene(const QuakeMap& map, const QuakeSceneOptions& options) {
 
   std::map<std::string, std::uint32_t> materials;
   const auto material = [&](const std::string& texture) {
-    auto [it, added] = materials.emplace(texture, static_cast<std::uint32_t>(scene.materials.size()));
+    auto [it, added] =
+        materials.emplace(texture, static_cast<std::uint32_t>(scene.materials.size()));
     if (added) {
       baker::Material m;
       m.name = texture;
@@ -130,7 +131,8 @@ QuakeScene to_scene(const QuakeMap& map, const QuakeSceneOptions& options) {
   std::int64_t face_id = 0;
   for (const Brush& brush : build_brushes(map, options.selection)) {
     bool removed = false;
-    for (const BrushFace& f : brush.faces) removed |= surface_kind(f.texture) == SurfaceKind::brush_removed;
+    for (const BrushFace& f : brush.faces)
+      removed |= surface_kind(f.texture) == SurfaceKind::brush_removed;
     if (removed) {
       ++skipped_brushes;
       continue;
@@ -196,7 +198,8 @@ QuakeScene to_scene(const QuakeMap& map, const QuakeSceneOptions& options) {
       b.cone_outer = static_cast<float>(std::cos(l.cone_angle / 2 * kDegree));
       b.cone_inner = static_cast<float>(std::cos(l.soft_angle / 2 * kDegree));
     }
-    if (l.formula != Attenuation::inverse_square && l.formula != Attenuation::inverse_square_offset) {
+    if (l.formula != Attenuation::inverse_square &&
+        l.formula != Attenuation::inverse_square_offset) {
       out.notes.push_back(located(map.file, l.where) + "delay " +
                           std::to_string(static_cast<int>(l.formula)) +
                           " light approximated by an inverse-square light");

@@ -1,11 +1,13 @@
 // Quake .map scenes: parser, brush clipping, ericw-tools light conventions, texture albedo.
+#include "baker/quake_map.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <numbers>
@@ -13,7 +15,6 @@
 
 #include "baker/brush.hpp"
 #include "baker/light_entities.hpp"
-#include "baker/quake_map.hpp"
 #include "baker/texture_albedo.hpp"
 
 namespace q = mixforge::quake;
@@ -63,7 +64,7 @@ std::string world_with_brush(const std::vector<q::Plane>& planes) {
 }
 
 std::vector<q::Plane> box(Vec3 lo, Vec3 hi) {
-  return {{{-1, 0, 0}, -lo.x}, {{1, 0, 0}, hi.x},  {{0, -1, 0}, -lo.y},
+  return {{{-1, 0, 0}, -lo.x}, {{1, 0, 0}, hi.x},   {{0, -1, 0}, -lo.y},
           {{0, 1, 0}, hi.y},   {{0, 0, -1}, -lo.z}, {{0, 0, 1}, hi.z}};
 }
 
@@ -153,7 +154,8 @@ TEST(QuakeMapParse, EmptyInputIsAnEmptyMap) {
 
 TEST(QuakeMapParse, ByteOrderMarkAndWindowsLineEndings) {
   const std::string text =
-      "\xEF\xBB\xBF{\r\n\"classname\" \"worldspawn\"\r\n\"message\" \"hi\"\r\n}\r\n{\r\n\"oops\"\r\n}\r\n";
+      "\xEF\xBB\xBF{\r\n\"classname\" \"worldspawn\"\r\n\"message\" "
+      "\"hi\"\r\n}\r\n{\r\n\"oops\"\r\n}\r\n";
   try {
     q::parse_quake_map(text, "bom.map");
     FAIL();
@@ -173,7 +175,8 @@ TEST(QuakeMapParse, TinyTextureScaleIsAnError) {
     q::parse_quake_map(text, "s.map");
     FAIL();
   } catch (const q::MapError& e) {
-    EXPECT_STREQ(e.what(), "s.map:4:39: texture x scale '1e-300' is too small (|scale| >= 1e-6, or 0 for 1)");
+    EXPECT_STREQ(e.what(),
+                 "s.map:4:39: texture x scale '1e-300' is too small (|scale| >= 1e-6, or 0 for 1)");
   }
 }
 
@@ -282,9 +285,9 @@ TEST(BrushClipping, WedgePyramidAndRotatedBoxes) {
 
 TEST(BrushClipping, RedundantDuplicateOpenAndEmpty) {
   auto planes = box({0, 0, 0}, {16, 16, 16});
-  planes.push_back({{0, 0, 1}, 100});                    // redundant: far outside
+  planes.push_back({{0, 0, 1}, 100});                                // redundant: far outside
   planes.push_back({q::normalize({1, 1, 0}), 16 * std::sqrt(2.0)});  // touches an edge only
-  planes.push_back(planes[1]);                           // duplicate of +x
+  planes.push_back(planes[1]);                                       // duplicate of +x
   auto solid = q::intersect_half_spaces(planes);
   EXPECT_EQ(solid.faces.size(), 6u);
   EXPECT_NEAR(q::polyhedron_volume(solid), 4096, 1e-9);
@@ -335,7 +338,8 @@ TEST(BrushClipping, RandomCircumscribedPolytopes) {
       }
     }
     EXPECT_NEAR(q::length(closure), 0, 1e-6 * radius * radius);
-    EXPECT_GE(q::polyhedron_volume(solid), 4.0 / 3 * std::numbers::pi * radius * radius * radius * (1 - 1e-9));
+    EXPECT_GE(q::polyhedron_volume(solid),
+              4.0 / 3 * std::numbers::pi * radius * radius * radius * (1 - 1e-9));
   }
   EXPECT_GT(bounded, 200u);
 }
@@ -504,10 +508,12 @@ TEST(QuakeMapErrors, TruncatedAndCorruptedRealMapNeverCrash) {
       EXPECT_EQ(std::string(e.what()).rfind("end.map:", 0), 0u) << e.what();
     }
   };
-  for (std::size_t cut = 0; cut <= text.size(); cut += 37) attempt(std::string_view(text).substr(0, cut));
+  for (std::size_t cut = 0; cut <= text.size(); cut += 37)
+    attempt(std::string_view(text).substr(0, cut));
   for (std::size_t cut = text.size() - 200; cut <= text.size(); ++cut)
     attempt(std::string_view(text).substr(0, cut));
-  const char replacements[] = {'{', '}', '(', ')', '"', '[', '\0', '\xff', '9', '-', 'e', '/', '\n'};
+  const char replacements[] = {'{',    '}', '(', ')', '"', '[', '\0',
+                               '\xff', '9', '-', 'e', '/', '\n'};
   std::size_t k = 0;
   for (std::size_t at = 0; at < text.size(); at += 211, ++k) {
     std::string corrupt = text;
@@ -574,10 +580,11 @@ TEST(LibreQuake, MapsLoadWithTheCountsOfTheirText) {
       clip_ms = std::min(clip_ms, c2 - c1);
       light_ms = std::min(light_ms, c3 - c2);
     }
-    std::printf("[ timing   ] %s (%zu bytes): parse %.2f ms, %zu brushes clipped in %.2f ms, "
-                "lights %.3f ms (least CPU time of 5; first run wall %.2f ms total)\n",
-                m.file, std::filesystem::file_size(kScenes / m.file), parse_ms, brushes.size(),
-                clip_ms, light_ms, std::chrono::duration<double, std::milli>(t3 - t0).count());
+    std::printf(
+        "[ timing   ] %s (%zu bytes): parse %.2f ms, %zu brushes clipped in %.2f ms, "
+        "lights %.3f ms (least CPU time of 5; first run wall %.2f ms total)\n",
+        m.file, std::filesystem::file_size(kScenes / m.file), parse_ms, brushes.size(), clip_ms,
+        light_ms, std::chrono::duration<double, std::milli>(t3 - t0).count());
   }
 }
 
@@ -626,7 +633,7 @@ TEST(LightFormulas, HandComputedValues) {
   EXPECT_DOUBLE_EQ(q::light_value(A::linear, 300, 0, 1, 100), 200);
   EXPECT_DOUBLE_EQ(q::light_value(A::linear, 300, 0, 2, 100), 100);
   EXPECT_DOUBLE_EQ(q::light_value(A::linear, 300, 0, 1, 400), 0);
-  EXPECT_DOUBLE_EQ(q::light_value(A::linear, -100, 0, 1, 30), -70);  // negative lights
+  EXPECT_DOUBLE_EQ(q::light_value(A::linear, -100, 0, 1, 30), -70);       // negative lights
   EXPECT_DOUBLE_EQ(q::light_value(A::linear, 300, 0, 1, 100, 0.5), 250);  // worldspawn _dist
   // _falloff: 300 * (1 - 50 / 200).
   EXPECT_DOUBLE_EQ(q::light_value(A::linear, 300, 200, 1, 50), 225);
@@ -712,7 +719,7 @@ TEST(LightEntities, KeysFollowEricwConventions) {
   const q::PointLight& t = m.lights[1];
   EXPECT_EQ(t.light, 200);
   EXPECT_EQ(t.color, (q::Rgb{255, 127.5, 0}));  // 0..1 form, any number of underscores
-  EXPECT_EQ(t.wait, 1);                          // <= 0 means 1
+  EXPECT_EQ(t.wait, 1);                         // <= 0 means 1
   EXPECT_EQ(t.formula, q::Attenuation::inverse);
   EXPECT_EQ(t.falloff, 0);  // only for linear lights
   EXPECT_EQ(t.anglescale, 0.25);
@@ -732,7 +739,7 @@ TEST(LightEntities, KeysFollowEricwConventions) {
   const q::PointLight& hl = m.lights[4];
   EXPECT_EQ(hl.light, 77);
   EXPECT_EQ(hl.color, (q::Rgb{200, 100, 50}));
-  EXPECT_EQ(m.lights[5].light, 0);  // unknown delay disables the light
+  EXPECT_EQ(m.lights[5].light, 0);   // unknown delay disables the light
   ASSERT_EQ(m.warnings.size(), 2u);  // _falloff on a 1/x light, delay 9
   EXPECT_NE(m.warnings[1].find("lights.map:"), std::string::npos);
 
@@ -752,7 +759,8 @@ TEST(LightEntities, SunEntityWithoutDirectionAimsAtTheOrigin) {
   // ericw: a "_sun" light with neither target nor a non-zero mangle shines towards (0 0 0).
   const std::string text =
       "{\n\"classname\" \"worldspawn\"\n}\n"
-      "{\n\"classname\" \"light\"\n\"origin\" \"0 0 100\"\n\"_sun\" \"1\"\n\"mangle\" \"0 0 0\"\n}\n";
+      "{\n\"classname\" \"light\"\n\"origin\" \"0 0 100\"\n\"_sun\" \"1\"\n\"mangle\" \"0 0 "
+      "0\"\n}\n";
   const q::MapLights m = q::read_lights(q::parse_quake_map(text, "sun.map"));
   ASSERT_EQ(m.suns.size(), 1u);
   EXPECT_EQ(m.suns[0].direction, (Vec3{0, 0, -1}));
@@ -764,7 +772,7 @@ TEST(LightEntities, SunAndSkyDomeValues) {
   q::Sun sun{q::normalize({0, 0, -1}), 100, {255, 255, 255}, 0.5};
   EXPECT_DOUBLE_EQ(q::sun_value(sun, {0, 0, 1}), 100);
   EXPECT_DOUBLE_EQ(q::sun_value(sun, {1, 0, 0}), 50);  // grazing: (1 - anglescale)
-  EXPECT_EQ(q::sun_value(sun, {0, 0, -1}), 0);          // facing away
+  EXPECT_EQ(q::sun_value(sun, {0, 0, -1}), 0);         // facing away
   // ericw's dome for 64 sun samples: 4 elevation rings x 16 azimuths + the zenith = 65 suns
   // sharing the light evenly, all shining downwards.
   const auto suns = q::sky_dome_suns({130, {255, 255, 255}, 0.5, true});

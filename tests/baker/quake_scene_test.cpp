@@ -1,4 +1,6 @@
 // The .map -> baker::Scene adapter: geometry kept and left out, light unit conversion.
+#include "baker/quake_scene.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,14 +10,14 @@
 #include <set>
 
 #include "baker/light_entities.hpp"
-#include "baker/quake_scene.hpp"
 
 namespace q = mixforge::quake;
 namespace b = mixforge::baker;
 
 namespace {
 
-const std::filesystem::path kScenes = std::filesystem::path(MIXFORGE_SOURCE_DIR) / "baker/scenes/librequake";
+const std::filesystem::path kScenes =
+    std::filesystem::path(MIXFORGE_SOURCE_DIR) / "baker/scenes/librequake";
 
 // An axis-aligned box brush with one texture per side (-x, +x, -y, +y, -z, +z).
 std::string box(int x0, int y0, int z0, int x1, int y1, int z1, std::array<const char*, 6> tex) {
@@ -29,12 +31,12 @@ std::string box(int x0, int y0, int z0, int x1, int y1, int z1, std::array<const
                 "( %d %d %d ) ( %d %d %d ) ( %d %d %d ) %s 0 0 0 1 1\n"
                 "( %d %d %d ) ( %d %d %d ) ( %d %d %d ) %s 0 0 0 1 1\n"
                 "}\n",
-                x0, y0, z0, x0, y0 + 1, z0, x0, y0, z0 + 1, tex[0],        // -x
-                x1, y1, z1, x1, y1, z1 + 1, x1, y1 + 1, z1, tex[1],        // +x
-                x0, y0, z0, x0, y0, z0 + 1, x0 + 1, y0, z0, tex[2],        // -y
-                x1, y1, z1, x1 + 1, y1, z1, x1, y1, z1 + 1, tex[3],        // +y
-                x0, y0, z0, x0 + 1, y0, z0, x0, y0 + 1, z0, tex[4],        // -z
-                x1, y1, z1, x1, y1 + 1, z1, x1 + 1, y1, z1, tex[5]);       // +z
+                x0, y0, z0, x0, y0 + 1, z0, x0, y0, z0 + 1, tex[0],   // -x
+                x1, y1, z1, x1, y1, z1 + 1, x1, y1 + 1, z1, tex[1],   // +x
+                x0, y0, z0, x0, y0, z0 + 1, x0 + 1, y0, z0, tex[2],   // -y
+                x1, y1, z1, x1 + 1, y1, z1, x1, y1, z1 + 1, tex[3],   // +y
+                x0, y0, z0, x0 + 1, y0, z0, x0, y0 + 1, z0, tex[4],   // -z
+                x1, y1, z1, x1, y1 + 1, z1, x1 + 1, y1, z1, tex[5]);  // +z
   return buf;
 }
 
@@ -49,16 +51,20 @@ q::QuakeScene room_scene(const std::string& extra_entities) {
   text += box(0, 0, -16, 256, 256, 0, all("floor_yellow_c"));  // floor, top at z = 0
   text += box(0, 0, 256, 256, 256, 272, all("sky_day"));       // sky lid
   text += box(0, 0, 0, 16, 16, 64, all("clip"));               // clip brush
-  text += box(32, 32, 0, 64, 64, 32, {"wall_red_a", "wall_red_a", "wall_red_a", "wall_red_a",
-                                      "skip", "wall_red_a"});  // a crate with a skip bottom
-  text += box(100, 100, -8, 150, 150, 0, {"*water", "*water", "*water", "*water", "*water", "*water"});
+  text += box(32, 32, 0, 64, 64, 32,
+              {"wall_red_a", "wall_red_a", "wall_red_a", "wall_red_a", "skip",
+               "wall_red_a"});  // a crate with a skip bottom
+  text +=
+      box(100, 100, -8, 150, 150, 0, {"*water", "*water", "*water", "*water", "*water", "*water"});
   text += "}\n";
   text += "{\n\"classname\" \"func_door\"\n" + box(200, 200, 0, 210, 210, 100, all("door")) + "}\n";
   text += extra_entities;
   return q::to_scene(q::parse_quake_map(text, "room.map"));
 }
 
-b::Vec3 normal_of(const b::Triangle& t) { return b::normalize(b::cross(t.v[1] - t.v[0], t.v[2] - t.v[0])); }
+b::Vec3 normal_of(const b::Triangle& t) {
+  return b::normalize(b::cross(t.v[1] - t.v[0], t.v[2] - t.v[0]));
+}
 
 // The baker's direct light at a surface point, irradiance / pi, unoccluded (its integrator's
 // point-light formula: I cos / d^2, over pi).
@@ -114,7 +120,11 @@ TEST(QuakeScene, InverseSquareLightsConvertExactly) {
   const q::QuakeScene s = room_scene(
       "{\n\"classname\" \"light\"\n\"origin\" \"128 128 96\"\n\"light\" \"120\"\n"
       "\"wait\" \"0.7\"\n\"delay\" \"2\"\n\"_color\" \"255 128 64\"\n}\n");
-  const auto lights = q::read_lights(q::parse_quake_map(std::string(kRoom) + "}\n{\n\"classname\" \"light\"\n\"origin\" \"128 128 96\"\n\"light\" \"120\"\n\"wait\" \"0.7\"\n\"delay\" \"2\"\n\"_color\" \"255 128 64\"\n}\n", "x.map"));
+  const auto lights = q::read_lights(q::parse_quake_map(
+      std::string(kRoom) +
+          "}\n{\n\"classname\" \"light\"\n\"origin\" \"128 128 96\"\n\"light\" \"120\"\n\"wait\" "
+          "\"0.7\"\n\"delay\" \"2\"\n\"_color\" \"255 128 64\"\n}\n",
+      "x.map"));
   ASSERT_EQ(lights.lights.size(), 1u);
   q::PointLight ericw = lights.lights[0];
   ericw.anglescale = 1;  // the baker is Lambertian
@@ -174,7 +184,8 @@ TEST(QuakeScene, LinearLightsMatchAtHalfRangeSpotsSunsAndSky) {
   // Sky: an open floor under a uniform sky of radiance R has lightmap R; ericw's dome of
   // 65 suns (anglescale 1) gives sum(L/65 cos_i) / 128.
   double ericw_dome = 0;
-  for (auto sun : q::sky_dome_suns({100, {255, 255, 255}, 1, true})) ericw_dome += q::sun_value(sun, {0, 0, 1});
+  for (auto sun : q::sky_dome_suns({100, {255, 255, 255}, 1, true}))
+    ericw_dome += q::sun_value(sun, {0, 0, 1});
   EXPECT_NEAR(skies[0]->intensity.x, ericw_dome / 128, 1e-5);
 
   bool noted_minlight = false, noted_delay4 = false, noted_linear = false;
@@ -252,7 +263,8 @@ TEST(QuakeScene, LibreQuakeMapsBecomeScenes) {
 
 TEST(QuakeScene, LoadErrorsAreSceneErrorsWithLocation) {
   try {
-    q::load_quake_scene(std::filesystem::path(MIXFORGE_SOURCE_DIR) / "tests/baker/data/maps/nan.map");
+    q::load_quake_scene(std::filesystem::path(MIXFORGE_SOURCE_DIR) /
+                        "tests/baker/data/maps/nan.map");
     FAIL();
   } catch (const b::SceneError& e) {
     EXPECT_EQ(std::string(e.what()).rfind("nan.map:7:6: ", 0), 0u) << e.what();
