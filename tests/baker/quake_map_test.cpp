@@ -550,15 +550,30 @@ TEST(LibreQuake, MapsLoadWithTheCountsOfTheirText) {
     EXPECT_EQ(map.brush_count(), m.brushes);
     EXPECT_EQ(map.face_count(), m.faces);
     EXPECT_EQ(brushes.size(), m.static_brushes);
-    std::size_t polygons = 0, face_lines = 0;
+    std::size_t polygons = 0, face_lines = 0, boxes = 0;
     for (const auto& b : brushes) {
       polygons += b.faces.size();
       EXPECT_GT(brush_volume(b), 0);
+      // Axis-aligned boxes, checked against their bounding boxes.
+      bool axial = b.faces.size() == 6;
+      Vec3 lo = b.faces[0].polygon[0], hi = lo;
+      for (const auto& f : b.faces) {
+        axial &= std::fabs(f.normal.x) + std::fabs(f.normal.y) + std::fabs(f.normal.z) == 1;
+        for (const Vec3& v : f.polygon) {
+          lo = {std::min(lo.x, v.x), std::min(lo.y, v.y), std::min(lo.z, v.z)};
+          hi = {std::max(hi.x, v.x), std::max(hi.y, v.y), std::max(hi.z, v.z)};
+        }
+      }
+      if (axial) {
+        ++boxes;
+        EXPECT_NEAR(brush_volume(b), (hi.x - lo.x) * (hi.y - lo.y) * (hi.z - lo.z), 1e-6);
+      }
     }
     for (const auto& e : map.entities)
       if (q::BrushSelection{}.selects(e))
         for (const auto& b : e.brushes) face_lines += b.faces.size();
     EXPECT_EQ(face_lines, m.static_faces);
+    EXPECT_GT(boxes, m.static_brushes / 4);
     // TrenchBroom writes no redundant planes: every face line becomes a polygon.
     EXPECT_EQ(polygons, m.static_faces);
     EXPECT_EQ(lights.lights.size(), m.lights);
