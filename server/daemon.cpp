@@ -20,7 +20,6 @@
 #include "server/http_server.hpp"
 #include "server/metrics.hpp"
 #include "server/problem.hpp"
-#include "server/resume_set.hpp"
 #include "server/schema_validator.hpp"
 #include "server/static_files.hpp"
 #include "server/worker_pool.hpp"
@@ -78,7 +77,6 @@ struct Daemon::Impl {
   bool first_start = false;
   std::unique_ptr<evolver::RunManager> manager;
   std::unique_ptr<Evaluator> evaluator;
-  std::unique_ptr<ResumeSet> resume;
   std::uint64_t lifecycle_subscription = 0;
   SchemaSet schemas;
   Metrics metrics;
@@ -133,31 +131,17 @@ struct Daemon::Impl {
     });
   }
 
-  // Runs this daemon was keeping alive when it last ended (cleanly or not) continue; an
-  // empty data directory gets the default run.
+  // Runs that were running when the last daemon ended (cleanly or not) continue (the
+  // store marks them: runs.resume_on_start); an empty data directory gets the default run.
   void resume_runs() {
-    resume = std::make_unique<ResumeSet>(o.data_dir / "serve-state.json");
-    for (const auto& id : resume->ids()) {
-      try {
-        const auto s = manager->get(id);
-        if (manager->active(id)) continue;
-        if (s.state == evolver::RunState::finished || s.state == evolver::RunState::failed) {
-          resume->remove(id);
-          continue;
-        }
-        manager->resume(id);
-        log->info("run.resumed", {{"run", id}});
-      } catch (const evolver::RunNotFound&) {
-        resume->remove(id);
-      } catch (const std::exception& e) {
-        log->error("run.resume_failed", {{"run", id}, {"error", e.what()}});
-      }
+    for (const auto& r : manager->resume_interrupted()) {
+      if (r.error.empty()) log->info("run.resumed", {{"run", r.run_id}});
+      else log->error("run.resume_failed", {{"run", r.run_id}, {"error", r.error}});
     }
     if (first_start && o.default_run) {
       evolver::RunConfig config;  // 32-bit, 5 steps, default settings
       config.name = "default run (32-bit, 5 steps)";
       const std::string id = manager->create(config, true);
-      resume->add(id);
       log->info("run.default_started", {{"run", id}, {"width", 32}, {"max_steps", 5}});
     }
   }
@@ -166,8 +150,7 @@ struct Daemon::Impl {
     evaluations = std::make_unique<EvaluationQueue>(o.limits.max_concurrent_evaluations, o.limits.max_queued_exact);
     if (o.before_scoring) evaluations->set_before_scoring(o.before_scoring);
     events = std::make_unique<EventHub>(*manager, o.limits.max_sse_clients);
-    ctx = std::make_unique<ApiContext>(*manager, *evaluator, *evaluations, *events, metrics, schemas, *resume,
-                                       o.limits);
+    ctx = std::make_unique<ApiContext>(*manager, *evaluator, *evaluations, *events, metrics, schemas, o.limits);
     add_api_routes(router, *ctx);
     web = std::make_unique<StaticFiles>(o.web_dir.empty() ? default_web_dir() : o.web_dir);
     router.set_fallback([w = web.get()](const Request& r) { return w->serve(r); });
@@ -221,21 +204,12 @@ struct Daemon::Impl {
   void shutdown(int sig) {
     const auto t0 = Clock::now();
     log->info("shutdown", {{"cause", sig ? (sig == SIGTERM ? "SIGTERM" : "SIGINT") : "stop"}});
-    // Every active run checkpoints, all at once (each stop waits for its run's workers);
-    // the resume set keeps the intent to continue them on the next start.
-    {
-      std::vector<std::thread> stoppers;
-      for (const auto& s : manager->list()) {
-        if (!manager->active(s.id)) continue;
-        stoppers.emplace_back([this, id = s.id] {
-          try {
-            manager->stop(id);
-          } catch (const std::exception& e) {
-            log->error("run.stop_failed", {{"run", id}, {"error", e.what()}});
-          }
-        });
-      }
-      for (auto& t : stoppers) t.join();
+    // Every active run checkpoints, all at once; running runs stay marked to resume on
+    // the next start.
+    try {
+      manager->shutdown();
+    } catch (const std::exception& e) {
+      log->error("runs_checkpoint_failed", {{"error", e.what()}});
     }
     log->info("runs_checkpointed", {{"ms", ms_since(t0)}});
     // Scoring was cancelled at its next checkpoint; lane jobs get a short bound.

@@ -72,7 +72,9 @@ void EvaluationQueue::loop() {
       queue_.pop_front();
       if (!e.cancel->load()) running_.push_back(e.cancel);
     }
-    bool cancelled = e.cancel->load();
+    // A job cancelled while it waited is only answered; one that started scores, and its
+    // count watches the flag from here on.
+    const bool cancelled = e.cancel->load();
     if (!cancelled) {
       std::function<void(const std::atomic<bool>&)> hook;
       {
@@ -80,7 +82,6 @@ void EvaluationQueue::loop() {
         hook = before_scoring_;
       }
       if (hook) hook(*e.cancel);
-      cancelled = e.cancel->load();
     }
     try {
       e.job(cancelled);
@@ -120,6 +121,11 @@ bool EvaluationQueue::drain(double timeout_s) {
 std::size_t EvaluationQueue::running() const {
   std::lock_guard lk(mu_);
   return running_.size();
+}
+
+bool EvaluationQueue::closed() const {
+  std::lock_guard lk(mu_);
+  return closed_;
 }
 
 std::size_t EvaluationQueue::waiting() const {

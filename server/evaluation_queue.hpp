@@ -39,7 +39,8 @@ class EvaluationQueue {
   bool drain(double timeout_s);
 
   std::size_t running() const;
-  std::size_t waiting() const;  // admitted, not started, client still there
+  std::size_t waiting() const;
+  bool closed() const;  // shutting down  // admitted, not started, client still there
   std::size_t concurrent_limit() const { return concurrent_; }
   std::size_t queue_limit() const { return max_queued_; }
 

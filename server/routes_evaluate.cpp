@@ -44,6 +44,9 @@ ScoringJob evaluate(ApiContext& ctx, const Request& req) {
                      : ctx.evaluator.counts_sampled(program, seed, 0, samples);
     } catch (const EvaluationCancelled&) {
       ctx.metrics.evaluation_cancelled();
+      if (ctx.evaluations.closed())
+        throw HttpError(503, "shutting-down", "the server is shutting down; the evaluation was stopped")
+            .with_header("Retry-After", "5");
       throw HttpError(499, "client-closed-request", "the client went away during its evaluation; it was stopped");
     }
     const auto done = std::chrono::steady_clock::now();

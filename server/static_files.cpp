@@ -64,7 +64,6 @@ Response StaticFiles::serve(const Request& request) const {
   Response r = Response::text(200, ss.str(), content_type_for(*file));
   r.headers.emplace_back("Cache-Control", "no-cache");
   r.headers.emplace_back("X-Content-Type-Options", "nosniff");
-  if (request.method == "HEAD") r.body.clear();
   return r;
 }
 

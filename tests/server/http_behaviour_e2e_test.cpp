@@ -41,7 +41,7 @@ TEST(HttpBehaviourE2E, HeadMirrorsGetAndOptionsListsMethods) {
   EXPECT_EQ(c.send(o)->get_header_value("Allow"), "POST, OPTIONS");
   auto put = c.Put("/api/v1/runs", "{}", "application/json");
   EXPECT_EQ(put->status, 405);
-  EXPECT_EQ(put->get_header_value("Allow"), "GET, HEAD, POST, OPTIONS");
+  EXPECT_EQ(put->get_header_value("Allow"), "POST, GET, HEAD, OPTIONS");
 }
 
 // DNS rebinding: a page on attacker.example whose name now resolves to 127.0.0.1.

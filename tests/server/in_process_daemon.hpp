@@ -50,6 +50,7 @@ class InProcessDaemon {
     httplib::Client c("127.0.0.1", port());
     c.set_read_timeout(read_timeout_s, 0);
     c.set_connection_timeout(5, 0);
+    c.set_logger(Daemon::validate_response);  // the same contract check as the e2e daemon's clients
     return c;
   }
   // A gauge or counter without labels from /metrics (-1 when absent).

@@ -177,8 +177,10 @@ TEST(SseE2E, PauseResumeAndStopAreStateEvents) {
       EXPECT_EQ(cc.Post(("/api/v1/runs/" + id + "/" + op).c_str(), "{}", "application/json")->status, 200) << op;
   });
   std::vector<std::string> states;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);  // a bound, not a speed
   read_events(d, "/api/v1/runs/" + id + "/events", {}, [&](const std::vector<SseEvent>& es) {
     listening = true;
+    if (std::chrono::steady_clock::now() > deadline) return true;
     states.clear();
     for (const auto& e : es)
       if (e.event == "state") states.push_back(nlohmann::json::parse(e.data)["state"]);
