@@ -29,15 +29,15 @@ export async function functionPage(root: HTMLElement, id: string): Promise<Page>
     return {};
   }
   const message = h('div', { class: 'message', role: 'alert' });
-  const item = (k: string, v: string) => [h('dt', null, k), h('dd', null, v)];
+  const item = (k: string, v: string) => h('div', null, h('dt', null, k), h('dd', null, v));
   const scores = h('dl', { class: 'stats' },
     item('exact chi2', f.chi2_exact != null ? sci(f.chi2_exact, 6) : 'not scored exactly'),
-    f.chi2_exact == null ? item('chi2 (sampled)', `${sci(f.chi2)} ± ${sci(f.chi2_stderr, 1)} (N=${samples(f.samples)})`) : [],
+    f.chi2_exact == null ? item('chi2 (sampled)', `${sci(f.chi2)} ± ${sci(f.chi2_stderr, 1)} (N=${samples(f.samples)})`) : null,
     item('bias', fixed(f.bias, 5)),
     item('width', String(f.width)),
     item('steps', String(f.steps)),
     item('id', f.id),
-    f.matrix ? item('matrix', f.matrix.exact ? 'exact (all inputs)' : `sampled, ${int(f.matrix.samples)} inputs`) : []);
+    f.matrix ? item('matrix', f.matrix.exact ? 'exact (all inputs)' : `sampled, ${int(f.matrix.samples)} inputs`) : null);
 
   // Export panel.
   const exportOut = h('div', { class: 'export-out' });

@@ -49,7 +49,7 @@ export async function runPage(root: HTMLElement, id: string): Promise<Page> {
   function renderStats(p: Progress): void {
     const c = p.counters;
     const best = p.best;
-    const item = (k: string, v: string, t?: string) => [h('dt', null, k), h('dd', { title: t }, v)];
+    const item = (k: string, v: string, t?: string) => h('div', null, h('dt', null, k), h('dd', { title: t }, v));
     replace(stats,
       item('best exact chi2', best?.chi2_exact != null ? sci(best.chi2_exact) : best ? `~${sci(best.chi2)} (sampled)` : '–'),
       item('bias', best ? fixed(best.bias, 4) : '–'),
@@ -161,7 +161,7 @@ export async function runPage(root: HTMLElement, id: string): Promise<Page> {
   progressPoint(run.progress);
   chart.refresh();
 
-  let lastLeaders = 0;
+  let lastLeaders = 0, lastPool = performance.now();
   const stream = new RunStream(`/api/v1/runs/${encodeURIComponent(id)}/events`, {
     onEvent(type, ev) {
       if (ev.progress) { progressPoint(ev.progress); renderStats(ev.progress); }
@@ -169,6 +169,11 @@ export async function runPage(root: HTMLElement, id: string): Promise<Page> {
       if (type === 'new_best' || (type === 'state') || performance.now() - lastLeaders > 10000) {
         lastLeaders = performance.now();
         void loadLeaders();
+      }
+      // The pool changes while the run runs: refresh the rows in view every 5 s.
+      if (ev.progress?.state === 'running' && performance.now() - lastPool > 5000) {
+        lastPool = performance.now();
+        pool.refresh();
       }
       chart.refresh();
       live.dataset.points = String(points);

@@ -71,7 +71,7 @@ export class Chi2Chart {
       scales: { x: { time: false }, y: { distr: 3, range: (_u, min, max) => this.yRange(min, max) } },
       axes: [
         { ...axis, label: this.xLabel },
-        { ...axis, label: 'best chi2 (log)', size: 70, values: (_u, vals) => vals.map((v) => sci(v, 0)) },
+        { ...axis, label: 'best chi2 (log)', size: 70, values: (_u, vals) => vals.map((v) => (v === null || v === undefined ? '' : sci(v, 0))) },
       ],
       series: [
         { label: this.xLabel },

@@ -40,6 +40,7 @@ export class PoolTable {
   private header: HTMLElement;
   private rows: HTMLElement[] = [];
   private pages = new Map<number, ScoredFunction[]>();
+  private stale = new Map<number, ScoredFunction[]>();  // shown until a refresh arrives
   private loading = new Set<number>();
   private total = 0;
   private generation = 0;
@@ -99,11 +100,23 @@ export class PoolTable {
     }));
   }
 
+  // A new query: drop everything.
   reload(): void {
     this.generation++;
     this.pages.clear();
+    this.stale.clear();
     this.loading.clear();
     void this.fetchPage(0);
+  }
+
+  // The pool changed (a live run): refetch what is in view, showing the old rows meanwhile.
+  refresh(): void {
+    this.generation++;
+    for (const [k, v] of this.pages) this.stale.set(k, v);
+    this.pages.clear();
+    this.loading.clear();
+    void this.fetchPage(0);
+    this.schedule();
   }
 
   // The current query as the API's query parameters.
@@ -125,6 +138,7 @@ export class PoolTable {
       const page = await call(() => api.GET('/api/v1/runs/{id}/pool', { params: { path: { id: this.runId }, query: this.params(p * PAGE, PAGE) } }));
       if (gen !== this.generation) return;
       this.pages.set(p, page.items);
+      this.stale.delete(p);
       if (page.total !== this.total) {
         this.total = page.total;
         this.spacer.style.height = `${this.total * ROW}px`;
@@ -161,8 +175,8 @@ export class PoolTable {
       if (k >= count) { row.hidden = true; continue; }
       row.hidden = false;
       const i = first + k;
-      const page = this.pages.get(Math.floor(i / PAGE));
-      if (!page) void this.fetchPage(Math.floor(i / PAGE));
+      const page = this.pages.get(Math.floor(i / PAGE)) ?? this.stale.get(Math.floor(i / PAGE));
+      if (!this.pages.has(Math.floor(i / PAGE))) void this.fetchPage(Math.floor(i / PAGE));
       this.fill(row, i, page?.[i % PAGE]);
     }
   }

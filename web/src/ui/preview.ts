@@ -44,8 +44,10 @@ function compile(gl: WebGL2RenderingContext, type: number, src: string): WebGLSh
   return s;
 }
 
-// Runs fn over inputs 0 .. 2^20-1 on the GPU; returns the outputs (index = input).
-export function runOnGpu(gl: WebGL2RenderingContext, code: string, call: string): Uint32Array {
+// Runs fn over inputs 0 .. 2^20-1 on the GPU; resolves to the outputs (index = input).
+// The read-back goes through a pixel-pack buffer and a fence, so the page never stalls
+// waiting for the GPU.
+export async function runOnGpu(gl: WebGL2RenderingContext, code: string, call: string): Promise<Uint32Array> {
   const prog = gl.createProgram()!;
   gl.attachShader(prog, compile(gl, gl.VERTEX_SHADER, VERTEX));
   gl.attachShader(prog, compile(gl, gl.FRAGMENT_SHADER, fragment(code, call)));
@@ -60,11 +62,20 @@ export function runOnGpu(gl: WebGL2RenderingContext, code: string, call: string)
   gl.viewport(0, 0, SIDE, SIDE);
   gl.useProgram(prog);
   gl.drawArrays(gl.TRIANGLES, 0, 3);
+  const pbo = gl.createBuffer();
+  gl.bindBuffer(gl.PIXEL_PACK_BUFFER, pbo);
+  gl.bufferData(gl.PIXEL_PACK_BUFFER, SIDE * SIDE * 16, gl.STREAM_READ);
+  gl.readPixels(0, 0, SIDE, SIDE, gl.RGBA_INTEGER, gl.UNSIGNED_INT, 0);
+  const sync = gl.fenceSync(gl.SYNC_GPU_COMMANDS_COMPLETE, 0)!;
+  gl.flush();
+  while (gl.clientWaitSync(sync, 0, 0) === gl.TIMEOUT_EXPIRED) await new Promise((r) => setTimeout(r, 5));
+  gl.deleteSync(sync);
   const rgba = new Uint32Array(SIDE * SIDE * 4);
-  gl.readPixels(0, 0, SIDE, SIDE, gl.RGBA_INTEGER, gl.UNSIGNED_INT, rgba);
+  gl.getBufferSubData(gl.PIXEL_PACK_BUFFER, 0, rgba);
+  gl.bindBuffer(gl.PIXEL_PACK_BUFFER, null);
   const out = new Uint32Array(SIDE * SIDE);
   for (let i = 0; i < out.length; i++) out[i] = rgba[i * 4];
-  gl.deleteFramebuffer(fb); gl.deleteTexture(tex); gl.deleteProgram(prog);
+  gl.deleteBuffer(pbo); gl.deleteFramebuffer(fb); gl.deleteTexture(tex); gl.deleteProgram(prog);
   return out;
 }
 
@@ -120,12 +131,12 @@ export function preview(code: string, call: string, width: number, reference: ((
   const gl = canvas.getContext('webgl2');
   if (!gl) { status.textContent = 'WebGL2 is not available in this browser.'; return box; }
   // Let the page paint first: SwiftShader takes a moment for 2^20 fragments.
-  setTimeout(() => {
+  setTimeout(async () => {
     try {
       const t0 = performance.now();
-      const mine = runOnGpu(gl, code, call);
-      const lcg = runOnGpu(gl, code, 'mf_lcg');
-      const pcg = runOnGpu(gl, code, 'mf_pcg');
+      const mine = await runOnGpu(gl, code, call);
+      const lcg = await runOnGpu(gl, code, 'mf_lcg');
+      const pcg = await runOnGpu(gl, code, 'mf_pcg');
       const ms = performance.now() - t0;
       let mismatch = -1;
       if (reference) for (let i = 0; i < mine.length; i++) if (mine[i] !== reference(i)) { mismatch = i; break; }

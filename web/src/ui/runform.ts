@@ -187,8 +187,9 @@ export class RunForm {
       if (!(e instanceof ApiError)) throw e;
       const p = e.problem;
       let placed = false;
+      // Per-field messages where the daemon lists them, else its detail at the one field.
       for (const item of p.errors ?? []) placed = this.fieldError(item.field, item.message) || placed;
-      if (p.field) placed = this.fieldError(p.field, p.detail) || placed;
+      if (!placed && p.field) placed = this.fieldError(p.field, p.detail);
       replace(this.status, h('span', { class: 'error' }, placed ? `${p.title}: see the marked field.` : `${p.title}: ${p.detail}`));
       const first = this.el.querySelector('[aria-invalid=true]') as HTMLElement | null;
       first?.focus();
