@@ -25,10 +25,13 @@ const QUESTIONS: Record<Action, string> = {
 export async function runAction(id: string, action: Action): Promise<RunDetail | null> {
   if (!(await confirmDialog(QUESTIONS[action].replace('%s', id), action[0].toUpperCase() + action.slice(1)))) return null;
   const path = { params: { path: { id } } };
+  // POST bodies are required ({} here: CSRF policy). `as never` fits both the document that
+  // declares that body and the older one without it; drop it once every document has it.
+  const empty = {} as never;
   switch (action) {
-    case 'pause': return call(() => api.POST('/api/v1/runs/{id}/pause', path));
+    case 'pause': return call(() => api.POST('/api/v1/runs/{id}/pause', { ...path, body: empty }));
     case 'resume': return call(() => api.POST('/api/v1/runs/{id}/resume', { ...path, body: {} }));
-    case 'stop': return call(() => api.POST('/api/v1/runs/{id}/stop', path));
+    case 'stop': return call(() => api.POST('/api/v1/runs/{id}/stop', { ...path, body: empty }));
     case 'delete': await call(() => api.DELETE('/api/v1/runs/{id}', path)); return null;
   }
 }

@@ -45,6 +45,8 @@ export class PoolTable {
   private total = 0;
   private generation = 0;
   private frame = 0;
+  private wanted = new Set<number>();
+  private fetchTimer = 0;
   query: PoolQuery = { order: 'chi2', desc: false };
 
   constructor(private readonly runId: string) {
@@ -176,9 +178,23 @@ export class PoolTable {
       row.hidden = false;
       const i = first + k;
       const page = this.pages.get(Math.floor(i / PAGE)) ?? this.stale.get(Math.floor(i / PAGE));
-      if (!this.pages.has(Math.floor(i / PAGE))) void this.fetchPage(Math.floor(i / PAGE));
+      if (!this.pages.has(Math.floor(i / PAGE))) this.want(Math.floor(i / PAGE));
       this.fill(row, i, page?.[i % PAGE]);
     }
+  }
+
+  // Pages are fetched once scrolling pauses (80 ms), and only those still in view, so a
+  // fast scroll through 100,000 rows does not queue hundreds of requests.
+  private want(p: number): void {
+    this.wanted.add(p);
+    clearTimeout(this.fetchTimer);
+    this.fetchTimer = window.setTimeout(() => {
+      const top = this.viewport.scrollTop, height = this.viewport.clientHeight || 480;
+      const first = Math.floor(Math.max(0, Math.floor(top / ROW) - OVERSCAN) / PAGE);
+      const last = Math.floor((Math.ceil((top + height) / ROW) + OVERSCAN) / PAGE);
+      for (const w of this.wanted) if (w >= first && w <= last) void this.fetchPage(w);
+      this.wanted.clear();
+    }, 80);
   }
 
   private fill(row: HTMLElement, i: number, f: ScoredFunction | undefined): void {
@@ -201,5 +217,5 @@ export class PoolTable {
 
   get rowCount(): number { return this.total; }
 
-  dispose(): void { cancelAnimationFrame(this.frame); this.generation++; }
+  dispose(): void { cancelAnimationFrame(this.frame); clearTimeout(this.fetchTimer); this.generation++; }
 }

@@ -21,6 +21,8 @@ interface JsonSchema {
   properties?: Record<string, JsonSchema>;
   additionalProperties?: boolean | JsonSchema;
   $ref?: string;
+  oneOf?: JsonSchema[];
+  anyOf?: JsonSchema[];
 }
 
 const root = runSchema as unknown as JsonSchema & { definitions: Record<string, JsonSchema> };
@@ -31,7 +33,9 @@ function deref(s: JsonSchema): JsonSchema {
 }
 
 function types(s: JsonSchema): string[] {
-  return Array.isArray(s.type) ? s.type : s.type ? [s.type] : [];
+  const own = Array.isArray(s.type) ? s.type : s.type ? [s.type] : [];
+  // oneOf/anyOf (a seed: integer up to 2^53-1 or a decimal string): the union.
+  return [...own, ...[...(s.oneOf ?? []), ...(s.anyOf ?? [])].flatMap((b) => types(deref(b)))];
 }
 
 // Fields shown first, open; the rest sit in a collapsed "advanced" group.
