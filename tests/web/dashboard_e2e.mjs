@@ -28,10 +28,7 @@ async function startDaemon() {
   fs.rmSync(portFile, { force: true });
   const log = fs.openSync(path.join(OUT, 'daemon.log'), 'a');
   daemon = spawn(MIXFORGE, ['serve', '--bind', '127.0.0.1', '--port', String(port), '--port-file', portFile,
-    '--data', DATA, '--web', WEB, '--no-default-run',
-    // The reference interpreter scores small widths faster than compiling each program
-    // (a 100,000-program 8-bit pool fills in seconds); the JIT has its own tests.
-    '--interpreter'], { stdio: ['ignore', log, log] });
+    '--data', DATA, '--web', WEB, '--no-default-run'], { stdio: ['ignore', log, log] });
   const exited = new Promise((r) => daemon.once('exit', r));
   daemon.exited = exited;
   for (let i = 0; i < 600; i++) {
@@ -50,6 +47,17 @@ async function stopDaemon() {
   clearTimeout(t);
 }
 const origin = () => `http://127.0.0.1:${port}`;
+// Node's fetch keeps connections alive and may pick one the daemon has closed (after the
+// restart step, say): retry once on a network error.
+async function fetch(url, init) {
+  try {
+    return await globalThis.fetch(url, init);
+  } catch (e) {
+    console.log(`  (retrying ${init?.method ?? 'GET'} ${url} after: ${e.cause?.code ?? e.cause ?? e.message})`);
+    await sleep(200);
+    return globalThis.fetch(url, init);
+  }
+}
 async function apiPost(p, body = {}) {
   const r = await fetch(origin() + p, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
   const j = await r.json();
@@ -228,6 +236,25 @@ step('function-page', async () => {
     await page.locator('.export-out .code strong', { hasText: `${t} code` }).waitFor();
   }
   await shot('function');
+});
+
+step('evaluate', async () => {
+  await page.goto(`${origin()}/#/evaluate`);
+  await page.locator('#eval-status[data-state=ok]').waitFor({ timeout: 30000 });
+  await page.locator('canvas.heat').waitFor();
+  // An even multiplier on line 2: the parser's error with line:column, as you type.
+  allowConsole(/status of (400|422) /);
+  await page.locator('#eval-program').fill('x ^= x >> 8;\nx *= 0x10;');
+  await page.locator('#eval-status[data-state=error]').waitFor({ timeout: 30000 });
+  const msg = await page.locator('#eval-status').textContent();
+  assert.match(msg, /^2:\d+: .*even/, msg);
+  await page.locator('#eval-width').fill('16');
+  await page.locator('#eval-program').fill('x ^= x >> 8; x *= 0x88b5; x ^= x >> 7; x *= 0xdb2d; x ^= x >> 9;');
+  await page.locator('#eval-status[data-state=ok]').waitFor({ timeout: 30000 });
+  const r = await (await fetch(`${origin()}/api/v1/evaluate`, { method: 'POST', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ program: 'x ^= x >> 8; x *= 0x88b5; x ^= x >> 7; x *= 0xdb2d; x ^= x >> 9;', width: 16, matrix: false }) })).json();
+  assert.ok((await page.locator('.stats').textContent()).includes(r.score.chi2.toExponential(6).replace('e+', 'e')), 'the page shows the exact chi2');
+  await shot('evaluate');
 });
 
 step('reconnect-after-restart', async () => {

@@ -1,5 +1,5 @@
 // The dashboard: hash routes (the daemon serves static files only, so every page is
-// index.html): #/ runs, #/runs/ID, #/functions/ID.
+// index.html): #/ runs, #/runs/ID, #/functions/ID, #/evaluate.
 import './style.css';
 import { h, replace } from './lib/dom';
 
@@ -10,6 +10,7 @@ const routes: [RegExp, () => Promise<PageFactory>][] = [
   [/^#?\/?$/, async () => (await import('./pages/runs')).runsPage],
   [/^#\/runs\/([A-Za-z0-9_-]+)$/, async () => (await import('./pages/run')).runPage],
   [/^#\/functions\/([A-Za-z0-9_-]+)$/, async () => (await import('./pages/function')).functionPage],
+  [/^#\/evaluate$/, async () => (await import('./pages/evaluate')).evaluatePage],
 ];
 
 const root = document.getElementById('app') as HTMLElement;

@@ -26,6 +26,7 @@ export const REFERENCE_LINES: Record<number, RefLine[]> = {
   8: [{ name: 'write-up 8-bit optimum', chi2: 0.10595703125 }],
 };
 
+const stepped = uPlot.paths.stepped!({ align: 1 });
 const PALETTE = ['#2f6fdf', '#d9534f', '#2a9d5b', '#b06ad9', '#e08a1e', '#1fa2a8', '#7a7a7a', '#c23b80'];
 
 export interface ChartSeries { label: string; data: GrowingSeries }
@@ -76,7 +77,8 @@ export class Chi2Chart {
       series: [
         { label: this.xLabel },
         ...this.series.map((s, i) => ({
-          label: s.label, stroke: PALETTE[i % PALETTE.length], width: 1.5, spanGaps: true,
+          // Best-so-far is a step function: it holds until the next improvement.
+          label: s.label, stroke: PALETTE[i % PALETTE.length], width: 1.5, spanGaps: true, paths: stepped,
           value: (_u: uPlot, v: number | null) => (v === null ? '–' : sci(v)),
         })),
       ],
