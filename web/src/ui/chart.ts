@@ -119,6 +119,8 @@ export class Chi2Chart {
     if (min === undefined || max === undefined) return;
     ctx.save();
     ctx.font = `${11 * devicePixelRatio}px system-ui, sans-serif`;
+    ctx.textAlign = 'left';  // uPlot leaves its axis-label alignment on the context
+    ctx.textBaseline = 'bottom';
     ctx.setLineDash([6 * devicePixelRatio, 4 * devicePixelRatio]);
     for (const r of this.refs) {
       if (r.chi2 < min || r.chi2 > max) continue;
