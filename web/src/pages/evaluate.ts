@@ -11,7 +11,8 @@ const EXAMPLE = 'x ^= x >> 8;\nx *= 0x88b5;\nx ^= x >> 7;\nx *= 0xdb2d;\nx ^= x 
 
 export function evaluatePage(root: HTMLElement): Page {
   const text = h('textarea', { id: 'eval-program', rows: 8, cols: 60, spellcheck: false, class: 'mono', 'aria-describedby': 'eval-status' }, EXAMPLE);
-  const width = h('input', { id: 'eval-width', type: 'text', inputmode: 'numeric', size: 4, placeholder: 'auto' });
+  // The example is a 16-bit function: scored exactly (all inputs) at once.
+  const width = h('input', { id: 'eval-width', type: 'text', inputmode: 'numeric', size: 4, placeholder: 'auto', value: '16' });
   const status = h('div', { id: 'eval-status', role: 'status', 'aria-live': 'polite', class: 'eval-status' });
   const out = h('div');
   let timer = 0;
