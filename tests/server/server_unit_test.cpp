@@ -15,7 +15,6 @@
 #include "server/metrics.hpp"
 #include "server/problem.hpp"
 #include "server/query.hpp"
-#include "server/resume_set.hpp"
 #include "server/response_cache.hpp"
 #include "server/embedded_schemas.hpp"
 #include "server/schema_validator.hpp"
@@ -168,7 +167,6 @@ struct ServerApi : ::testing::Test {
   Metrics metrics;
   EvaluationQueue queue{2, 2};
   std::unique_ptr<EventHub> events;
-  std::unique_ptr<ResumeSet> resume;
   std::unique_ptr<ApiContext> ctx;
   Router router;
   void SetUp() override {
@@ -177,8 +175,7 @@ struct ServerApi : ::testing::Test {
     o.interpreter_only = true;
     runs = std::make_unique<evolver::RunManager>(o);
     events = std::make_unique<EventHub>(*runs, 4);
-    resume = std::make_unique<ResumeSet>(dir / "state.json");
-    ctx = std::make_unique<ApiContext>(*runs, evaluator, queue, *events, metrics, schemas, *resume, ApiLimits{});
+    ctx = std::make_unique<ApiContext>(*runs, evaluator, queue, *events, metrics, schemas, ApiLimits{});
     add_api_routes(router, *ctx);
   }
   void TearDown() override {
@@ -337,20 +334,6 @@ TEST(ServerResponseCache, TtlAndInvalidation) {
   brief.put("k", Response::text(200, "v"));
   std::this_thread::sleep_for(std::chrono::milliseconds(60));
   EXPECT_FALSE(brief.get("k")) << "expired";
-}
-
-TEST(ServerResumeSet, PersistsAtomically) {
-  const fs::path dir = fresh_dir("resume");
-  {
-    ResumeSet s(dir / "s.json");
-    s.add("a");
-    s.add("b");
-    s.remove("a");
-  }
-  EXPECT_EQ(ResumeSet(dir / "s.json").ids(), std::set<std::string>{"b"});
-  { std::ofstream(dir / "bad.json") << "{not json"; }
-  EXPECT_TRUE(ResumeSet(dir / "bad.json").ids().empty());
-  fs::remove_all(dir);
 }
 
 }  // namespace
