@@ -146,8 +146,12 @@ TEST(ApiE2E, CreateWithoutStartAndStartLater) {
   EXPECT_EQ(run["state"], "created");
   EXPECT_FALSE(run["active"].get<bool>());
   const std::string id = run["id"];
+  // created -> stopped is a legal transition (BRIEF "Decisions"); stopping it again is not.
   auto stop = c.Post(("/api/v1/runs/" + id + "/stop").c_str(), "", "application/json");
-  EXPECT_EQ(stop->status, 409) << stop->body;
+  EXPECT_EQ(stop->status, 200) << stop->body;
+  EXPECT_EQ(nlohmann::json::parse(stop->body)["state"], "stopped");
+  auto again = c.Post(("/api/v1/runs/" + id + "/stop").c_str(), "", "application/json");
+  EXPECT_EQ(again->status, 409) << again->body;
   auto start = c.Post(("/api/v1/runs/" + id + "/resume").c_str(), "", "application/json");
   ASSERT_EQ(start->status, 200) << start->body;
   EXPECT_EQ(nlohmann::json::parse(start->body)["state"], "running");
