@@ -16,6 +16,7 @@
 #include "server/problem.hpp"
 #include "server/query.hpp"
 #include "server/response_cache.hpp"
+#include "server/embedded_schemas.hpp"
 #include "server/schema_validator.hpp"
 #include "server/static_files.hpp"
 #include "tests/server/daemon_process.hpp"
@@ -187,7 +188,7 @@ struct ServerApi : ::testing::Test {
 };
 
 TEST_F(ServerApi, EveryRouteIsInTheOpenApiDocumentAndBack) {
-  const auto doc = openapi_document(schemas);
+  const auto doc = openapi_document();
   EXPECT_EQ(doc["openapi"], "3.1.0");
   std::set<std::pair<std::string, std::string>> routes;
   for (const Route& r : router.routes()) {
@@ -199,7 +200,9 @@ TEST_F(ServerApi, EveryRouteIsInTheOpenApiDocumentAndBack) {
   }
   for (const auto& [path, item] : doc["paths"].items())
     for (const auto& [method, op] : item.items())
-      if (method != "parameters") EXPECT_TRUE(routes.count({path, method})) << method << " " << path;
+      // HEAD and OPTIONS are answered by the HTTP layer for every route, not routed.
+      if (method != "parameters" && method != "head" && method != "options")
+        EXPECT_TRUE(routes.count({path, method})) << method << " " << path;
   // Every schema the document references exists under components.
   for (const auto& [path, item] : doc["paths"].items()) {
     const std::string text = item.dump();
