@@ -249,6 +249,11 @@ void Client::op_create_run() {
               {"pool_size", uniform(rng_, 8, 48)},
               {"threads", chance(rng_, 0.8) ? 1 : 2},
               {"seed", rng_() >> 11}};
+  // Now and then a tiny pool with more workers than members (legal per the schema).
+  if (chance(rng_, 0.1)) {
+    cfg["pool_size"] = uniform(rng_, 2, 4);
+    cfg["threads"] = uniform(rng_, 2, 4);
+  }
   const int b = uniform(rng_, 0, 9);
   if (b < 5)
     cfg["budget"] = {{"seconds", uniform(rng_, 1, 30)}};
@@ -634,7 +639,7 @@ void Client::run() {
       {4, [this] { op_control("pause"); }},
       {4, [this] { op_control("resume"); }},
       {3, [this] { op_control("stop"); }},
-      {1.5, [this] { op_delete(); }},
+      {1, [this] { op_delete(); }},
       {8, [this] { op_pool(); }},
       {6, [this] { op_best(); }},
       {5, [this] { op_history(); }},
