@@ -450,6 +450,12 @@ void Run::worker_loop(unsigned slot) {
       continue;
     }
 
+    // With more workers than pool members, another worker's fill may still be pending:
+    // a tournament needs two members, so wait for it (fills do not notify: poll briefly).
+    if (pool_.size() < 2) {
+      cv_.wait_for(lk, std::chrono::milliseconds(1));
+      continue;
+    }
     // Tournament: two distinct members; the worse is removed with the logistic probability.
     const std::size_t n = pool_.size();
     const std::size_t a = rng.below(n);
