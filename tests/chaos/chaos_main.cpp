@@ -50,6 +50,7 @@ struct Options {
   int max_runs = 4;
   long max_rss_mib = 2048;  // bounds on the daemon's resident memory and open descriptors
   int max_fds = 512;
+  double sigterm_share = 0.25;  // of the kills; the rest are SIGKILL
 };
 
 void env_override(const char* name, double& v) {
@@ -88,6 +89,8 @@ int main(int argc, char** argv) {
   app.add_option("--exe", o.exe, "The mixforge binary");
   app.add_option("--summary", o.summary, "Also write the summary line (and the violations) to this file");
   app.add_option("--max-runs", o.max_runs, "The daemon's --max-runs");
+  app.add_option("--sigterm-share", o.sigterm_share, "Share of kills done with SIGTERM (else SIGKILL)")
+      ->check(CLI::Range(0.0, 1.0));
   app.add_flag("--keep", o.keep, "Keep the data directory and logs");
   CLI11_PARSE(app, argc, argv);
   if (!o.seed_given) o.seed = std::random_device{}() ^ (static_cast<std::uint64_t>(std::random_device{}()) << 32);
@@ -148,8 +151,8 @@ int main(int argc, char** argv) {
   };
 
   // The driver bounds itself: a hang anywhere (a check waiting on a stuck daemon) ends
-  // the process after the planned time plus ten minutes.
-  std::thread([&daemon_pid, limit = o.seconds + 600] {
+  // the process after the planned time plus five minutes.
+  std::thread([&daemon_pid, limit = o.seconds + 300] {
     std::this_thread::sleep_for(std::chrono::duration<double>(limit));
     std::fprintf(stderr, "chaos: still running %.0f s after the start: giving up\n", limit);
     if (daemon_pid > 0) ::kill(daemon_pid, SIGKILL);
@@ -157,6 +160,7 @@ int main(int argc, char** argv) {
   }).detach();
 
   int exit_code = 0;
+  bool keep_work = false;
   const auto t_start = Clock::now();
   std::vector<std::unique_ptr<Client>> clients;
   std::vector<std::thread> threads;
@@ -175,6 +179,7 @@ int main(int argc, char** argv) {
       kill_at.push_back(slice * (i + std::uniform_real_distribution<double>(0.1, 0.9)(rng)));
     }
     std::size_t next_kill = 0;
+    int stall_dumps = 0;
     auto last_sample = Clock::now() - std::chrono::seconds(1);
     std::optional<DaemonProcess::Usage> last_usage;
     while (since(t_start) < o.seconds) {
@@ -187,6 +192,12 @@ int main(int argc, char** argv) {
         bring_up();
         continue;
       }
+      if (target.stalled.exchange(false) && stall_dumps < 3) {
+        const fs::path f = work / ("stall-" + std::to_string(++stall_dumps) + ".txt");
+        daemon.dump_threads(f);
+        std::fprintf(stderr, "chaos: the daemon stopped answering: its threads are in %s\n", f.c_str());
+        keep_work = true;
+      }
       if (since(last_sample) >= 1.0) {
         last_sample = Clock::now();
         if (auto u = sample_usage()) last_usage = u;
@@ -194,7 +205,7 @@ int main(int argc, char** argv) {
       if (next_kill < kill_at.size() && since(t_start) >= kill_at[next_kill]) {
         ++next_kill;
         if (last_usage) sup.end_of_life_usage.emplace_back(last_usage->rss_kib, last_usage->fds);
-        const bool term = std::uniform_real_distribution<double>(0, 1)(rng) < 0.25;
+        const bool term = std::uniform_real_distribution<double>(0, 1)(rng) < o.sigterm_share;
         target.up = false;
         ++target.epoch;
         if (term) {
@@ -295,7 +306,7 @@ int main(int argc, char** argv) {
                 violations.size(), work.c_str(), static_cast<unsigned long long>(o.seed));
     return exit_code ? exit_code : 1;
   }
-  if (!o.keep) {
+  if (!o.keep && !keep_work) {
     std::error_code ec;
     fs::remove_all(work, ec);
   } else {

@@ -178,9 +178,11 @@ std::optional<Client::Answer> Client::call(const std::string& op, const std::str
   if (!r) {
     const bool expected = expected_failure(epoch);
     ledger_.transport_error(op, expected);
-    if (!expected)
+    if (!expected) {
       ledger_.violation(op + ": " + what + ": no answer while the daemon was up (" + httplib::to_string(r.error()) +
                         " after " + std::to_string(seconds) + " s)");
+      target_.stalled = true;
+    }
     http_.reset();
     return std::nullopt;
   }

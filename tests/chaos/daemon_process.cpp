@@ -3,10 +3,12 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -65,6 +67,8 @@ void DaemonProcess::start(double timeout_s) {
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
+    // The daemon must not outlive the driver (a CTest timeout kills only the driver).
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     const int fd = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     ::dup2(fd, 1);
     ::dup2(fd, 2);
@@ -161,6 +165,27 @@ std::optional<DaemonProcess::Usage> DaemonProcess::usage() const {
     if (e->d_name[0] != '.') ++u.fds;
   ::closedir(d);
   return u;
+}
+
+void DaemonProcess::dump_threads(const fs::path& file) const {
+  if (pid_ <= 0) return;
+  const std::string proc = "/proc/" + std::to_string(pid_) + "/task";
+  {
+    std::ofstream out(file);
+    std::error_code ec;
+    for (const auto& t : fs::directory_iterator(proc, ec)) {
+      std::string comm = read_file(t.path() / "comm"), wchan = read_file(t.path() / "wchan");
+      if (!comm.empty() && comm.back() == '\n') comm.pop_back();
+      out << t.path().filename().string() << " " << comm << " wchan=" << wchan << "\n";
+    }
+  }
+  if (::access("/usr/bin/gdb", X_OK) == 0) {
+    const std::string cmd = "timeout 60 /usr/bin/gdb -p " + std::to_string(pid_) +
+                            " -batch -ex 'thread apply all bt 12' >> '" + file.string() + "' 2>&1";
+    if (std::system(cmd.c_str()) != 0) {
+      // gdb may be refused (ptrace restrictions): the wait channels above remain.
+    }
+  }
 }
 
 std::string DaemonProcess::log_tail(std::size_t bytes) const {

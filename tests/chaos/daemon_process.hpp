@@ -43,6 +43,10 @@ class DaemonProcess {
   // /proc/PID/status VmRSS and the number of entries in /proc/PID/fd.
   std::optional<Usage> usage() const;
 
+  // Every thread's name and kernel wait channel, and (where gdb is installed) a backtrace
+  // of every thread, written to `file`: what the daemon was doing when it stopped answering.
+  void dump_threads(const std::filesystem::path& file) const;
+
   bool running() const { return pid_ > 0; }
   int port() const { return port_; }
   pid_t pid() const { return pid_; }

@@ -16,7 +16,8 @@ struct Target {
   std::atomic<std::uint64_t> epoch{0};
   std::atomic<bool> up{false};
   std::atomic<bool> done{false};
-  std::atomic<bool> held{false};  // set before taking `gate` exclusively (no writer starvation)
+  std::atomic<bool> held{false};
+  std::atomic<bool> stalled{false};  // a request went unanswered while up: dump the daemon's threads  // set before taking `gate` exclusively (no writer starvation)
   // Clients hold it shared for each operation; the post-restart checks take it exclusively
   // so that they see a quiet daemon (no request in flight).
   std::shared_mutex gate;
