@@ -210,7 +210,9 @@ int main(int argc, char** argv) {
         ++target.epoch;
         if (term) {
           ++sup.sigterms;
-          const auto e = daemon.stop(SIGTERM, 60);
+          const fs::path dump = work / ("sigterm-hang-" + std::to_string(sup.restarts + 1) + ".txt");
+          const auto e = daemon.stop(SIGTERM, 60, dump);
+          if (fs::exists(dump)) std::fprintf(stderr, "chaos: SIGTERM hang: the daemon's threads are in %s\n", dump.c_str());
           sup.max_sigterm_s = std::max(sup.max_sigterm_s, e.seconds);
           if (!e.exited || e.signal || e.code != 0)
             ledger.violation("SIGTERM: the daemon did not exit 0 within 60 s (" + e.describe() + ", " +
@@ -241,7 +243,7 @@ int main(int argc, char** argv) {
     quiet_check(6, 32);
     target.up = false;
     ++target.epoch;
-    const auto e = daemon.stop(SIGTERM, 60);
+    const auto e = daemon.stop(SIGTERM, 60, work / "sigterm-hang-final.txt");
     ++sup.sigterms;
     sup.max_sigterm_s = std::max(sup.max_sigterm_s, e.seconds);
     if (!e.exited || e.signal || e.code != 0)

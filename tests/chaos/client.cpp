@@ -474,7 +474,10 @@ void Client::op_events() {
     ::close(fd);
     const bool expected = expected_failure(epoch);
     ledger_.transport_error("runs.events", expected);
-    if (!expected) ledger_.violation("runs.events " + id + ": no status line while the daemon was up: " + text.substr(0, 100));
+    if (!expected) {
+      ledger_.violation("runs.events " + id + ": no status line while the daemon was up: " + text.substr(0, 100));
+      target_.stalled = true;
+    }
     return;
   }
   ledger_.record("runs.events", status, since(t0));
@@ -619,7 +622,11 @@ void Client::op_malformed() {
   if (status == 0 && text.empty()) {
     const bool expected = expected_failure(epoch);
     ledger_.transport_error("malformed", expected || c.may_close);
-    if (!expected && !c.may_close) ledger_.violation("malformed " + c.name + ": no answer while the daemon was up");
+    if (!expected && !c.may_close) {
+      ledger_.violation("malformed " + c.name + ": no answer while the daemon was up (" +
+                        std::to_string(since(t0)) + " s)");
+      target_.stalled = true;
+    }
     return;
   }
   ledger_.record("malformed", status, since(t0));

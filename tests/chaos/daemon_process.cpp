@@ -113,7 +113,7 @@ void DaemonProcess::start(double timeout_s) {
                            " s: " + log_tail());
 }
 
-DaemonProcess::Exit DaemonProcess::stop(int sig, double timeout_s) {
+DaemonProcess::Exit DaemonProcess::stop(int sig, double timeout_s, const fs::path& dump) {
   Exit e;
   if (pid_ <= 0) return e;
   const auto t0 = std::chrono::steady_clock::now();
@@ -128,6 +128,7 @@ DaemonProcess::Exit DaemonProcess::stop(int sig, double timeout_s) {
       return exit_of(status, s);
     }
     if (std::chrono::steady_clock::now() >= deadline) {
+      if (!dump.empty()) dump_threads(dump);
       ::kill(pid_, SIGKILL);
       ::waitpid(pid_, &status, 0);
       pid_ = -1;

@@ -31,8 +31,9 @@ class DaemonProcess {
     double seconds = 0;   // from the signal to the exit
     std::string describe() const;
   };
-  // Sends sig and waits up to timeout_s for the exit (then SIGKILL).
-  Exit stop(int sig, double timeout_s);
+  // Sends sig and waits up to timeout_s for the exit (then SIGKILL; a non-empty dump
+  // file gets the threads of a daemon that did not exit in time, before the SIGKILL).
+  Exit stop(int sig, double timeout_s, const std::filesystem::path& dump = {});
   // Reaps the child when it has exited on its own (a crash: nobody killed it).
   std::optional<Exit> poll();
 
