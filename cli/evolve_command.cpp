@@ -52,7 +52,7 @@ void run_evolve(const EvolveOptions& o) {
   if (o.max_steps) j["max_steps"] = *o.max_steps;
   if (o.min_steps) j["min_steps"] = *o.min_steps;
   if (o.pool) j["pool_size"] = *o.pool;
-  if (o.seed) j["seed"] = *o.seed;
+  if (o.seed) j["seed"] = evolver::seed_to_json(*o.seed);  // above 2^53-1: a string
   if (o.threads) j["threads"] = *o.threads;
   if (!o.name.empty()) j["name"] = o.name;
   if (o.seconds || o.tournaments) {

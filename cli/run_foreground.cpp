@@ -66,7 +66,11 @@ int run_in_foreground(evolver::RunManager& manager, const std::string& run_id,
   while (!manager.wait(run_id, 0.5)) {
     if (g_signal.load()) {
       if (tty) std::fputs("\nstopping after a final checkpoint...\n", stderr);
-      manager.stop(run_id);
+      try {
+        manager.stop(run_id);
+      } catch (const evolver::RunStateError&) {
+        // It finished (or failed) on its own meanwhile: nothing left to stop.
+      }
       stopped_by_signal = true;
       break;
     }

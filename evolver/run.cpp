@@ -12,6 +12,7 @@
 #include "evolver/early_reject.hpp"
 #include "evolver/leader_ranking.hpp"
 #include "evolver/mutation.hpp"
+#include "evolver/tournament.hpp"
 #include "mixer/text_form.hpp"
 
 namespace mixforge::evolver {
@@ -151,12 +152,14 @@ void Run::request_stop() {
   cv_.notify_all();
 }
 
-void Run::pause() {
+bool Run::pause() {
   std::lock_guard lk(mu_);
+  if (stop_ || (!threads_.empty() && running_workers_ == 0)) return false;
   if (!paused_) {
     paused_ = true;
     pause_started_ = std::chrono::steady_clock::now();
   }
+  return true;
 }
 
 void Run::unpause() {
@@ -300,8 +303,17 @@ void Run::consider_best_locked(const Member& m) {
   e.tournaments = counters_.tournaments;
   e.recorded_at = unix_now();
   hall_of_fame_.push_back(e);
+  announce_.push_back(e);
   add_history_locked();
-  if (on_new_best_) on_new_best_(e);
+}
+
+void Run::announce(std::unique_lock<std::mutex>& lk) {
+  if (announce_.empty()) return;
+  const std::vector<HallOfFameEntry> news = std::exchange(announce_, {});
+  lk.unlock();
+  if (on_new_best_)
+    for (const HallOfFameEntry& e : news) on_new_best_(e);
+  lk.lock();
 }
 
 void Run::worker(unsigned slot) {
@@ -315,7 +327,12 @@ void Run::worker(unsigned slot) {
     if (error_.empty()) error_ = std::string("worker ") + std::to_string(slot) + ": " + e.what();
     stop_ = true;
   }
-  std::lock_guard lk(mu_);
+  std::unique_lock lk(mu_);
+  try {
+    announce(lk);
+  } catch (...) {
+    // The callback only wakes the run's owner; the entries are stored regardless.
+  }
   if (--running_workers_ == 0) counters_.elapsed_s = elapsed_locked();
   cv_.notify_all();
 }
@@ -391,18 +408,21 @@ void Run::ranker_loop() {
     ++counters_.exact_scored;
     m.estimate = e;
     consider_best_locked(m);
+    announce(lk);
   }
 }
 
+// The worker: one step at a time (fill the pool, a leader round, or a tournament), each
+// under the locking rule of run.hpp. The RNG state is saved at every commit: a snapshot
+// taken while this worker is between commits replays its current step on resume.
 void Run::worker_loop(unsigned slot) {
-  Rng rng;
-  {
-    std::lock_guard lk(mu_);
-    rng = Rng(rngs_[slot]);
-  }
+  std::unique_lock lk(mu_);
   for (;;) {
-    std::unique_lock lk(mu_);
-    cv_.wait(lk, [&] { return !paused_ || stop_; });
+    // Tournaments need two members: while the pool is short and other workers are
+    // filling it, wait for them instead of drawing from too small a pool.
+    cv_.wait(lk, [&] {
+      return stop_ || (!paused_ && (pool_.size() >= 2 || pool_.size() + pending_ < pool_target_));
+    });
     if (stop_) return;
     if (budget_reached_locked()) {
       budget_spent_ = true;
@@ -410,118 +430,112 @@ void Run::worker_loop(unsigned slot) {
       cv_.notify_all();
       return;
     }
-    // The RNG state as of the last commit: a snapshot taken while this worker is between
-    // commits replays its current step on resume.
-    rng = Rng(rngs_[slot]);
-
-    // Fill the pool (at the start, and after lost duplicates).
-    if (pool_.size() + pending_ < pool_target_) {
-      ++pending_;
-      lk.unlock();
-      Program p;
-      bool unique = false;
-      for (int attempt = 0; attempt < 100 && !unique; ++attempt) {
-        p = random_program(shape_, rng);
-        std::lock_guard g(mu_);
-        unique = !pool_.contains(p.hash());
-      }
-      std::uint64_t used = 0;
-      std::optional<Estimate> e;
-      if (unique) e = full_score(p, current_samples_, &used);
-      lk.lock();
-      --pending_;
-      if (e) {
-        counters_.scored += 1;
-        counters_.samples += used;
-        Member m{p, p.hash(), *e, counters_.tournaments};
-        if (pool_.insert(m) && exact_mode()) consider_best_locked(m);
-      } else {
-        // The space of distinct programs is nearly exhausted (tiny widths): keep the pool
-        // at the size it has instead of spinning.
-        if (pool_.size() < 2) throw std::runtime_error("cannot find two distinct programs for the pool");
-        pool_target_ = pool_.size() + pending_;
-      }
-      rngs_[slot] = rng.state();
-      continue;
-    }
-
-    if (!ranking_ && counters_.tournaments >= next_leader_at_) {
+    Rng rng(rngs_[slot]);
+    if (pool_.size() + pending_ < pool_target_)
+      fill_step(lk, rng);
+    else if (!ranking_ && counters_.tournaments >= next_leader_at_)
       leader_round(lk);
-      continue;
-    }
-
-    // With more workers than pool members, another worker's fill may still be pending:
-    // a tournament needs two members, so wait for it (fills do not notify: poll briefly).
-    if (pool_.size() < 2) {
-      cv_.wait_for(lk, std::chrono::milliseconds(1));
-      continue;
-    }
-    // Tournament: two distinct members; the worse is removed with the logistic probability.
-    const std::size_t n = pool_.size();
-    const std::size_t a = rng.below(n);
-    std::size_t b = rng.below(n - 1);
-    if (b >= a) ++b;
-    const bool a_wins = pool_[a].estimate.rank() <= pool_[b].estimate.rank();
-    const std::size_t wi = a_wins ? a : b, li = a_wins ? b : a;
-    if (!remove_loser(pool_[li].estimate.rank(), pool_[wi].estimate.rank(), config_.temperature,
-                      config_.width, rng)) {
-      ++counters_.tournaments;
-      rngs_[slot] = rng.state();
-      continue;
-    }
-    const Member parent = pool_[wi];
-    const std::uint64_t loser = pool_[li].hash;
-    const std::uint64_t samples = current_samples_;
-    lk.unlock();
-
-    // A child of the winner that passes the early reject (a few attempts), else the best
-    // rejected one, fully scored.
-    RunCounters local;
-    std::optional<Member> child, fallback;
-    for (int attempt = 0; attempt < config_.max_child_attempts && !child; ++attempt) {
-      const bool fresh = rng.chance(config_.fresh_rate);
-      Program c = fresh ? random_program(shape_, rng)
-                        : mutate(parent.program, shape_, config_.mutation, rng).program;
-      const std::uint64_t h = c.hash();
-      {
-        std::lock_guard g(mu_);
-        if (pool_.contains(h)) continue;
-      }
-      ++local.scored;
-      if (fresh) {
-        child = Member{c, h, full_score(c, samples, &local.samples), 0};
-        break;
-      }
-      ChildScore cs = score_child(c, parent.estimate.rank(), samples);
-      local.samples += cs.samples;
-      if (!cs.rejected) {
-        child = Member{c, h, cs.estimate, 0};
-      } else {
-        ++local.early_rejects;
-        local.samples_saved += cs.saved;
-        if (!fallback || cs.estimate.rank() < fallback->estimate.rank()) fallback = Member{c, h, cs.estimate, 0};
-      }
-    }
-    if (!child && fallback) {
-      fallback->estimate = full_score(fallback->program, samples, &local.samples);
-      child = fallback;
-    }
-
-    lk.lock();
-    counters_.scored += local.scored;
-    counters_.early_rejects += local.early_rejects;
-    counters_.samples += local.samples;
-    counters_.samples_saved += local.samples_saved;
-    ++counters_.tournaments;
-    ++counters_.removals;
-    if (auto i = pool_.find(loser)) pool_.remove_at(*i);
-    // Another worker may have removed the same loser meanwhile: never grow past the target.
-    if (child && pool_.size() + pending_ < pool_target_) {
-      child->born = counters_.tournaments;
-      if (pool_.insert(*child) && exact_mode()) consider_best_locked(*child);
-    }
+    else
+      tournament_step(lk, rng);
     rngs_[slot] = rng.state();
+    announce(lk);
   }
+}
+
+bool Run::pool_contains(std::uint64_t hash) const {
+  std::lock_guard lk(mu_);
+  return pool_.contains(hash);
+}
+
+// Fill one pool slot (at the start, and after lost duplicates) with a fresh program.
+void Run::fill_step(std::unique_lock<std::mutex>& lk, Rng& rng) {
+  ++pending_;
+  const std::uint64_t samples = current_samples_;
+  lk.unlock();
+  Program p;
+  bool unique = false;
+  for (int attempt = 0; attempt < 100 && !unique; ++attempt) {
+    p = random_program(shape_, rng);
+    unique = !pool_contains(p.hash());
+  }
+  std::uint64_t used = 0;
+  std::optional<Estimate> e;
+  if (unique) e = full_score(p, samples, &used);
+  lk.lock();
+  --pending_;
+  cv_.notify_all();  // workers waiting for a pool of two
+  if (e) {
+    counters_.scored += 1;
+    counters_.samples += used;
+    Member m{p, p.hash(), *e, counters_.tournaments};
+    if (pool_.insert(m) && exact_mode()) consider_best_locked(m);
+  } else {
+    // The space of distinct programs is nearly exhausted (tiny widths): keep the pool
+    // at the size it has instead of spinning.
+    if (pool_.size() + pending_ < 2) throw std::runtime_error("cannot find two distinct programs for the pool");
+    pool_target_ = std::max<std::size_t>(pool_.size() + pending_, 2);
+  }
+}
+
+// A tournament; when its loser is to be removed, a child of the winner replaces it.
+void Run::tournament_step(std::unique_lock<std::mutex>& lk, Rng& rng) {
+  const TournamentOutcome t = hold_tournament(pool_, config_.temperature, config_.width, rng);
+  if (!t.remove) {
+    ++counters_.tournaments;
+    return;
+  }
+  const Breeding b{pool_[t.winner], pool_[t.loser].hash, current_samples_};
+  lk.unlock();
+  Offspring o = breed(b, rng);
+  lk.lock();
+  commit_offspring_locked(b, std::move(o));
+}
+
+Run::Offspring Run::breed(const Breeding& b, Rng& rng) const {
+  Offspring out;
+  RunCounters& local = out.counters;
+  std::optional<Member> fallback;
+  for (int attempt = 0; attempt < config_.max_child_attempts && !out.child; ++attempt) {
+    const bool fresh = rng.chance(config_.fresh_rate);
+    Program c = fresh ? random_program(shape_, rng) : mutate(b.parent.program, shape_, config_.mutation, rng).program;
+    const std::uint64_t h = c.hash();
+    if (pool_contains(h)) continue;
+    ++local.scored;
+    if (fresh) {
+      out.child = Member{c, h, full_score(c, b.samples, &local.samples), 0};
+      break;
+    }
+    ChildScore cs = score_child(c, b.parent.estimate.rank(), b.samples);
+    local.samples += cs.samples;
+    if (!cs.rejected) {
+      out.child = Member{c, h, cs.estimate, 0};
+    } else {
+      ++local.early_rejects;
+      local.samples_saved += cs.saved;
+      if (!fallback || cs.estimate.rank() < fallback->estimate.rank()) fallback = Member{c, h, cs.estimate, 0};
+    }
+  }
+  if (!out.child && fallback) {
+    fallback->estimate = full_score(fallback->program, b.samples, &local.samples);
+    out.child = fallback;
+  }
+  return out;
+}
+
+void Run::commit_offspring_locked(const Breeding& b, Offspring o) {
+  counters_.scored += o.counters.scored;
+  counters_.early_rejects += o.counters.early_rejects;
+  counters_.samples += o.counters.samples;
+  counters_.samples_saved += o.counters.samples_saved;
+  ++counters_.tournaments;
+  ++counters_.removals;
+  if (auto i = pool_.find(b.loser)) pool_.remove_at(*i);
+  // Another worker may have removed the same loser meanwhile: never grow past the target.
+  if (o.child && pool_.size() + pending_ < pool_target_) {
+    o.child->born = counters_.tournaments;
+    if (pool_.insert(*o.child) && exact_mode()) consider_best_locked(*o.child);
+  }
+  cv_.notify_all();  // the pool changed: a worker may wait for two members
 }
 
 }  // namespace mixforge::evolver

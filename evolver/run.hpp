@@ -35,8 +35,14 @@ struct Checkpoint {
 
 ScoredFunction scored_function(const Member& m);
 
+// Locking rule: mu_ guards every member below it. A worker step takes mu_, decides on
+// copies, releases it for scoring (the only expensive work, never under the lock) and
+// takes it again to commit. Functions named *_locked run with mu_ held. Nothing outside
+// the run is called with mu_ held: new-best callbacks are queued under the lock and
+// called after it is released (announce), so a callback may take any lock of its own.
 class Run {
  public:
+  // Called on a worker thread, never with the run's lock held.
   using NewBestCallback = std::function<void(const HallOfFameEntry&)>;
 
   // from: continue a checkpoint; else a fresh run. The evaluators must outlive the run.
@@ -53,7 +59,8 @@ class Run {
   // Starts the workers; the budget counts from now. Called once.
   void start(const Budget& budget, NewBestCallback on_new_best = {});
   void request_stop();
-  void pause();
+  // False when the run has already ended or is ending (stopped, budget spent, failed).
+  bool pause();
   void unpause();
   bool paused() const;
   // True once every worker has returned (stopped, budget spent, or failed).
@@ -85,13 +92,34 @@ class Run {
     std::uint64_t saved = 0;    // inputs an early reject did not need
   };
 
+  // A tournament whose loser is to be replaced: what the unlocked breeding step needs.
+  struct Breeding {
+    Member parent;
+    std::uint64_t loser = 0;
+    std::uint64_t samples = 0;
+  };
+  struct Offspring {
+    std::optional<Member> child;
+    RunCounters counters;  // scored, early rejects, samples of the attempts
+  };
+
   void worker(unsigned slot);
   void worker_loop(unsigned slot);
+  // The worker's steps. Each is entered with lk held and returns with it held.
+  void fill_step(std::unique_lock<std::mutex>& lk, Rng& rng);
+  void tournament_step(std::unique_lock<std::mutex>& lk, Rng& rng);
+  // Unlocked: a child of the winner that passes the early reject (a few attempts), else
+  // the best rejected one, fully scored.
+  Offspring breed(const Breeding& b, Rng& rng) const;
+  void commit_offspring_locked(const Breeding& b, Offspring o);
+  bool pool_contains(std::uint64_t hash) const;  // takes mu_ briefly
   bool exact_mode() const;
   std::uint64_t sample_seed(std::uint64_t samples) const;
   Estimate full_score(const Program& p, std::uint64_t samples, std::uint64_t* used) const;
   ChildScore score_child(const Program& p, double parent_rank, std::uint64_t samples) const;
   void consider_best_locked(const Member& m);
+  // Calls the new-best callback for the queued entries with lk released; returns with it held.
+  void announce(std::unique_lock<std::mutex>& lk);
   void add_history_locked();
   double elapsed_locked() const;
   bool budget_reached_locked() const;
@@ -120,6 +148,7 @@ class Run {
   std::uint64_t sessions_ = 0;
   std::vector<HistoryPoint> history_;
   std::vector<HallOfFameEntry> hall_of_fame_;
+  std::vector<HallOfFameEntry> announce_;  // new bests not yet passed to the callback
   std::size_t pending_ = 0;  // pool slots being filled by workers
   std::size_t pool_target_ = 0;
   std::vector<Member> exact_queue_;        // leaders waiting for the background ranker

@@ -8,7 +8,11 @@
 #include <valijson/validator.hpp>
 
 #include <algorithm>
+#include <charconv>
+#include <functional>
 #include <memory>
+#include <optional>
+#include <string_view>
 #include <thread>
 
 namespace mixforge::evolver {
@@ -59,9 +63,128 @@ StepKind kind_of(const nlohmann::json& v, const std::string& path) {
   return *k;
 }
 
+// One JSON field of the configuration: where it is, and how it is read into and written
+// from a RunConfig. The table below drives both directions; the schema (validated first)
+// guarantees types and bounds, so reads only convert.
+struct Field {
+  const char* path;  // "early_reject.margin"
+  std::function<void(const nlohmann::json& value, RunConfig& c, const std::string& path)> read;
+  std::function<std::optional<nlohmann::json>(const RunConfig& c)> write;  // nullopt: omitted
+};
+
 template <class T>
-void take(const nlohmann::json& j, const char* key, T& out) {
-  if (j.contains(key) && !j[key].is_null()) out = j[key].get<T>();
+Field plain(const char* path, T RunConfig::*member) {
+  return {path, [member](const nlohmann::json& v, RunConfig& c, const std::string&) { c.*member = v.get<T>(); },
+          [member](const RunConfig& c) { return std::optional<nlohmann::json>(c.*member); }};
+}
+
+template <class S, class T>
+Field nested(const char* path, S RunConfig::*outer, T S::*inner) {
+  return {path,
+          [outer, inner](const nlohmann::json& v, RunConfig& c, const std::string&) { (c.*outer).*inner = v.get<T>(); },
+          [outer, inner](const RunConfig& c) { return std::optional<nlohmann::json>((c.*outer).*inner); }};
+}
+
+template <class T>
+Field optional_budget(const char* path, std::optional<T> Budget::*member) {
+  return {path, [member](const nlohmann::json& v, RunConfig& c, const std::string&) { c.budget.*member = v.get<T>(); },
+          [member](const RunConfig& c) {
+            const auto& b = c.budget.*member;
+            return b ? std::optional<nlohmann::json>(*b) : std::nullopt;
+          }};
+}
+
+nlohmann::json kind_names(const std::vector<StepKind>& kinds) {
+  nlohmann::json a = nlohmann::json::array();
+  for (StepKind k : kinds) a.push_back(std::string(kind_name(k)));
+  return a;
+}
+
+std::vector<StepKind> kinds_of(const nlohmann::json& v, const std::string& path) {
+  std::vector<StepKind> out;
+  for (std::size_t i = 0; i < v.size(); ++i) out.push_back(kind_of(v[i], path + "[" + std::to_string(i) + "]"));
+  return out;
+}
+
+const std::vector<Field>& fields() {
+  static const std::vector<Field> table = {
+      plain("name", &RunConfig::name),
+      plain("width", &RunConfig::width),
+      plain("max_steps", &RunConfig::max_steps),
+      plain("min_steps", &RunConfig::min_steps),
+      {"allowed_kinds",
+       [](const nlohmann::json& v, RunConfig& c, const std::string& path) { c.allowed_kinds = kinds_of(v, path); },
+       [](const RunConfig& c) { return std::optional<nlohmann::json>(kind_names(c.kinds())); }},
+      {"kind_sequence",
+       [](const nlohmann::json& v, RunConfig& c, const std::string& path) { c.kind_sequence = kinds_of(v, path); },
+       [](const RunConfig& c) {
+         return c.kind_sequence ? std::optional<nlohmann::json>(kind_names(*c.kind_sequence)) : std::nullopt;
+       }},
+      {"kind_weights",
+       [](const nlohmann::json& v, RunConfig& c, const std::string& path) {
+         for (auto it = v.begin(); it != v.end(); ++it)
+           c.kind_weights[static_cast<int>(kind_of(it.key(), path + "." + it.key()))] = it.value().get<double>();
+       },
+       [](const RunConfig& c) {
+         nlohmann::json w = nlohmann::json::object();
+         for (int k = 0; k < step_kind_count; ++k) w[std::string(kind_name(static_cast<StepKind>(k)))] = c.kind_weights[k];
+         return std::optional<nlohmann::json>(w);
+       }},
+      plain("pool_size", &RunConfig::pool_size),
+      nested("mutation.constant_small", &RunConfig::mutation, &MutationWeights::constant_small),
+      nested("mutation.constant_large", &RunConfig::mutation, &MutationWeights::constant_large),
+      nested("mutation.swap", &RunConfig::mutation, &MutationWeights::swap),
+      nested("mutation.remove", &RunConfig::mutation, &MutationWeights::remove),
+      nested("mutation.insert", &RunConfig::mutation, &MutationWeights::insert),
+      plain("fresh_rate", &RunConfig::fresh_rate),
+      plain("temperature", &RunConfig::temperature),
+      plain("max_child_attempts", &RunConfig::max_child_attempts),
+      nested("early_reject.enabled", &RunConfig::early_reject, &EarlyReject::enabled),
+      nested("early_reject.margin", &RunConfig::early_reject, &EarlyReject::margin),
+      nested("early_reject.confidence", &RunConfig::early_reject, &EarlyReject::confidence),
+      nested("early_reject.first_samples", &RunConfig::early_reject, &EarlyReject::first_samples),
+      nested("early_reject.growth", &RunConfig::early_reject, &EarlyReject::growth),
+      nested("precision.exact_max_width", &RunConfig::precision, &Precision::exact_max_width),
+      nested("precision.initial_samples", &RunConfig::precision, &Precision::initial_samples),
+      nested("precision.max_samples", &RunConfig::precision, &Precision::max_samples),
+      nested("precision.noise_ratio", &RunConfig::precision, &Precision::noise_ratio),
+      nested("precision.leaders", &RunConfig::precision, &Precision::leaders),
+      nested("precision.leader_interval", &RunConfig::precision, &Precision::leader_interval),
+      nested("precision.exact_leaders", &RunConfig::precision, &Precision::exact_leaders),
+      nested("precision.exact_max_seconds", &RunConfig::precision, &Precision::exact_max_seconds),
+      optional_budget("budget.seconds", &Budget::seconds),
+      optional_budget("budget.tournaments", &Budget::tournaments),
+      {"seed", [](const nlohmann::json& v, RunConfig& c, const std::string&) { c.seed = seed_from_json(v); },
+       [](const RunConfig& c) { return std::optional<nlohmann::json>(seed_to_json(c.seed)); }},
+      plain("threads", &RunConfig::threads),
+  };
+  return table;
+}
+
+// The value at a dotted path, or nullptr when it (or an object on the way) is missing.
+const nlohmann::json* at_path(const nlohmann::json& j, const std::string& path) {
+  const nlohmann::json* cur = &j;
+  std::size_t i = 0;
+  while (i <= path.size()) {
+    std::size_t dot = path.find('.', i);
+    if (dot == std::string::npos) dot = path.size();
+    const std::string key = path.substr(i, dot - i);
+    if (!cur->is_object() || !cur->contains(key)) return nullptr;
+    cur = &(*cur)[key];
+    i = dot + 1;
+  }
+  return cur;
+}
+
+void set_path(nlohmann::json& j, const std::string& path, nlohmann::json value) {
+  nlohmann::json* cur = &j;
+  std::size_t i = 0;
+  for (std::size_t dot; (dot = path.find('.', i)) != std::string::npos; i = dot + 1) {
+    nlohmann::json& next = (*cur)[path.substr(i, dot - i)];
+    if (!next.is_object()) next = nlohmann::json::object();
+    cur = &next;
+  }
+  (*cur)[path.substr(i)] = std::move(value);
 }
 
 }  // namespace
@@ -82,7 +205,11 @@ RunConfig run_config_from_json(const nlohmann::json& j) {
   {
     valijson::Validator validator;
     valijson::ValidationResults results;
-    valijson::adapters::NlohmannJsonAdapter target(j);
+    // The seed is checked by seed_from_json (an integer up to 2^53-1 or a decimal string
+    // up to 2^64-1), whatever the schema's version of the rule.
+    nlohmann::json checked = j;
+    if (checked.is_object()) checked.erase("seed");
+    valijson::adapters::NlohmannJsonAdapter target(checked);
     if (!validator.validate(compiled_schema(), target, &results)) {
       // The deepest error is the specific one; the shallower ones only say "in property x".
       valijson::ValidationResults::Error best;
@@ -97,65 +224,19 @@ RunConfig run_config_from_json(const nlohmann::json& j) {
     }
   }
   RunConfig c;
-  take(j, "name", c.name);
-  take(j, "width", c.width);
-  take(j, "max_steps", c.max_steps);
-  take(j, "min_steps", c.min_steps);
-  if (j.contains("allowed_kinds"))
-    for (std::size_t i = 0; i < j["allowed_kinds"].size(); ++i)
-      c.allowed_kinds.push_back(kind_of(j["allowed_kinds"][i], "allowed_kinds[" + std::to_string(i) + "]"));
-  if (j.contains("kind_sequence") && !j["kind_sequence"].is_null()) {
-    std::vector<StepKind> seq;
-    for (std::size_t i = 0; i < j["kind_sequence"].size(); ++i)
-      seq.push_back(kind_of(j["kind_sequence"][i], "kind_sequence[" + std::to_string(i) + "]"));
-    c.kind_sequence = std::move(seq);
+  for (const Field& f : fields()) {
+    const nlohmann::json* v = at_path(j, f.path);
+    // null means "the default" where the schema allows it (budget); the seed, checked
+    // here rather than by the schema, allows no null.
+    if (!v || (v->is_null() && std::string_view(f.path) != "seed")) continue;
+    try {
+      f.read(*v, c, f.path);
+    } catch (const ConfigError&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw ConfigError(f.path, e.what());
+    }
   }
-  if (j.contains("kind_weights"))
-    for (auto it = j["kind_weights"].begin(); it != j["kind_weights"].end(); ++it)
-      c.kind_weights[static_cast<int>(kind_of(it.key(), "kind_weights." + it.key()))] = it.value().get<double>();
-  take(j, "pool_size", c.pool_size);
-  if (j.contains("mutation")) {
-    const auto& m = j["mutation"];
-    take(m, "constant_small", c.mutation.constant_small);
-    take(m, "constant_large", c.mutation.constant_large);
-    take(m, "swap", c.mutation.swap);
-    take(m, "remove", c.mutation.remove);
-    take(m, "insert", c.mutation.insert);
-  }
-  take(j, "fresh_rate", c.fresh_rate);
-  take(j, "temperature", c.temperature);
-  take(j, "max_child_attempts", c.max_child_attempts);
-  if (j.contains("early_reject")) {
-    const auto& e = j["early_reject"];
-    take(e, "enabled", c.early_reject.enabled);
-    take(e, "margin", c.early_reject.margin);
-    take(e, "confidence", c.early_reject.confidence);
-    take(e, "first_samples", c.early_reject.first_samples);
-    take(e, "growth", c.early_reject.growth);
-  }
-  if (j.contains("precision")) {
-    const auto& p = j["precision"];
-    take(p, "exact_max_width", c.precision.exact_max_width);
-    take(p, "initial_samples", c.precision.initial_samples);
-    take(p, "max_samples", c.precision.max_samples);
-    take(p, "noise_ratio", c.precision.noise_ratio);
-    take(p, "leaders", c.precision.leaders);
-    take(p, "leader_interval", c.precision.leader_interval);
-    take(p, "exact_leaders", c.precision.exact_leaders);
-    take(p, "exact_max_seconds", c.precision.exact_max_seconds);
-  }
-  if (j.contains("budget") && j["budget"].is_object()) {
-    const auto& b = j["budget"];
-    if (b.contains("seconds") && !b["seconds"].is_null()) c.budget.seconds = b["seconds"].get<double>();
-    if (b.contains("tournaments") && !b["tournaments"].is_null())
-      c.budget.tournaments = b["tournaments"].get<std::uint64_t>();
-  }
-  if (j.contains("seed")) {
-    // Checked here: the schema validator reads integers as signed 64-bit.
-    if (!j["seed"].is_number_unsigned()) throw ConfigError("seed", "must be an integer 0 .. 2^64-1");
-    c.seed = j["seed"].get<std::uint64_t>();
-  }
-  take(j, "threads", c.threads);
 
   // Rules that span fields.
   if (c.min_steps > c.max_steps)
@@ -206,55 +287,40 @@ nlohmann::json to_json(const Budget& b) {
 }
 
 nlohmann::json to_json(const RunConfig& c) {
-  nlohmann::json kinds = nlohmann::json::array();
-  for (StepKind k : c.kinds()) kinds.push_back(std::string(kind_name(k)));
-  nlohmann::json j = {
-      {"name", c.name},
-      {"width", c.width},
-      {"max_steps", c.max_steps},
-      {"min_steps", c.min_steps},
-      {"allowed_kinds", kinds},
-      {"kind_weights", [&] {
-         nlohmann::json w = nlohmann::json::object();
-         for (int k = 0; k < step_kind_count; ++k)
-           w[std::string(kind_name(static_cast<StepKind>(k)))] = c.kind_weights[k];
-         return w;
-       }()},
-      {"pool_size", c.pool_size},
-      {"mutation",
-       {{"constant_small", c.mutation.constant_small},
-        {"constant_large", c.mutation.constant_large},
-        {"swap", c.mutation.swap},
-        {"remove", c.mutation.remove},
-        {"insert", c.mutation.insert}}},
-      {"fresh_rate", c.fresh_rate},
-      {"temperature", c.temperature},
-      {"max_child_attempts", c.max_child_attempts},
-      {"early_reject",
-       {{"enabled", c.early_reject.enabled},
-        {"margin", c.early_reject.margin},
-        {"confidence", c.early_reject.confidence},
-        {"first_samples", c.early_reject.first_samples},
-        {"growth", c.early_reject.growth}}},
-      {"precision",
-       {{"exact_max_width", c.precision.exact_max_width},
-        {"initial_samples", c.precision.initial_samples},
-        {"max_samples", c.precision.max_samples},
-        {"noise_ratio", c.precision.noise_ratio},
-        {"leaders", c.precision.leaders},
-        {"leader_interval", c.precision.leader_interval},
-        {"exact_leaders", c.precision.exact_leaders},
-        {"exact_max_seconds", c.precision.exact_max_seconds}}},
-      {"budget", to_json(c.budget)},
-      {"seed", c.seed},
-      {"threads", c.threads},
-  };
-  if (c.kind_sequence) {
-    nlohmann::json seq = nlohmann::json::array();
-    for (StepKind k : *c.kind_sequence) seq.push_back(std::string(kind_name(k)));
-    j["kind_sequence"] = seq;
-  }
+  nlohmann::json j = nlohmann::json::object();
+  for (const Field& f : fields())
+    if (auto v = f.write(c)) set_path(j, f.path, std::move(*v));
+  j["budget"] = to_json(c.budget);  // {} when unset: the run goes on until stopped
   return j;
+}
+
+std::uint64_t seed_from_json(const nlohmann::json& v, const std::string& field) {
+  constexpr std::uint64_t max_integer = (std::uint64_t{1} << 53) - 1;
+  if (v.is_number_unsigned() || v.is_number_integer()) {
+    if (v.is_number_integer() && !v.is_number_unsigned() && v.get<std::int64_t>() < 0)
+      throw ConfigError(field, "must not be negative (0 .. 2^64-1)");
+    const std::uint64_t s = v.get<std::uint64_t>();
+    if (s > max_integer)
+      throw ConfigError(field, std::to_string(s) + " is above 2^53-1 = 9007199254740991, the largest integer every "
+                                                   "JSON parser reads exactly: send it as a string of decimal digits");
+    return s;
+  }
+  if (v.is_string()) {
+    const std::string& text = v.get_ref<const std::string&>();
+    std::uint64_t s = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), s);
+    const bool digits = !text.empty() && std::all_of(text.begin(), text.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+    if (!digits || ec != std::errc() || end != text.data() + text.size())
+      throw ConfigError(field, "a string seed must be decimal digits for 0 .. 18446744073709551615 (2^64-1)");
+    return s;
+  }
+  throw ConfigError(field, "must be an integer 0 .. 9007199254740991 or a string of decimal digits up to "
+                           "18446744073709551615");
+}
+
+nlohmann::json seed_to_json(std::uint64_t seed) {
+  if (seed <= (std::uint64_t{1} << 53) - 1) return seed;
+  return std::to_string(seed);
 }
 
 }  // namespace mixforge::evolver

@@ -89,7 +89,7 @@ struct RunConfig {
   EarlyReject early_reject;
   Precision precision;
   Budget budget;
-  std::uint64_t seed = 1;
+  std::uint64_t seed = 1;      // JSON: seed_from_json / seed_to_json
   unsigned threads = 0;        // 0 = all cores
 
   // The kinds random steps are drawn from (allowed_kinds, or all nine when empty).
@@ -105,5 +105,12 @@ const std::string& run_config_schema();
 RunConfig run_config_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const RunConfig& config);
 nlohmann::json to_json(const Budget& budget);
+
+// A 64-bit seed in JSON, whose numbers are exact only up to 2^53: an integer
+// 0 .. 9007199254740991 (2^53-1) or a string of decimal digits "0" .. "18446744073709551615".
+// Anything else is a ConfigError naming field. For every API that takes a seed.
+std::uint64_t seed_from_json(const nlohmann::json& value, const std::string& field = "seed");
+// An integer when <= 2^53-1, else the decimal string.
+nlohmann::json seed_to_json(std::uint64_t seed);
 
 }  // namespace mixforge::evolver

@@ -18,6 +18,7 @@
 
 #include "avalanche/evaluator.hpp"
 #include "evolver/run.hpp"
+#include "evolver/run_state_machine.hpp"
 #include "evolver/store.hpp"
 #include "mixer/text_form.hpp"
 
@@ -72,17 +73,27 @@ std::vector<ScoredFunction> rank_leaders(const std::vector<Member>& pool,
 
 }  // namespace
 
+// Locks, in the order they may be taken (never the reverse):
+//   control (one per run: serialises resume/pause/stop/remove of that run; held while a
+//            stop waits for the final checkpoint, never by the session thread)
+//   -> Active::persist (orders a state change with its store write: the store never
+//            records states in another order than they happened)
+//   -> Active::m, mu (the active map), store_mu, sub_mu (event delivery), Run's own lock.
+// Active::m, mu and store_mu guard data only: nothing is called while they are held.
 struct RunManager::Impl {
   struct Active {
     std::unique_ptr<Run> run;
     std::thread session;
-    std::mutex m;
-    std::mutex join_mu;  // several threads may finish() the same run
+    std::mutex join_mu;
+    std::mutex persist;
+    std::mutex m;  // the fields below
     std::condition_variable cv;
-    bool wake = false;           // new hall-of-fame entries, or a stop
-    bool stop_requested = false;
-    bool session_done = false;
+    bool wake = false;            // new hall-of-fame entries, or a stop
     RunState state = RunState::running;
+    bool ending = false;          // the session has claimed its final state
+    bool stop_requested = false;  // by stop(), remove() or shutdown()
+    bool suspend = false;         // by shutdown(): keep the resume intent and a pause
+    bool session_done = false;
     Progress progress;
   };
 
@@ -98,9 +109,14 @@ struct RunManager::Impl {
   std::condition_variable done_cv;
   std::map<std::string, std::shared_ptr<Active>> active;
 
+  std::mutex control_mu;  // controls
+  std::map<std::string, std::shared_ptr<std::mutex>> controls;
+
   std::recursive_mutex sub_mu;
   std::uint64_t next_subscription = 1;
   std::map<std::uint64_t, std::pair<std::string, EventCallback>> subscribers;
+
+  const int pid = static_cast<int>(::getpid());
 
   void emit(const RunEvent& e) {
     std::lock_guard lk(sub_mu);
@@ -118,6 +134,23 @@ struct RunManager::Impl {
     }
   }
 
+  void emit_state(const std::string& id, RunState state, Progress p) {
+    RunEvent ev;
+    ev.type = RunEvent::Type::state;
+    ev.run_id = id;
+    p.state = state;
+    ev.progress = std::move(p);
+    ev.state = state;
+    emit(ev);
+  }
+
+  std::shared_ptr<std::mutex> control(const std::string& id) {
+    std::lock_guard lk(control_mu);
+    auto& c = controls[id];
+    if (!c) c = std::make_shared<std::mutex>();
+    return c;
+  }
+
   std::shared_ptr<Active> find_active(const std::string& id) const {
     std::lock_guard lk(mu);
     auto it = active.find(id);
@@ -131,10 +164,35 @@ struct RunManager::Impl {
     return *r;
   }
 
+  // Running or paused in a process that is still alive (another CLI or daemon).
+  bool owned_elsewhere(const StoredRun& r) const {
+    return (r.summary.state == RunState::running || r.summary.state == RunState::paused) && r.owner_pid != pid &&
+           process_alive(r.owner_pid);
+  }
+  // The state of a run that has no session in this process. "running" in the store means
+  // its process ended without a final checkpoint: it is resumable, i.e. stopped. A
+  // paused run stays paused: its checkpoint is where it was paused.
+  RunState resting_state(const StoredRun& r) const {
+    if (r.summary.state == RunState::running && !owned_elsewhere(r)) return RunState::stopped;
+    return r.summary.state;
+  }
+  void refuse_if_owned_elsewhere(const StoredRun& r) const {
+    if (owned_elsewhere(r))
+      throw RunStateError("run " + r.summary.id + " is active in process " + std::to_string(r.owner_pid));
+  }
+
+  static bool live(Active& a) {
+    std::lock_guard lk(a.m);
+    return !a.ending && !a.session_done;
+  }
+
   Progress make_progress(const std::string& id, Active& a, RunCounters& prev, Clock::time_point& prev_t) {
     Progress p;
     p.run_id = id;
-    p.state = a.run->paused() ? RunState::paused : RunState::running;
+    {
+      std::lock_guard lk(a.m);
+      p.state = a.state;
+    }
     p.counters = a.run->counters();
     const auto now = Clock::now();
     const double dt = std::chrono::duration<double>(now - prev_t).count();
@@ -152,11 +210,19 @@ struct RunManager::Impl {
     return p;
   }
 
-  void write_checkpoint(const std::string& id, Active& a, RunState state, const std::string& error = {}) {
+  Progress latest_progress(Active& a) {
+    std::lock_guard lk(a.m);
+    Progress p = a.progress;
+    p.state = a.state;
+    return p;
+  }
+
+  void write_checkpoint(const std::string& id, Active& a, RunState state, const std::string& error = {},
+                        std::optional<bool> resume_on_start = std::nullopt) {
     const Checkpoint c = a.run->snapshot();
     const std::vector<HistoryPoint> h = a.run->drain_history();
     std::lock_guard lk(store_mu);
-    store->checkpoint(id, state, c, h, static_cast<int>(::getpid()), error);
+    store->checkpoint(id, state, c, h, pid, error, resume_on_start);
   }
 
   void flush_hall_of_fame(const std::string& id, Active& a) {
@@ -171,13 +237,18 @@ struct RunManager::Impl {
       ev.type = RunEvent::Type::new_best;
       ev.run_id = id;
       ev.best = e.function;
-      {
-        std::lock_guard lk(a.m);
-        ev.progress = a.progress;
-      }
+      ev.progress = latest_progress(a);
       ev.progress.best = e.function;
       emit(ev);
     }
+  }
+
+  // The final state the session claims when its workers have ended.
+  static RunState final_state(Active& a, const std::string& error, bool budget_spent) {
+    if (a.stop_requested && a.suspend && a.state == RunState::paused) return RunState::paused;
+    if (a.stop_requested) return RunState::stopped;
+    if (!error.empty()) return RunState::failed;
+    return budget_spent ? RunState::finished : RunState::stopped;
   }
 
   // One thread per active run: hall-of-fame entries at once, progress every second,
@@ -186,13 +257,12 @@ struct RunManager::Impl {
   void session(const std::string id, std::shared_ptr<Active> a) {
     RunCounters prev = a->run->counters();
     Clock::time_point prev_t = Clock::now();
-    auto next_progress = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                            std::chrono::duration<double>(options.progress_interval_s));
-    auto next_checkpoint = Clock::now();  // a first checkpoint at once marks it running
     const auto progress_every = std::chrono::duration_cast<Clock::duration>(
         std::chrono::duration<double>(options.progress_interval_s));
     const auto checkpoint_every = std::chrono::duration_cast<Clock::duration>(
         std::chrono::duration<double>(options.checkpoint_interval_s));
+    auto next_progress = Clock::now() + progress_every;
+    auto next_checkpoint = Clock::now();  // a first checkpoint at once
     std::string error;
     try {
       for (;;) {
@@ -214,7 +284,13 @@ struct RunManager::Impl {
           next_progress = now + progress_every;
         }
         if (now >= next_checkpoint) {
-          write_checkpoint(id, *a, a->run->paused() ? RunState::paused : RunState::running);
+          std::lock_guard p(a->persist);
+          RunState st;
+          {
+            std::lock_guard lk(a->m);
+            st = a->state;
+          }
+          write_checkpoint(id, *a, st);
           next_checkpoint = now + checkpoint_every;
         }
         std::unique_lock lk(a->m);
@@ -226,42 +302,55 @@ struct RunManager::Impl {
       a->run->request_stop();
       a->run->wait();
     }
-    // Final state and checkpoint.
     if (error.empty()) error = a->run->error();
-    RunState final_state = !error.empty()            ? RunState::failed
-                           : a->run->budget_spent() ? RunState::finished
-                                                    : RunState::stopped;
     try {
-      flush_hall_of_fame(id, *a);
-      write_checkpoint(id, *a, final_state, error);
+      flush_hall_of_fame(id, *a);  // the workers have ended: these are the last entries
     } catch (const std::exception& e) {
-      final_state = RunState::failed;
+      if (error.empty()) error = std::string("hall of fame: ") + e.what();
+    }
+    RunState from, to;
+    bool suspend;
+    const bool budget_spent = a->run->budget_spent();
+    {
+      std::lock_guard p(a->persist);
+      {
+        std::lock_guard lk(a->m);
+        from = a->state;
+        to = final_state(*a, error, budget_spent);
+        a->state = to;
+        a->ending = true;
+        suspend = a->suspend;
+      }
       try {
-        std::lock_guard lk(store_mu);
-        store->set_state(id, RunState::failed, 0, std::string("final checkpoint failed: ") + e.what());
-      } catch (...) {
+        // A shutdown keeps the intent to continue; every other end clears it.
+        write_checkpoint(id, *a, to, to == RunState::failed ? error : std::string(),
+                         suspend ? std::nullopt : std::optional<bool>(false));
+      } catch (const std::exception& e) {
+        to = RunState::failed;
+        try {
+          std::lock_guard lk(store_mu);
+          store->set_state(id, RunState::failed, 0, std::string("final checkpoint failed: ") + e.what(), false);
+        } catch (...) {
+        }
+        std::lock_guard lk(a->m);
+        a->state = to;
       }
     }
     Progress p = make_progress(id, *a, prev, prev_t);
-    p.state = final_state;
+    p.state = to;
     {
       std::lock_guard lk(a->m);
       a->progress = p;
-      a->state = final_state;
       a->session_done = true;
     }
-    RunEvent ev;
-    ev.type = RunEvent::Type::state;
-    ev.run_id = id;
-    ev.progress = p;
-    ev.state = final_state;
-    emit(ev);
+    if (to != from) emit_state(id, to, p);
     {
       std::lock_guard lk(mu);
       done_cv.notify_all();
     }
   }
 
+  // With the run's control lock held.
   void launch(const std::string& id, const RunConfig& config, std::optional<Checkpoint> from,
               const Budget& budget) {
     auto a = std::make_shared<Active>();
@@ -270,7 +359,7 @@ struct RunManager::Impl {
     Active* raw = a.get();
     {
       std::lock_guard lk(store_mu);
-      store->set_state(id, RunState::running, static_cast<int>(::getpid()));
+      store->set_state(id, RunState::running, pid, {}, true);
     }
     a->progress.run_id = id;
     a->progress.state = RunState::running;
@@ -278,25 +367,18 @@ struct RunManager::Impl {
       std::lock_guard lk(mu);
       active[id] = a;
     }
+    // Called by the run without its lock held (run.hpp): wakes the session thread.
     a->run->start(budget, [raw](const HallOfFameEntry&) {
       std::lock_guard lk(raw->m);
       raw->wake = true;
       raw->cv.notify_all();
     });
     a->session = std::thread([this, id, a] { session(id, a); });
-    RunEvent ev;
-    ev.type = RunEvent::Type::state;
-    ev.run_id = id;
-    ev.progress = a->progress;
-    ev.state = RunState::running;
-    emit(ev);
+    emit_state(id, RunState::running, a->progress);
   }
 
-  // Ends an active run's session (after its final checkpoint) and forgets it.
-  void finish(const std::string& id) {
-    std::shared_ptr<Active> a = find_active(id);
-    if (!a) return;
-    a->run->request_stop();
+  // Waits for a session's final checkpoint and forgets it.
+  void join_and_forget(const std::string& id, const std::shared_ptr<Active>& a) {
     {
       std::lock_guard lk(a->m);
       a->wake = true;
@@ -307,24 +389,40 @@ struct RunManager::Impl {
       if (a->session.joinable() && a->session.get_id() != std::this_thread::get_id()) a->session.join();
     }
     std::lock_guard lk(mu);
-    active.erase(id);
+    auto it = active.find(id);
+    if (it != active.end() && it->second == a) active.erase(it);
+  }
+
+  // Ends an active session, with the run's control lock held. suspend: a shutdown.
+  void end_session(const std::string& id, const std::shared_ptr<Active>& a, bool suspend) {
+    {
+      std::lock_guard p(a->persist);
+      std::lock_guard lk(a->m);
+      if (!a->ending && !a->session_done) {
+        a->stop_requested = true;
+        a->suspend = suspend;
+      }
+    }
+    a->run->request_stop();
+    join_and_forget(id, a);
   }
 
   // Forget sessions that ended on their own (budget spent, failure).
   void reap() {
-    std::vector<std::string> ended;
+    std::vector<std::pair<std::string, std::shared_ptr<Active>>> ended;
     {
       std::lock_guard lk(mu);
       for (auto& [id, a] : active) {
         std::lock_guard g(a->m);
-        if (a->session_done) ended.push_back(id);
+        if (a->session_done) ended.emplace_back(id, a);
       }
     }
-    for (const auto& id : ended) finish(id);
+    for (const auto& [id, a] : ended) join_and_forget(id, a);
   }
 
   std::vector<Member> pool_of(const std::string& id) const {
-    if (auto a = find_active(id)) return a->run->snapshot().pool;
+    if (auto a = find_active(id))
+      if (live(*a)) return a->run->snapshot().pool;
     stored(id);  // throws RunNotFound
     std::lock_guard lk(store_mu);
     return store->pool(id);
@@ -332,20 +430,71 @@ struct RunManager::Impl {
 
   RunSummary summary(const StoredRun& r) const {
     RunSummary s = r.summary;
+    s.state = resting_state(r);
     if (auto a = find_active(s.id)) {
-      std::lock_guard lk(a->m);
-      if (!a->session_done) {
-        s.state = a->run->paused() ? RunState::paused : RunState::running;
+      bool running_here, done;
+      {
+        std::lock_guard lk(a->m);
+        running_here = !a->ending && !a->session_done;
+        done = a->session_done;
+        if (!done) s.state = a->state;
+      }
+      if (running_here) {
         s.counters = a->run->counters();
         s.current_samples = a->run->current_samples();
         if (auto b = a->run->best()) s.best = scored_function(*b);
       }
-    } else if ((s.state == RunState::running || s.state == RunState::paused) &&
-               !(r.owner_pid != static_cast<int>(::getpid()) && process_alive(r.owner_pid))) {
-      // Its process died (or this one forgot it): it is resumable from its last checkpoint.
-      s.state = RunState::stopped;
     }
     return s;
+  }
+
+  void resume_locked(const std::string& id, std::optional<Budget> extra) {
+    if (auto a = find_active(id)) {
+      std::unique_lock p(a->persist);
+      RunState st;
+      bool ending;
+      {
+        std::lock_guard lk(a->m);
+        st = a->state;
+        ending = a->ending || a->session_done;
+      }
+      if (!ending) {
+        const RunState to = transition(id, st, RunCommand::resume);  // a running run: 409
+        a->run->unpause();
+        {
+          std::lock_guard lk(a->m);
+          a->state = to;
+        }
+        {
+          std::lock_guard lk(store_mu);
+          store->set_state(id, to, pid, {}, true);
+        }
+        p.unlock();
+        emit_state(id, to, latest_progress(*a));
+        return;
+      }
+      p.unlock();
+      join_and_forget(id, a);  // it is ending on its own: wait for its final checkpoint
+    }
+    const StoredRun r = stored(id);
+    refuse_if_owned_elsewhere(r);
+    transition(id, resting_state(r), RunCommand::resume);
+    std::optional<Checkpoint> c;
+    std::vector<HallOfFameEntry> hof;
+    {
+      std::lock_guard lk(store_mu);
+      c = store->load_checkpoint(id);
+      hof = store->hall_of_fame(id, 1);
+    }
+    // Hall-of-fame entries are written at once, checkpoints every few seconds: after a
+    // kill the hall of fame may know a better best than the checkpoint.
+    if (c && !hof.empty() && hof.front().function.exact &&
+        (!c->best || hof.front().function.chi2 < c->best->estimate.chi2)) {
+      const ScoredFunction& f = hof.front().function;
+      c->best = Member{f.program, f.program.hash(), {f.chi2, f.chi2_stderr, f.samples, f.exact}, f.born};
+    }
+    if (c && c->rngs.empty() && c->pool.empty()) c.reset();  // never checkpointed: start fresh
+    launch(id, r.summary.config, std::move(c), extra ? *extra : r.summary.config.budget);
   }
 };
 
@@ -361,22 +510,56 @@ RunManager::RunManager(Options options) : impl_(std::make_unique<Impl>()) {
 }
 
 RunManager::~RunManager() {
-  std::vector<std::string> ids;
+  try {
+    shutdown();
+  } catch (...) {
+  }
+}
+
+void RunManager::shutdown() {
+  std::vector<std::pair<std::string, std::shared_ptr<Impl::Active>>> all;
   {
     std::lock_guard lk(impl_->mu);
-    for (auto& [id, a] : impl_->active) ids.push_back(id);
+    for (auto& [id, a] : impl_->active) all.emplace_back(id, a);
   }
+  // All at once: each stop waits for its run's workers and final checkpoint.
+  std::vector<std::thread> stoppers;
+  for (auto& [id, a] : all)
+    stoppers.emplace_back([this, id = id, a = a] {
+      try {
+        auto c = impl_->control(id);
+        std::lock_guard lk(*c);
+        impl_->end_session(id, a, true);
+      } catch (...) {
+      }
+    });
+  for (auto& t : stoppers) t.join();
+}
+
+std::vector<RunManager::Resumed> RunManager::resume_interrupted() {
+  std::vector<std::string> ids;
+  {
+    std::lock_guard lk(impl_->store_mu);
+    ids = impl_->store->runs_to_resume();
+  }
+  std::vector<Resumed> out;
   for (const auto& id : ids) {
+    if (active(id)) continue;
     try {
-      impl_->finish(id);
-    } catch (...) {
+      resume(id);
+      out.push_back({id, {}});
+    } catch (const RunNotFound&) {
+    } catch (const std::exception& e) {
+      out.push_back({id, e.what()});
     }
   }
+  return out;
 }
 
 const std::filesystem::path& RunManager::data_dir() const { return impl_->options.data_dir; }
 
 std::string RunManager::create(const RunConfig& config, bool start) {
+  impl_->reap();
   // Round trip through JSON: the same validation as a config file, and what is stored.
   const RunConfig checked = run_config_from_json(to_json(config));
   const std::string id = new_run_id();
@@ -384,67 +567,109 @@ std::string RunManager::create(const RunConfig& config, bool start) {
     std::lock_guard lk(impl_->store_mu);
     impl_->store->create_run(id, checked, unix_now());
   }
-  if (start) impl_->launch(id, checked, std::nullopt, checked.budget);
+  if (start) {
+    auto c = impl_->control(id);
+    std::lock_guard lk(*c);
+    transition(id, RunState::created, RunCommand::start);
+    impl_->launch(id, checked, std::nullopt, checked.budget);
+  }
   return id;
 }
 
 void RunManager::resume(const std::string& id, std::optional<Budget> extra) {
   impl_->reap();
-  if (auto a = impl_->find_active(id)) {
-    if (a->run->paused()) {
-      a->run->unpause();
-      std::lock_guard lk(impl_->store_mu);
-      impl_->store->set_state(id, RunState::running, static_cast<int>(::getpid()));
-      return;
-    }
-    throw RunStateError("run " + id + " is already running");
-  }
-  const StoredRun r = impl_->stored(id);
-  if ((r.summary.state == RunState::running || r.summary.state == RunState::paused) &&
-      r.owner_pid != static_cast<int>(::getpid()) && process_alive(r.owner_pid))
-    throw RunStateError("run " + id + " is active in process " + std::to_string(r.owner_pid));
-  std::optional<Checkpoint> c;
-  std::vector<HallOfFameEntry> hof;
-  {
-    std::lock_guard lk(impl_->store_mu);
-    c = impl_->store->load_checkpoint(id);
-    hof = impl_->store->hall_of_fame(id, 1);
-  }
-  // Hall-of-fame entries are written at once, checkpoints every few seconds: after a
-  // kill the hall of fame may know a better best than the checkpoint.
-  if (c && !hof.empty() && hof.front().function.exact &&
-      (!c->best || hof.front().function.chi2 < c->best->estimate.chi2)) {
-    const ScoredFunction& f = hof.front().function;
-    c->best = Member{f.program, f.program.hash(), {f.chi2, f.chi2_stderr, f.samples, f.exact}, f.born};
-  }
-  if (c && c->rngs.empty() && c->pool.empty()) c.reset();  // never checkpointed: start fresh
-  impl_->launch(id, r.summary.config, std::move(c), extra ? *extra : r.summary.config.budget);
+  auto c = impl_->control(id);
+  std::lock_guard lk(*c);
+  impl_->resume_locked(id, extra);
 }
 
 void RunManager::pause(const std::string& id) {
-  auto a = impl_->find_active(id);
-  if (!a) {
-    impl_->stored(id);
-    throw RunStateError("run " + id + " is not running");
+  auto c = impl_->control(id);
+  std::lock_guard lk(*c);
+  if (auto a = impl_->find_active(id)) {
+    std::unique_lock p(a->persist);
+    RunState st;
+    bool ending;
+    {
+      std::lock_guard g(a->m);
+      st = a->state;
+      ending = a->ending || a->session_done;
+    }
+    if (!ending) {
+      if (st == RunState::paused) return;  // idempotent: no transition, no event
+      const RunState to = transition(id, st, RunCommand::pause);
+      // False: the workers have already stopped (budget spent at this moment); the
+      // session will make it finished.
+      if (!a->run->pause()) throw RunStateError("run " + id + " is finishing: its budget is spent");
+      {
+        std::lock_guard g(a->m);
+        a->state = to;
+      }
+      {
+        std::lock_guard g(impl_->store_mu);
+        impl_->store->set_state(id, to, impl_->pid, {}, false);
+      }
+      p.unlock();
+      impl_->emit_state(id, to, impl_->latest_progress(*a));
+      return;
+    }
+    p.unlock();
+    impl_->join_and_forget(id, a);
   }
-  a->run->pause();
-  std::lock_guard lk(impl_->store_mu);
-  impl_->store->set_state(id, RunState::paused, static_cast<int>(::getpid()));
+  const StoredRun r = impl_->stored(id);
+  impl_->refuse_if_owned_elsewhere(r);
+  const RunState st = impl_->resting_state(r);
+  if (st == RunState::paused) return;
+  transition(id, st, RunCommand::pause);  // throws: only a running run can pause
 }
 
 void RunManager::stop(const std::string& id) {
-  if (!impl_->find_active(id)) {
-    impl_->stored(id);  // throws RunNotFound for unknown ids; stopping a stopped run is fine
-    return;
+  auto c = impl_->control(id);
+  std::lock_guard lk(*c);
+  if (auto a = impl_->find_active(id)) {
+    bool claimed = false;
+    {
+      std::lock_guard p(a->persist);
+      std::lock_guard g(a->m);
+      if (!a->ending && !a->session_done) {
+        transition(id, a->state, RunCommand::stop);
+        a->stop_requested = true;
+        claimed = true;
+      }
+    }
+    if (claimed) {
+      a->run->request_stop();
+      impl_->join_and_forget(id, a);  // the session publishes "stopped" after its final checkpoint
+      return;
+    }
+    impl_->join_and_forget(id, a);
   }
-  impl_->finish(id);
+  const StoredRun r = impl_->stored(id);
+  impl_->refuse_if_owned_elsewhere(r);
+  const RunState to = transition(id, impl_->resting_state(r), RunCommand::stop);
+  {
+    std::lock_guard g(impl_->store_mu);
+    impl_->store->set_state(id, to, 0, {}, false);
+  }
+  Progress p;
+  p.run_id = id;
+  p.counters = r.summary.counters;
+  p.current_samples = r.summary.current_samples;
+  p.best = r.summary.best;
+  impl_->emit_state(id, to, p);
 }
 
 void RunManager::remove(const std::string& id) {
+  auto c = impl_->control(id);
+  std::lock_guard lk(*c);
   impl_->stored(id);
-  impl_->finish(id);
-  std::lock_guard lk(impl_->store_mu);
-  impl_->store->remove_run(id);
+  if (auto a = impl_->find_active(id)) impl_->end_session(id, a, false);
+  {
+    std::lock_guard g(impl_->store_mu);
+    impl_->store->remove_run(id);
+  }
+  std::lock_guard g(impl_->control_mu);
+  impl_->controls.erase(id);
 }
 
 bool RunManager::wait(const std::string& id, std::optional<double> timeout_s) {
@@ -453,8 +678,6 @@ bool RunManager::wait(const std::string& id, std::optional<double> timeout_s) {
     impl_->stored(id);
     return true;
   }
-  const bool ended = a->run->wait(timeout_s);
-  if (!ended) return false;
   // The session writes the final checkpoint after the workers end.
   std::unique_lock lk(impl_->mu);
   auto pred = [&] {
@@ -462,12 +685,8 @@ bool RunManager::wait(const std::string& id, std::optional<double> timeout_s) {
     return a->session_done;
   };
   if (timeout_s)
-    impl_->done_cv.wait_for(lk, std::chrono::duration<double>(*timeout_s), pred);
-  else
-    impl_->done_cv.wait(lk, pred);
-  lk.unlock();
-  if (!pred()) return false;
-  impl_->finish(id);
+    return impl_->done_cv.wait_for(lk, std::chrono::duration<double>(*timeout_s), pred);
+  impl_->done_cv.wait(lk, pred);
   return true;
 }
 
@@ -494,7 +713,11 @@ bool RunManager::active(const std::string& id) const {
 Progress RunManager::progress(const std::string& id) const {
   if (auto a = impl_->find_active(id)) {
     std::lock_guard lk(a->m);
-    return a->progress;
+    if (!a->session_done) {
+      Progress p = a->progress;
+      p.state = a->state;
+      return p;
+    }
   }
   const RunSummary s = get(id);
   Progress p;
@@ -505,35 +728,22 @@ Progress RunManager::progress(const std::string& id) const {
   p.current_samples = s.current_samples;
   p.best = s.best;
   std::lock_guard lk(impl_->store_mu);
-  p.pool_size = impl_->store->pool(id).size();
+  p.pool_size = impl_->store->pool_count(id);
   return p;
 }
 
 PoolPage RunManager::pool(const std::string& id, const PoolQuery& q) const {
+  const auto a = impl_->find_active(id);
+  if (!a || !Impl::live(*a)) {
+    impl_->stored(id);  // throws RunNotFound
+    std::lock_guard lk(impl_->store_mu);
+    return impl_->store->pool_page(id, q);
+  }
   std::vector<Member> members = impl_->pool_of(id);
   std::vector<const Member*> sel;
-  for (const Member& m : members) {
-    if (q.steps && static_cast<int>(m.program.size()) != *q.steps) continue;
-    if (q.uses_kind && std::none_of(m.program.steps().begin(), m.program.steps().end(),
-                                    [&](const Step& s) { return s.kind == *q.uses_kind; }))
-      continue;
-    if (q.max_chi2 && !(m.estimate.chi2 <= *q.max_chi2)) continue;
-    if (q.exact_only && !m.estimate.exact) continue;
-    sel.push_back(&m);
-  }
-  auto key = [&](const Member* m) -> double {
-    switch (q.order) {
-      case PoolQuery::Order::chi2: return m->estimate.rank();
-      case PoolQuery::Order::born: return static_cast<double>(m->born);
-      case PoolQuery::Order::steps: return static_cast<double>(m->program.size());
-    }
-    return 0;
-  };
-  std::stable_sort(sel.begin(), sel.end(), [&](const Member* a, const Member* b) {
-    const double ka = key(a), kb = key(b);
-    if (ka != kb) return q.descending ? ka > kb : ka < kb;
-    return a->hash < b->hash;
-  });
+  for (const Member& m : members)
+    if (q.matches(m)) sel.push_back(&m);
+  std::sort(sel.begin(), sel.end(), [&](const Member* a, const Member* b) { return q.before(*a, *b); });
   PoolPage page;
   page.total = sel.size();
   for (std::size_t i = q.offset; i < sel.size() && page.items.size() < q.limit; ++i)
@@ -567,6 +777,12 @@ std::vector<HistoryPoint> RunManager::history(const std::string& id, std::size_t
   for (std::size_t i = 0; i < max_points; ++i)
     thin.push_back(h[i * (h.size() - 1) / (max_points - 1)]);
   return thin;
+}
+
+HallOfFamePage RunManager::hall_of_fame(const HallOfFameQuery& q) const {
+  if (!q.run_id.empty()) impl_->stored(q.run_id);
+  std::lock_guard lk(impl_->store_mu);
+  return impl_->store->hall_of_fame(q);
 }
 
 std::vector<HallOfFameEntry> RunManager::hall_of_fame(const std::string& run_id, std::size_t limit) const {

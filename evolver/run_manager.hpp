@@ -6,6 +6,13 @@
 //
 // Errors: RunNotFound (unknown id -> HTTP 404), RunStateError (e.g. resume a running run
 // -> 409), ConfigError from run_config.hpp (-> 400), std::runtime_error for store failures.
+//
+// State: every change of a run's state is a transition of run_state_machine.hpp, made by
+// the manager alone, and published as exactly one `state` event. Control calls on one run
+// (resume, pause, stop, remove) are serialised by that run's own lock, so concurrent
+// calls from many threads take effect one after the other, each legal or a RunStateError.
+// A run's session (its thread in this process) makes the transitions it causes itself
+// (finish, fail) under the same rules.
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -45,16 +52,30 @@ class RunManager {
 
   // Validates (ConfigError), stores, and starts it unless start is false. Returns the id.
   std::string create(const RunConfig& config, bool start = true);
-  // Continues a paused, stopped, finished or created run from its last checkpoint (also
-  // one whose process died). extra replaces the budget, counted from now.
+  // Continues a paused, stopped, finished, failed or created run from its last checkpoint
+  // (also one whose process died). extra replaces the budget, counted from now.
   void resume(const std::string& id, std::optional<Budget> extra = std::nullopt);
+  // A running run; pausing a paused run changes nothing.
   void pause(const std::string& id);
-  // Cooperative: returns after the run's final checkpoint.
+  // A running, paused or created run. Cooperative: returns after the final checkpoint.
   void stop(const std::string& id);
-  // Stops it if active and deletes everything stored about it except hall-of-fame entries.
+  // In any state: stops it if active and deletes everything stored about it except
+  // hall-of-fame entries.
   void remove(const std::string& id);
   // Blocks until the run is not active (or the timeout passes); true when it is not.
   bool wait(const std::string& id, std::optional<double> timeout_s = std::nullopt);
+
+  // Resumes every run that was running when its process ended (stored resume_on_start):
+  // a daemon calls this once at start-up. One outcome per run: error empty when resumed.
+  struct Resumed {
+    std::string run_id;
+    std::string error;
+  };
+  std::vector<Resumed> resume_interrupted();
+  // Final checkpoint of every active run, all at once. Unlike stop() it keeps a running
+  // run marked to resume on the next start (and a paused run paused). The destructor
+  // does the same.
+  void shutdown();
 
   std::vector<RunSummary> list() const;
   RunSummary get(const std::string& id) const;
@@ -70,14 +91,17 @@ class RunManager {
   // Empty run_id: all runs. Ordered by exact chi2 within a width, best first.
   std::vector<HallOfFameEntry> hall_of_fame(const std::string& run_id = {},
                                             std::size_t limit = 100) const;
+  // Filtered and paged by the store (SQL, indexed): for listings of any size.
+  HallOfFamePage hall_of_fame(const HallOfFameQuery& query) const;
   // A function by Program::id(), from any pool or the hall of fame.
   std::optional<ScoredFunction> function(const std::string& function_id) const;
   // The pool in the original tool's text style: one function per block with its chi2.
   std::string dump(const std::string& id) const;
 
-  // run_id empty: events of every run. Callbacks run on an internal thread; keep them
-  // short. unsubscribe may be called from inside a callback; after it returns the
-  // callback is not called again.
+  // run_id empty: events of every run. Callbacks run on an internal thread or on the
+  // thread of a control call; keep them short, and do not call control functions
+  // (resume, pause, stop, remove) from them. unsubscribe may be called from inside a
+  // callback; after it returns the callback is not called again.
   std::uint64_t subscribe(const std::string& run_id, EventCallback callback);
   void unsubscribe(std::uint64_t subscription);
 

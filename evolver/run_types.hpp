@@ -11,6 +11,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "evolver/pool_query.hpp"
 #include "evolver/run_config.hpp"
 #include "mixer/program.hpp"
 
@@ -102,20 +103,23 @@ struct HallOfFameEntry {
   double recorded_at = 0;          // unix seconds
 };
 
-struct PoolQuery {
-  enum class Order { chi2, born, steps };
-  std::size_t offset = 0;
-  std::size_t limit = 100;
-  Order order = Order::chi2;
-  bool descending = false;
-  std::optional<int> steps;             // only programs with this many steps
-  std::optional<StepKind> uses_kind;    // only programs that have a step of this kind
-  std::optional<double> max_chi2;
-  bool exact_only = false;
-};
 struct PoolPage {
   std::size_t total = 0;  // matches before paging
   std::vector<ScoredFunction> items;
+};
+
+// Hall-of-fame listings: ordered by width, exact scores first, then chi2 (best first),
+// then time; filtered and paged by the store (an index serves the order).
+struct HallOfFameQuery {
+  std::string run_id;              // empty: every run
+  std::optional<int> width;
+  std::optional<int> max_steps;
+  std::size_t offset = 0;
+  std::size_t limit = 100;
+};
+struct HallOfFamePage {
+  std::size_t total = 0;  // matches before paging
+  std::vector<HallOfFameEntry> items;
 };
 
 struct RunEvent {

@@ -3,8 +3,11 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
+#include <fstream>
 
 #include "mixer/json_form.hpp"
 
@@ -117,6 +120,62 @@ CREATE INDEX hall_of_fame_rank ON hall_of_fame(width, chi2);
 )SQL",
 };
 
+// Version 2: the resume intent moves from serve-state.json into the runs table (imported
+// here, once, then the file is removed); pool rows carry their rank and kind set so pool
+// pages are SQL; indexes in the listing orders of the pool and the hall of fame.
+void migrate_to_2(SQLite::Database& db, const std::filesystem::path& data_dir) {
+  db.exec(R"SQL(
+ALTER TABLE runs ADD COLUMN resume_on_start INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE pool ADD COLUMN rank REAL NOT NULL DEFAULT 0;
+ALTER TABLE pool ADD COLUMN kinds INTEGER NOT NULL DEFAULT 0;
+UPDATE pool SET rank = CASE WHEN exact THEN chi2 ELSE max(chi2, stderr) END;
+CREATE INDEX pool_rank ON pool(run_id, rank, program_id);
+CREATE INDEX pool_born ON pool(run_id, born, program_id);
+DROP INDEX hall_of_fame_rank;
+CREATE INDEX hall_of_fame_rank ON hall_of_fame(width, exact DESC, chi2, recorded_at);
+CREATE INDEX hall_of_fame_run_rank ON hall_of_fame(run_id, width, exact DESC, chi2, recorded_at);
+)SQL");
+  {
+    SQLite::Statement rows(db, "SELECT run_id, slot, program FROM pool");
+    SQLite::Statement set(db, "UPDATE pool SET kinds=? WHERE run_id=? AND slot=?");
+    while (rows.executeStep()) {
+      const Program p = program_from_json(nlohmann::json::parse(rows.getColumn(2).getString()));
+      set.bind(1, static_cast<std::int64_t>(kind_mask(p)));
+      set.bind(2, rows.getColumn(0).getString());
+      set.bind(3, rows.getColumn(1).getInt64());
+      set.exec();
+      set.reset();
+    }
+  }
+  const std::filesystem::path legacy = data_dir / "serve-state.json";
+  std::ifstream in(legacy);
+  if (!in) return;
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const std::exception&) {
+    return;  // a damaged file only loses the intent to resume; the runs are all here
+  }
+  if (!j.is_object() || !j.contains("running") || !j["running"].is_array()) return;
+  SQLite::Statement mark(db, "UPDATE runs SET resume_on_start=1 WHERE id=?");
+  for (const auto& id : j["running"]) {
+    if (!id.is_string()) continue;
+    mark.bind(1, id.get<std::string>());
+    mark.exec();
+    mark.reset();
+  }
+}
+
+std::string order_sql(const PoolQuery& q) {
+  const char* dir = q.descending ? " DESC" : "";
+  switch (q.order) {
+    case PoolQuery::Order::chi2: return std::string("rank") + dir + ", program_id";
+    case PoolQuery::Order::born: return std::string("born") + dir + ", program_id";
+    case PoolQuery::Order::steps: return std::string("steps") + dir + ", program_id";
+  }
+  return "program_id";
+}
+
 }  // namespace
 
 struct Store::Impl {
@@ -137,15 +196,20 @@ Store::Store(const std::filesystem::path& data_dir) {
     db.exec("PRAGMA synchronous=NORMAL");
     db.exec("PRAGMA foreign_keys=ON");
     int version = db.execAndGet("PRAGMA user_version").getInt();
-    const int latest = static_cast<int>(std::size(migrations));
-    if (version > latest)
+    const int latest = static_cast<int>(std::size(migrations));  // written as SQL
+    std::error_code ec_ignored;
+    if (version > schema_version)
       throw std::runtime_error("database schema version " + std::to_string(version) +
-                               " is newer than this mixforge understands (" + std::to_string(latest) + ")");
-    for (; version < latest; ++version) {
+                               " is newer than this mixforge understands (" + std::to_string(schema_version) + ")");
+    for (; version < schema_version; ++version) {
       SQLite::Transaction t(db);
-      db.exec(migrations[version]);
+      if (version < latest)
+        db.exec(migrations[version]);
+      else if (version == 1)
+        migrate_to_2(db, data_dir);
       db.exec("PRAGMA user_version=" + std::to_string(version + 1));
       t.commit();
+      if (version == 1) std::filesystem::remove(data_dir / "serve-state.json", ec_ignored);
     }
   } catch (const SQLite::Exception& e) {
     throw std::runtime_error("store " + path_.string() + ": " + e.what());
@@ -169,7 +233,7 @@ void Store::create_run(const std::string& id, const RunConfig& config, double cr
 
 void Store::checkpoint(const std::string& id, RunState state, const Checkpoint& c,
                        const std::vector<HistoryPoint>& new_history, int owner_pid,
-                       const std::string& error) {
+                       const std::string& error, std::optional<bool> resume_on_start) {
   auto& db = impl_->db;
   SQLite::Transaction t(db);
   nlohmann::json rng = nlohmann::json::array();
@@ -177,7 +241,8 @@ void Store::checkpoint(const std::string& id, RunState state, const Checkpoint& 
   {
     SQLite::Statement q(db,
                         "UPDATE runs SET state=?, updated_at=?, counters=?, current_samples=?, "
-                        "next_leader_at=?, sessions=?, rng=?, best=?, owner_pid=?, error=? WHERE id=?");
+                        "next_leader_at=?, sessions=?, rng=?, best=?, owner_pid=?, error=?, "
+                        "resume_on_start=COALESCE(?, resume_on_start) WHERE id=?");
     q.bind(1, std::string(state_name(state)));
     q.bind(2, unix_now());
     q.bind(3, counters_json(c.counters).dump());
@@ -191,7 +256,11 @@ void Store::checkpoint(const std::string& id, RunState state, const Checkpoint& 
       q.bind(8);
     q.bind(9, owner_pid);
     q.bind(10, error);
-    q.bind(11, id);
+    if (resume_on_start)
+      q.bind(11, *resume_on_start ? 1 : 0);
+    else
+      q.bind(11);
+    q.bind(12, id);
     if (q.exec() != 1) throw RunNotFound(id);
   }
   {
@@ -200,7 +269,7 @@ void Store::checkpoint(const std::string& id, RunState state, const Checkpoint& 
     del.exec();
     SQLite::Statement ins(db,
                           "INSERT INTO pool(run_id, slot, program_id, program, width, steps, chi2, "
-                          "stderr, samples, exact, born) VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+                          "stderr, samples, exact, born, rank, kinds) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
     for (std::size_t i = 0; i < c.pool.size(); ++i) {
       const Member& m = c.pool[i];
       ins.bind(1, id);
@@ -214,6 +283,8 @@ void Store::checkpoint(const std::string& id, RunState state, const Checkpoint& 
       ins.bind(9, static_cast<std::int64_t>(m.estimate.samples));
       ins.bind(10, m.estimate.exact ? 1 : 0);
       ins.bind(11, static_cast<std::int64_t>(m.born));
+      ins.bind(12, m.estimate.rank());
+      ins.bind(13, static_cast<std::int64_t>(kind_mask(m.program)));
       ins.exec();
       ins.reset();
     }
@@ -241,13 +312,20 @@ void Store::checkpoint(const std::string& id, RunState state, const Checkpoint& 
   t.commit();
 }
 
-void Store::set_state(const std::string& id, RunState state, int owner_pid, const std::string& error) {
-  SQLite::Statement q(impl_->db, "UPDATE runs SET state=?, owner_pid=?, error=?, updated_at=? WHERE id=?");
+void Store::set_state(const std::string& id, RunState state, int owner_pid, const std::string& error,
+                      std::optional<bool> resume_on_start) {
+  SQLite::Statement q(impl_->db,
+                      "UPDATE runs SET state=?, owner_pid=?, error=?, updated_at=?, "
+                      "resume_on_start=COALESCE(?, resume_on_start) WHERE id=?");
   q.bind(1, std::string(state_name(state)));
   q.bind(2, owner_pid);
   q.bind(3, error);
   q.bind(4, unix_now());
-  q.bind(5, id);
+  if (resume_on_start)
+    q.bind(5, *resume_on_start ? 1 : 0);
+  else
+    q.bind(5);
+  q.bind(6, id);
   if (q.exec() != 1) throw RunNotFound(id);
 }
 
@@ -278,12 +356,20 @@ void Store::add_hall_of_fame(const std::vector<HallOfFameEntry>& entries) {
   t.commit();
 }
 
+// Configurations stored before seeds above 2^53-1 travelled as strings hold them as
+// JSON integers (exact here): read them as the string form.
+static nlohmann::json stored_config(const std::string& text) {
+  nlohmann::json j = nlohmann::json::parse(text);
+  if (j.contains("seed") && j["seed"].is_number_unsigned()) j["seed"] = seed_to_json(j["seed"].get<std::uint64_t>());
+  return j;
+}
+
 static StoredRun run_from_row(SQLite::Statement& q) {
   StoredRun r;
   RunSummary& s = r.summary;
   s.id = q.getColumn(0).getString();
   s.name = q.getColumn(1).getString();
-  s.config = run_config_from_json(nlohmann::json::parse(q.getColumn(2).getString()));
+  s.config = run_config_from_json(stored_config(q.getColumn(2).getString()));
   s.state = state_from_name(q.getColumn(3).getString()).value_or(RunState::failed);
   s.created_at = q.getColumn(4).getDouble();
   s.updated_at = q.getColumn(5).getDouble();
@@ -292,12 +378,13 @@ static StoredRun run_from_row(SQLite::Statement& q) {
   if (!q.getColumn(8).isNull()) s.best = scored_function(member_from(nlohmann::json::parse(q.getColumn(8).getString())));
   r.owner_pid = q.getColumn(9).getInt();
   s.error = q.getColumn(10).getString();
+  r.resume_on_start = q.getColumn(11).getInt() != 0;
   return r;
 }
 
 static const char* const run_columns =
     "SELECT id, name, config, state, created_at, updated_at, counters, current_samples, best, "
-    "owner_pid, error FROM runs";
+    "owner_pid, error, resume_on_start FROM runs";
 
 std::vector<StoredRun> Store::runs() {
   SQLite::Statement q(impl_->db, std::string(run_columns) + " ORDER BY created_at, id");
@@ -311,6 +398,64 @@ std::optional<StoredRun> Store::run(const std::string& id) {
   q.bind(1, id);
   if (!q.executeStep()) return std::nullopt;
   return run_from_row(q);
+}
+
+static Member member_from_row(SQLite::Statement& q, int first) {
+  Member m;
+  m.program = program_from_json(nlohmann::json::parse(q.getColumn(first).getString()));
+  m.hash = m.program.hash();
+  m.estimate = {q.getColumn(first + 1).getDouble(), q.getColumn(first + 2).getDouble(),
+                static_cast<std::uint64_t>(q.getColumn(first + 3).getInt64()), q.getColumn(first + 4).getInt() != 0};
+  m.born = static_cast<std::uint64_t>(q.getColumn(first + 5).getInt64());
+  return m;
+}
+
+PoolPage Store::pool_page(const std::string& id, const PoolQuery& pq) {
+  std::string where = " FROM pool WHERE run_id=?";
+  if (pq.min_steps) where += " AND steps>=?";
+  if (pq.max_steps) where += " AND steps<=?";
+  if (pq.kinds) where += " AND (kinds & ~?)=0";
+  if (pq.uses_kind) where += " AND (kinds & ?)!=0";
+  if (pq.max_chi2) where += " AND chi2<=?";
+  if (pq.exact_only) where += " AND exact=1";
+  auto bind_all = [&](SQLite::Statement& q) {
+    int k = 1;
+    q.bind(k++, id);
+    if (pq.min_steps) q.bind(k++, *pq.min_steps);
+    if (pq.max_steps) q.bind(k++, *pq.max_steps);
+    if (pq.kinds) q.bind(k++, static_cast<std::int64_t>(kind_mask(*pq.kinds)));
+    if (pq.uses_kind) q.bind(k++, std::int64_t{1} << static_cast<int>(*pq.uses_kind));
+    if (pq.max_chi2) q.bind(k++, *pq.max_chi2);
+    return k;
+  };
+  PoolPage page;
+  {
+    SQLite::Statement count(impl_->db, "SELECT COUNT(*)" + where);
+    bind_all(count);
+    count.executeStep();
+    page.total = static_cast<std::size_t>(count.getColumn(0).getInt64());
+  }
+  SQLite::Statement q(impl_->db, "SELECT program, chi2, stderr, samples, exact, born" + where + " ORDER BY " +
+                                     order_sql(pq) + " LIMIT ? OFFSET ?");
+  int k = bind_all(q);
+  q.bind(k++, static_cast<std::int64_t>(std::min<std::size_t>(pq.limit, std::size_t{INT64_MAX})));
+  q.bind(k, static_cast<std::int64_t>(std::min<std::size_t>(pq.offset, std::size_t{INT64_MAX})));
+  while (q.executeStep()) page.items.push_back(scored_function(member_from_row(q, 0)));
+  return page;
+}
+
+std::size_t Store::pool_count(const std::string& id) {
+  SQLite::Statement q(impl_->db, "SELECT COUNT(*) FROM pool WHERE run_id=?");
+  q.bind(1, id);
+  q.executeStep();
+  return static_cast<std::size_t>(q.getColumn(0).getInt64());
+}
+
+std::vector<std::string> Store::runs_to_resume() {
+  SQLite::Statement q(impl_->db, "SELECT id FROM runs WHERE resume_on_start=1 ORDER BY created_at, id");
+  std::vector<std::string> out;
+  while (q.executeStep()) out.push_back(q.getColumn(0).getString());
+  return out;
 }
 
 std::vector<Member> Store::pool(const std::string& id) {
@@ -377,18 +522,41 @@ static HallOfFameEntry hof_from_row(SQLite::Statement& q) {
   return e;
 }
 
+HallOfFamePage Store::hall_of_fame(const HallOfFameQuery& hq) {
+  std::string where = " FROM hall_of_fame WHERE 1";
+  if (!hq.run_id.empty()) where += " AND run_id=?";
+  if (hq.width) where += " AND width=?";
+  if (hq.max_steps) where += " AND steps<=?";
+  auto bind_all = [&](SQLite::Statement& q) {
+    int k = 1;
+    if (!hq.run_id.empty()) q.bind(k++, hq.run_id);
+    if (hq.width) q.bind(k++, *hq.width);
+    if (hq.max_steps) q.bind(k++, *hq.max_steps);
+    return k;
+  };
+  HallOfFamePage page;
+  {
+    SQLite::Statement count(impl_->db, "SELECT COUNT(*)" + where);
+    bind_all(count);
+    count.executeStep();
+    page.total = static_cast<std::size_t>(count.getColumn(0).getInt64());
+  }
+  // The order of the hall_of_fame_rank indexes: no sort, whatever the table's size.
+  SQLite::Statement q(impl_->db,
+                      "SELECT run_id, program, chi2, stderr, samples, exact, elapsed_s, tournaments, recorded_at" +
+                          where + " ORDER BY width, exact DESC, chi2, recorded_at LIMIT ? OFFSET ?");
+  int k = bind_all(q);
+  q.bind(k++, static_cast<std::int64_t>(std::min<std::size_t>(hq.limit, std::size_t{INT64_MAX})));
+  q.bind(k, static_cast<std::int64_t>(std::min<std::size_t>(hq.offset, std::size_t{INT64_MAX})));
+  while (q.executeStep()) page.items.push_back(hof_from_row(q));
+  return page;
+}
+
 std::vector<HallOfFameEntry> Store::hall_of_fame(const std::string& run_id, std::size_t limit) {
-  const std::string cols =
-      "SELECT run_id, program, chi2, stderr, samples, exact, elapsed_s, tournaments, recorded_at "
-      "FROM hall_of_fame ";
-  SQLite::Statement q(impl_->db, cols + (run_id.empty() ? "" : "WHERE run_id=? ") +
-                                     "ORDER BY width, exact DESC, chi2, recorded_at LIMIT ?");
-  int k = 1;
-  if (!run_id.empty()) q.bind(k++, run_id);
-  q.bind(k, static_cast<std::int64_t>(limit));
-  std::vector<HallOfFameEntry> out;
-  while (q.executeStep()) out.push_back(hof_from_row(q));
-  return out;
+  HallOfFameQuery q;
+  q.run_id = run_id;
+  q.limit = limit;
+  return hall_of_fame(q).items;
 }
 
 std::optional<ScoredFunction> Store::function(const std::string& program_id) {

@@ -18,6 +18,10 @@ namespace mixforge::evolver {
 struct StoredRun {
   RunSummary summary;
   int owner_pid = 0;  // the process that last ran it (0: none)
+  // The run was running when its process ended (killed, or a daemon shut down): a daemon
+  // resumes it when it starts. Set by start/resume, cleared by pause, stop on request,
+  // finish and failure. The one record of that intent (it replaced serve-state.json).
+  bool resume_on_start = false;
 };
 
 class Store {
@@ -28,15 +32,18 @@ class Store {
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
-  static constexpr int schema_version = 1;
+  // 2: runs.resume_on_start (serve-state.json imported), pool.kinds, paging indexes.
+  static constexpr int schema_version = 2;
   const std::filesystem::path& path() const { return path_; }
 
   void create_run(const std::string& id, const RunConfig& config, double created_at);
   // Writes the whole checkpoint and the new history points in one transaction.
+  // resume_on_start: nullopt leaves it as it is.
   void checkpoint(const std::string& id, RunState state, const Checkpoint& checkpoint,
                   const std::vector<HistoryPoint>& new_history, int owner_pid,
-                  const std::string& error = {});
-  void set_state(const std::string& id, RunState state, int owner_pid, const std::string& error = {});
+                  const std::string& error = {}, std::optional<bool> resume_on_start = std::nullopt);
+  void set_state(const std::string& id, RunState state, int owner_pid, const std::string& error = {},
+                 std::optional<bool> resume_on_start = std::nullopt);
   void add_hall_of_fame(const std::vector<HallOfFameEntry>& entries);
 
   std::vector<StoredRun> runs();
@@ -44,8 +51,14 @@ class Store {
   // The last checkpoint (empty pool and no RNG state before the first one).
   std::optional<Checkpoint> load_checkpoint(const std::string& id);
   std::vector<Member> pool(const std::string& id);
+  // Filtered, ordered and paged in SQL.
+  PoolPage pool_page(const std::string& id, const PoolQuery& query);
+  std::size_t pool_count(const std::string& id);
   std::vector<HistoryPoint> history(const std::string& id);
+  HallOfFamePage hall_of_fame(const HallOfFameQuery& query);
   std::vector<HallOfFameEntry> hall_of_fame(const std::string& run_id, std::size_t limit);
+  // Ids of runs marked resume_on_start, oldest first.
+  std::vector<std::string> runs_to_resume();
   std::optional<ScoredFunction> function(const std::string& program_id);
   void remove_run(const std::string& id);
   // PRAGMA integrity_check: "ok" when the file is sound.

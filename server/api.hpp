@@ -17,7 +17,6 @@ namespace mixforge::server {
 class EvaluationQueue;
 class EventHub;
 class Metrics;
-class ResumeSet;
 class SchemaSet;
 
 // Every limit is documented in README ("Limits") and answered with 413 / 429.
@@ -36,16 +35,15 @@ struct ApiLimits {
 
 struct ApiContext {
   ApiContext(evolver::RunManager& runs, const Evaluator& evaluator, EvaluationQueue& evaluations, EventHub& events,
-             Metrics& metrics, const SchemaSet& schemas, ResumeSet& resume, ApiLimits limits)
+             Metrics& metrics, const SchemaSet& schemas, ApiLimits limits)
       : runs(runs), evaluator(evaluator), evaluations(evaluations), events(events), metrics(metrics),
-        schemas(schemas), resume(resume), limits(limits), pages(limits.page_cache_s) {}
+        schemas(schemas), limits(limits), pages(limits.page_cache_s) {}
   evolver::RunManager& runs;
   const Evaluator& evaluator;
   EvaluationQueue& evaluations;
   EventHub& events;
   Metrics& metrics;
   const SchemaSet& schemas;
-  ResumeSet& resume;
   ApiLimits limits;
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   std::mutex admission;  // serialises run creation / resumption against max_active_runs

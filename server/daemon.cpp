@@ -20,7 +20,6 @@
 #include "server/http_server.hpp"
 #include "server/metrics.hpp"
 #include "server/problem.hpp"
-#include "server/resume_set.hpp"
 #include "server/schema_validator.hpp"
 #include "server/static_files.hpp"
 
@@ -87,29 +86,14 @@ int run_daemon(const DaemonOptions& o, std::ostream& log) {
   std::unique_ptr<Evaluator> evaluator =
       o.interpreter_only ? std::make_unique<Evaluator>(nullptr) : Evaluator::with_own_engine();
 
-  ResumeSet resume(o.data_dir / "serve-state.json");
-  // Runs this daemon was keeping alive when it last ended (cleanly or not) continue.
-  for (const auto& id : resume.ids()) {
-    try {
-      const auto s = manager->get(id);
-      if (manager->active(id)) continue;
-      if (s.state == evolver::RunState::finished || s.state == evolver::RunState::failed) {
-        resume.remove(id);
-        continue;
-      }
-      manager->resume(id);
-      log << "mixforge: resumed run " << id << "\n";
-    } catch (const evolver::RunNotFound&) {
-      resume.remove(id);
-    } catch (const std::exception& e) {
-      log << "mixforge: could not resume run " << id << ": " << e.what() << "\n";
-    }
-  }
+  // Runs that were running when the last daemon ended (cleanly or not) continue: the
+  // store marks them (runs.resume_on_start).
+  for (const auto& r : manager->resume_interrupted())
+    log << "mixforge: " << (r.error.empty() ? "resumed run " + r.run_id : "could not resume run " + r.run_id + ": " + r.error) << "\n";
   if (first_start && o.default_run) {
     evolver::RunConfig config;  // 32-bit, 5 steps, default settings
     config.name = "default run (32-bit, 5 steps)";
     const std::string id = manager->create(config, true);
-    resume.add(id);
     log << "mixforge: empty data directory: started run " << id << " (32-bit, at most 5 steps)\n";
   }
 
@@ -117,7 +101,7 @@ int run_daemon(const DaemonOptions& o, std::ostream& log) {
   Metrics metrics;
   EvaluationQueue evaluations(o.limits.max_concurrent_evaluations, o.limits.max_queued_exact);
   EventHub events(*manager, o.limits.max_sse_clients);
-  ApiContext ctx{*manager, *evaluator, evaluations, events, metrics, schemas, resume, o.limits};
+  ApiContext ctx{*manager, *evaluator, evaluations, events, metrics, schemas, o.limits};
 
   Router router;
   add_api_routes(router, ctx);
@@ -156,22 +140,9 @@ int run_daemon(const DaemonOptions& o, std::ostream& log) {
   const double t0 = now_s();
   log << "mixforge: " << (sig ? (sig == SIGTERM ? "SIGTERM" : "SIGINT") : "stop")
       << ": checkpointing runs\n" << std::flush;
-  // Final checkpoint of every active run, all at once (each stop waits for its run's
-  // workers); the resume set keeps the intent to continue them on the next start.
-  {
-    std::vector<std::thread> stoppers;
-    for (const auto& s : manager->list()) {
-      if (!manager->active(s.id)) continue;
-      stoppers.emplace_back([&manager, &log, id = s.id] {
-        try {
-          manager->stop(id);
-        } catch (const std::exception& e) {
-          log << "mixforge: stopping run " << id << ": " << e.what() << "\n";
-        }
-      });
-    }
-    for (auto& t : stoppers) t.join();
-  }
+  // Final checkpoint of every active run, all at once; running runs stay marked to
+  // resume on the next start.
+  manager->shutdown();
   log << "mixforge: runs checkpointed in " << static_cast<int>((now_s() - t0) * 1000) << " ms\n" << std::flush;
   // Answers still being computed (an exact 32-bit evaluation takes seconds) are not worth
   // delaying the exit: everything that matters is in the store.

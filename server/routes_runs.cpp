@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <charconv>
 #include <functional>
-#include <limits>
-#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -15,7 +13,6 @@
 #include "server/problem.hpp"
 #include "server/query.hpp"
 #include "server/request_parsing.hpp"
-#include "server/resume_set.hpp"
 #include "server/schema_validator.hpp"
 
 namespace mixforge::server {
@@ -78,7 +75,6 @@ Response create_run(ApiContext& ctx, const Request& req) {
     std::lock_guard lk(ctx.admission);
     if (start) admit_run(ctx);
     id = ctx.runs.create(config, start);
-    if (start) ctx.resume.add(id);
   }
   Response r = Response::json(201, run_json(ctx, id));
   r.headers.emplace_back("Location", "/api/v1/runs/" + id);
@@ -131,7 +127,6 @@ Response pause_run(ApiContext& ctx, const Request& req) {
   no_body(req);
   const std::string& id = run_id_param(req);
   ctx.runs.pause(id);
-  ctx.resume.remove(id);
   ctx.pages.invalidate(run_prefix(id));
   return Response::json(200, run_json(ctx, id));
 }
@@ -145,7 +140,6 @@ Response resume_run(ApiContext& ctx, const Request& req) {
     ctx.runs.get(id);  // 404 before 429
     if (!ctx.runs.active(id)) admit_run(ctx, id);
     ctx.runs.resume(id, budget);
-    ctx.resume.add(id);
   }
   ctx.pages.invalidate(run_prefix(id));
   return Response::json(200, run_json(ctx, id));
@@ -155,12 +149,7 @@ Response stop_run(ApiContext& ctx, const Request& req) {
   QueryReader q(req, {});
   no_body(req);
   const std::string& id = run_id_param(req);
-  ctx.runs.get(id);
-  if (!ctx.runs.active(id))
-    throw evolver::RunStateError("run " + id + " is not active (state " +
-                                 std::string(evolver::state_name(ctx.runs.get(id).state)) + ")");
-  ctx.runs.stop(id);
-  ctx.resume.remove(id);
+  ctx.runs.stop(id);  // the run manager's state machine: 409 for a stopped or finished run
   ctx.pages.invalidate(run_prefix(id));
   return Response::json(200, run_json(ctx, id));
 }
@@ -169,7 +158,6 @@ Response delete_run(ApiContext& ctx, const Request& req) {
   QueryReader q(req, {});
   const std::string& id = run_id_param(req);
   ctx.runs.remove(id);
-  ctx.resume.remove(id);
   ctx.pages.invalidate(run_prefix(id));
   Response r;
   r.status = 204;
@@ -195,6 +183,8 @@ std::vector<StepKind> parse_kinds(const std::string& list, const std::string& pa
   return out;
 }
 
+// Every filter is a field of evolver::PoolQuery (the run manager applies it to a live
+// pool, the store in SQL); this only reads the query string.
 Response get_pool_uncached(ApiContext& ctx, const Request& req) {
   QueryReader q(req, {"limit", "offset", "order", "desc", "min_steps", "max_steps", "steps", "kinds",
                       "uses", "max_chi2", "exact"});
@@ -211,12 +201,16 @@ Response get_pool_uncached(ApiContext& ctx, const Request& req) {
     pq.order = *order;
   }
   pq.descending = q.boolean("desc").value_or(false);
-  const auto min_steps = q.integer("min_steps", 1, 64);
-  const auto max_steps = q.integer("max_steps", 1, 64);
-  if (auto s = q.integer("steps", 1, 64)) pq.steps = static_cast<int>(*s);
-  if (min_steps && max_steps && *min_steps > *max_steps)
+  if (auto s = q.integer("min_steps", 1, 64)) pq.min_steps = static_cast<int>(*s);
+  if (auto s = q.integer("max_steps", 1, 64)) pq.max_steps = static_cast<int>(*s);
+  if (pq.min_steps && pq.max_steps && *pq.min_steps > *pq.max_steps)
     throw HttpError(400, "invalid-query-parameter", "query parameter min_steps is above max_steps")
         .with_field("?min_steps");
+  if (auto s = q.integer("steps", 1, 64)) {  // with min/max_steps: all of them hold
+    const int n = static_cast<int>(*s);
+    pq.min_steps = std::max(pq.min_steps.value_or(n), n);
+    pq.max_steps = std::min(pq.max_steps.value_or(n), n);
+  }
   if (auto u = q.string("uses")) {
     auto k = kind_from_name(*u);
     if (!k)
@@ -226,30 +220,8 @@ Response get_pool_uncached(ApiContext& ctx, const Request& req) {
   }
   if (auto m = q.number("max_chi2", 0, 1e300)) pq.max_chi2 = *m;
   pq.exact_only = q.boolean("exact").value_or(false);
-  std::optional<std::set<StepKind>> kinds;
-  if (auto k = q.string("kinds")) {
-    auto v = parse_kinds(*k, "kinds");
-    kinds.emplace(v.begin(), v.end());
-  }
-  if (min_steps && max_steps && *min_steps == *max_steps && !pq.steps) pq.steps = static_cast<int>(*min_steps);
-  const bool filter_here = kinds || ((min_steps || max_steps) && !pq.steps);
-  if (!filter_here) return Response::json(200, evolver::to_json(ctx.runs.pool(id, pq)));
-  // Step ranges and kind sets are not store queries: filter the ordered pool here.
-  evolver::PoolQuery all = pq;
-  all.offset = 0;
-  all.limit = std::numeric_limits<std::size_t>::max();
-  const evolver::PoolPage full = ctx.runs.pool(id, all);
-  evolver::PoolPage page;
-  for (const auto& f : full.items) {
-    if (min_steps && f.steps < *min_steps) continue;
-    if (max_steps && f.steps > *max_steps) continue;
-    if (kinds && !std::all_of(f.program.steps().begin(), f.program.steps().end(),
-                              [&](const Step& s) { return kinds->count(s.kind) > 0; }))
-      continue;
-    if (page.total >= pq.offset && page.items.size() < pq.limit) page.items.push_back(f);
-    ++page.total;
-  }
-  return Response::json(200, evolver::to_json(page));
+  if (auto k = q.string("kinds")) pq.kinds = parse_kinds(*k, "kinds");
+  return Response::json(200, evolver::to_json(ctx.runs.pool(id, pq)));
 }
 
 Response get_pool(ApiContext& ctx, const Request& req) {

@@ -170,18 +170,4 @@ nlohmann::json parse_json_body(const Request& request) {
   }
 }
 
-nlohmann::json openapi_document(const SchemaSet& schemas) {
-  nlohmann::json doc = schemas.document("openapi.json");
-  auto& components = doc["components"]["schemas"];
-  for (const auto& name : schemas.names()) {
-    if (name.size() < 12 || name.compare(name.size() - 12, 12, ".schema.json") != 0) continue;
-    nlohmann::json s = schemas.document(name);
-    // OpenAPI 3.1 schemas are JSON Schema 2020-12; each keeps its $id so its internal
-    // "#/definitions/..." references resolve within it, and drops the draft-07 $schema.
-    s.erase("$schema");
-    components[name.substr(0, name.size() - 12)] = std::move(s);
-  }
-  return doc;
-}
-
 }  // namespace mixforge::server

@@ -26,7 +26,7 @@ class SchemaSet {
   // Throws HttpError 400 "schema-violation" listing the issues.
   void validate(const std::string& schema, const nlohmann::json& document) const;
   std::vector<std::string> names() const;
-  // The document as parsed JSON (schemas and openapi.json).
+  // The schema document as parsed JSON.
   const nlohmann::json& document(const std::string& name) const;
 
  private:
@@ -37,9 +37,5 @@ class SchemaSet {
 // Parses a request body as JSON: 415 unless the content type is JSON (or absent),
 // 400 "malformed-json" with the byte offset (and line, column) on a syntax error.
 nlohmann::json parse_json_body(const Request& request);
-
-// The OpenAPI document served at /openapi.json: schema/openapi.json with every embedded
-// schema placed under components.schemas (keyed by file name without ".schema.json").
-nlohmann::json openapi_document(const SchemaSet& schemas);
 
 }  // namespace mixforge::server

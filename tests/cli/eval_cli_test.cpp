@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "run_command.hpp"
+#include "support/reference_functions.hpp"
 
 namespace {
 const std::string hp16 = "x ^= x >> 8; x *= 0x88b5; x ^= x >> 7; x *= 0xdb2d; x ^= x >> 9";
@@ -16,8 +17,8 @@ const std::string writeup7 =
 
 TEST(EvalCli, JsonOutputHasTheDocumentedFields) {
   const auto r = run_mixforge("eval --width 16 --json " + quoted(hp16));
-  ASSERT_EQ(r.exit_code, 0) << r.out;
-  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto j = nlohmann::json::parse(r.output);
   for (const char* k : {"id", "width", "text", "steps", "chi2", "chi2_corrected", "chi2_stderr", "bias", "samples",
                         "exact", "seconds"})
     EXPECT_TRUE(j.contains(k)) << k;
@@ -29,8 +30,8 @@ TEST(EvalCli, JsonOutputHasTheDocumentedFields) {
 
 TEST(EvalCli, WidthComesFromTheWriteUpMaskAndMatrixIsIncluded) {
   const auto r = run_mixforge("eval --json --matrix -", writeup7);
-  ASSERT_EQ(r.exit_code, 0) << r.out;
-  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto j = nlohmann::json::parse(r.output);
   EXPECT_EQ(j["width"], 7);
   EXPECT_DOUBLE_EQ(j["chi2"].get<double>(), 0.244140625);
   ASSERT_EQ(j["matrix"].size(), 7u);
@@ -39,8 +40,8 @@ TEST(EvalCli, WidthComesFromTheWriteUpMaskAndMatrixIsIncluded) {
 
 TEST(EvalCli, SampledModeReportsSamplesAndCorrection) {
   const auto r = run_mixforge("eval --samples 4096 --seed 5 --json " + quoted(hp16) + " --width 16");
-  ASSERT_EQ(r.exit_code, 0) << r.out;
-  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto j = nlohmann::json::parse(r.output);
   EXPECT_EQ(j["exact"], false);
   EXPECT_EQ(j["samples"], 4096);
   EXPECT_NEAR(j["chi2"].get<double>() - j["chi2_corrected"].get<double>(), 256.0 / (2 * 4096), 1e-12);
@@ -51,26 +52,26 @@ TEST(EvalCli, HumanOutputAndProgramFile) {
   const std::string path = std::string(MIXFORGE_BINARY_DIR) + "/eval_cli_test_program.txt";
   { std::ofstream(path) << hp16 << "\n"; }
   const auto r = run_mixforge("eval --width 16 " + path);
-  ASSERT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_NE(r.out.find("chi2         0.009445987642"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("bias         8.59051"), std::string::npos) << r.out;
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("chi2         0.009445987642"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("bias         8.59051"), std::string::npos) << r.output;
   std::remove(path.c_str());
 }
 
 TEST(EvalCli, BadProgramsExitTwoWithTheParserMessage) {
   auto r = run_mixforge("eval " + quoted("x ^= x >> 16;\nx *= 0x10;"));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.out, "mixforge: 2:6: multiplier 0x10 is even; a multiply step needs an odd constant\n");
+  EXPECT_EQ(r.output, "mixforge: 2:6: multiplier 0x10 is even; a multiply step needs an odd constant\n");
   r = run_mixforge("eval --exact --width 40 " + quoted("x *= 3"));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.out.find("--exact needs width <= 32"), std::string::npos) << r.out;
+  EXPECT_NE(r.output.find("--exact needs width <= 32"), std::string::npos) << r.output;
   r = run_mixforge("eval --width 0 " + quoted("x *= 3"));
-  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_EQ(r.exit_code, 2) << r.output;
   r = run_mixforge("eval");
-  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_EQ(r.exit_code, 2) << r.output;
   r = run_mixforge("eval --bogus " + quoted("x *= 3"));
-  EXPECT_EQ(r.exit_code, 2) << r.out;
-  EXPECT_EQ(r.out.find("terminate"), std::string::npos);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_EQ(r.output.find("terminate"), std::string::npos);
 }
 
 TEST(EvalCli, BatchPrintsOneObjectPerLineAndFlagsBadLines) {
@@ -78,7 +79,7 @@ TEST(EvalCli, BatchPrintsOneObjectPerLineAndFlagsBadLines) {
   { std::ofstream(path) << hp16 << "\nx *= 0x10\n# a comment\nx ^= x >> 5; x *= 0x2b\n"; }
   const auto r = run_mixforge("eval --width 16 --samples 2048 --batch " + path);
   EXPECT_EQ(r.exit_code, 2);  // one line failed
-  std::istringstream lines(r.out);
+  std::istringstream lines(r.output);
   std::vector<nlohmann::json> objs;
   for (std::string l; std::getline(lines, l);) objs.push_back(nlohmann::json::parse(l));
   ASSERT_EQ(objs.size(), 3u);
@@ -90,24 +91,21 @@ TEST(EvalCli, BatchPrintsOneObjectPerLineAndFlagsBadLines) {
 }
 
 TEST(ApplyCli, PrintsValuesInTheInputBase) {
-  const auto r = run_mixforge("apply " + quoted("x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16") +
-                              " 1 0x12345678");
-  ASSERT_EQ(r.exit_code, 0) << r.out;
-  std::uint32_t h = 0x12345678;
-  h ^= h >> 16; h *= 0x7feb352du; h ^= h >> 15; h *= 0x846ca68bu; h ^= h >> 16;
+  const auto r = run_mixforge("apply " + quoted(mixforge::test::lowbias32_text) + " 1 0x12345678");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
   char want[16];
-  std::snprintf(want, sizeof want, "0x%08x", h);
-  EXPECT_EQ(r.out, "1753845952\n" + std::string(want) + "\n");
+  std::snprintf(want, sizeof want, "0x%08x", mixforge::test::lowbias32_value(0x12345678));
+  EXPECT_EQ(r.output, "1753845952\n" + std::string(want) + "\n");
   EXPECT_EQ(run_mixforge("apply " + quoted("x *= 3") + " 0x1ffffffff").exit_code, 2);
   EXPECT_EQ(run_mixforge("apply " + quoted("x *= 3") + " banana").exit_code, 2);
 }
 
 TEST(InvertCli, PrintsAProgramThatUndoesTheOriginal) {
-  const std::string f = "x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16";
+  const std::string f = mixforge::test::lowbias32_text;
   const auto inv = run_mixforge("invert " + quoted(f));
-  ASSERT_EQ(inv.exit_code, 0) << inv.out;
-  EXPECT_EQ(inv.out, "x ^= x >> 16;\nx *= 0x43021123;\nx ^= x >> 15;\nx ^= x >> 30;\nx *= 0x1d69e2a5;\nx ^= x >> 16;\n");
+  ASSERT_EQ(inv.exit_code, 0) << inv.output;
+  EXPECT_EQ(inv.output, "x ^= x >> 16;\nx *= 0x43021123;\nx ^= x >> 15;\nx ^= x >> 30;\nx *= 0x1d69e2a5;\nx ^= x >> 16;\n");
   const auto y = run_mixforge("apply " + quoted(f) + " 123456789");
-  const auto back = run_mixforge("apply " + quoted(inv.out) + " " + y.out.substr(0, y.out.size() - 1));
-  EXPECT_EQ(back.out, "123456789\n");
+  const auto back = run_mixforge("apply " + quoted(inv.output) + " " + y.output.substr(0, y.output.size() - 1));
+  EXPECT_EQ(back.output, "123456789\n");
 }

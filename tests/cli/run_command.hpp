@@ -1,37 +1,19 @@
 #pragma once
-// Runs the real mixforge binary through the shell and captures what it prints.
-#include <array>
-#include <cstdio>
+// Runs the real mixforge binary (through tests/support/process.hpp) and captures what it
+// prints on stdout and stderr together.
 #include <string>
-#include <sys/wait.h>
 
-struct CommandResult {
-  int exit_code = -1;
-  std::string out;  // stdout and stderr together (2>&1)
-};
+#include "support/process.hpp"
 
+using mixforge::test::CommandResult;
+
+// args: a shell command line after the binary's name (the tests write them as a user
+// would type them; quote arguments with quoted()). stdin_text, when not empty, is the
+// program's standard input followed by a newline; else stdin is /dev/null.
 inline CommandResult run_mixforge(const std::string& args, const std::string& stdin_text = "") {
-  std::string cmd = std::string(MIXFORGE_EXE) + " " + args + " 2>&1";
-  if (!stdin_text.empty()) {
-    // Pass stdin through a here-document; the tests' texts contain no 'EOF_MF' line.
-    cmd = std::string(MIXFORGE_EXE) + " " + args + " 2>&1 <<'EOF_MF'\n" + stdin_text + "\nEOF_MF";
-  } else {
-    cmd += " </dev/null";
-  }
-  CommandResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  std::size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return r;
+  mixforge::test::SpawnOptions o;
+  if (!stdin_text.empty()) o.stdin_text = stdin_text + "\n";
+  return mixforge::test::run_command({"/bin/sh", "-c", "exec " + mixforge::test::shell_quoted(MIXFORGE_EXE) + " " + args}, o);
 }
 
-// Single-quote an argument for the shell.
-inline std::string quoted(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
+inline std::string quoted(const std::string& s) { return mixforge::test::shell_quoted(s); }

@@ -38,7 +38,7 @@ TEST(RunConfig, RoundTripsThroughJson) {
             {"early_reject", {{"margin", 0.25}, {"first_samples", 1024}}},
             {"precision", {{"exact_max_width", 8}, {"initial_samples", 4096}}},
             {"budget", {{"tournaments", 1000}}},
-            {"seed", 18446744073709551615ull},
+            {"seed", "18446744073709551615"},
             {"threads", 1}};
   const RunConfig a = run_config_from_json(j);
   EXPECT_EQ(a.width, 12);
@@ -50,6 +50,68 @@ TEST(RunConfig, RoundTripsThroughJson) {
   EXPECT_EQ(*a.budget.tournaments, 1000u);
   const RunConfig b = run_config_from_json(to_json(a));
   EXPECT_EQ(to_json(a), to_json(b));
+  EXPECT_EQ(to_json(a)["seed"], "18446744073709551615");
+}
+
+// BRIEF "Decisions": a seed is an integer 0 .. 2^53-1 (exact in every JSON parser) or a
+// string of decimal digits up to 2^64-1; it is echoed as an integer up to 2^53-1, else
+// as a string.
+TEST(RunConfig, SeedTravelsAsIntegerOrDecimalString) {
+  const std::uint64_t max53 = (std::uint64_t{1} << 53) - 1;
+  EXPECT_EQ(run_config_from_json({{"seed", 0}}).seed, 0u);
+  EXPECT_EQ(run_config_from_json({{"seed", max53}}).seed, max53);
+  EXPECT_EQ(run_config_from_json({{"seed", "9007199254740992"}}).seed, max53 + 1);
+  EXPECT_EQ(run_config_from_json({{"seed", "18446744073709551615"}}).seed, ~std::uint64_t{0});
+  EXPECT_EQ(run_config_from_json({{"seed", "42"}}).seed, 42u);
+  EXPECT_EQ(field_of({{"seed", max53 + 1}}), "seed");  // an inexact integer: send a string
+  EXPECT_EQ(field_of({{"seed", "18446744073709551616"}}), "seed");
+  EXPECT_EQ(field_of({{"seed", "-1"}}), "seed");
+  EXPECT_EQ(field_of({{"seed", "+1"}}), "seed");
+  EXPECT_EQ(field_of({{"seed", ""}}), "seed");
+  EXPECT_EQ(field_of({{"seed", "0x10"}}), "seed");
+  EXPECT_EQ(field_of({{"seed", " 1"}}), "seed");
+  EXPECT_EQ(field_of({{"seed", 1.5}}), "seed");
+  EXPECT_EQ(field_of({{"seed", true}}), "seed");
+  EXPECT_EQ(field_of({{"seed", json(nullptr)}}), "seed");
+  EXPECT_EQ(seed_to_json(7), json(7));
+  EXPECT_EQ(seed_to_json(max53), json(max53));
+  EXPECT_EQ(seed_to_json(max53 + 1), json("9007199254740992"));
+  EXPECT_EQ(seed_to_json(~std::uint64_t{0}), json("18446744073709551615"));
+  try {
+    seed_from_json(json(-3), "seed_in_body");
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.field(), "seed_in_body");
+  }
+}
+
+// The field table writes every field it reads: a document with every field set to a
+// non-default value survives the round trip unchanged.
+TEST(RunConfig, EveryFieldRoundTrips) {
+  const json j = {{"name", "all"},
+                  {"width", 20},
+                  {"max_steps", 7},
+                  {"min_steps", 2},
+                  {"allowed_kinds", {"xorshift-right", "mul-const", "rotate"}},
+                  {"kind_sequence", {"xorshift-right", "mul-const", "rotate"}},
+                  {"kind_weights", {{"xor-const", 2}, {"mul-const", 5}, {"add-const", 0}, {"sub-const", 1},
+                                    {"xorshift-right", 7}, {"xorshift-left", 1}, {"add-shift", 1},
+                                    {"sub-shift", 1}, {"rotate", 3}}},
+                  {"pool_size", 321},
+                  {"mutation", {{"constant_small", 1.5}, {"constant_large", 2.5}, {"swap", 0.5},
+                                {"remove", 3}, {"insert", 4}}},
+                  {"fresh_rate", 0.125},
+                  {"temperature", 0.75},
+                  {"max_child_attempts", 3},
+                  {"early_reject", {{"enabled", false}, {"margin", 0.25}, {"confidence", 0.99},
+                                    {"first_samples", 2048}, {"growth", 8}}},
+                  {"precision", {{"exact_max_width", 12}, {"initial_samples", 1024}, {"max_samples", 65536},
+                                 {"noise_ratio", 2.0}, {"leaders", 6}, {"leader_interval", 700},
+                                 {"exact_leaders", false}, {"exact_max_seconds", 30.0}}},
+                  {"budget", {{"seconds", 12.5}, {"tournaments", 999}}},
+                  {"seed", 123456789},
+                  {"threads", 3}};
+  EXPECT_EQ(to_json(run_config_from_json(j)), j);
 }
 
 TEST(RunConfig, SchemaErrorsNameTheField) {

@@ -81,3 +81,55 @@ TEST(RandomProgram, KindWeightsSteerTheDraw) {
   EXPECT_EQ(counts[static_cast<int>(StepKind::xor_const)], 0);
   EXPECT_NEAR(counts[static_cast<int>(StepKind::mul_const)] / 40000.0, 0.75, 0.02);
 }
+
+namespace {
+// m = p * q with p, q prime, found by trial division (m < 2^32 here), or {0, 0}.
+std::pair<std::uint64_t, std::uint64_t> two_prime_factors(std::uint64_t m) {
+  for (std::uint64_t d = 3; d * d <= m; d += 2)
+    if (m % d == 0) return is_prime(d) && is_prime(m / d) ? std::pair{d, m / d} : std::pair{std::uint64_t{0}, std::uint64_t{0}};
+  return {0, 0};
+}
+}  // namespace
+
+// The middle branch of random_multiplier: 3 draws in 10 are a product of two primes close to
+// 2^n, one of them near 2^(n/2) (in [2^(n/2-1), 1.5 * 2^(n/2)]), with the top bit set.
+// Classifies every draw by factoring it: large primes (5 in 10, plus the primes among the
+// uniform 2 in 10), such semiprimes (3 in 10, plus the rare ones among the uniform draws),
+// anything else (the uniform branch).
+TEST(RandomProgram, SemiprimeMultipliersAreTwoPrimesNearTheSquareRoot) {
+  for (int width : {16, 24, 32}) {
+    SCOPED_TRACE("width " + std::to_string(width));
+    Rng rng(11, static_cast<std::uint64_t>(width));
+    const int half = width / 2;
+    const std::uint64_t plo = std::uint64_t{1} << (half - 1);
+    const std::uint64_t phi = (std::uint64_t{1} << half) + (std::uint64_t{1} << (half - 1));
+    const std::uint64_t top = std::uint64_t{1} << (width - 1);
+    const int trials = 3000;
+    int primes = 0, semiprimes = 0, other = 0;
+    for (int i = 0; i < trials; ++i) {
+      const std::uint64_t m = random_multiplier(width, rng);
+      ASSERT_EQ(m & 1, 1u);
+      ASSERT_LE(m, width_mask(width));
+      if (is_prime(m)) {
+        ++primes;
+        continue;
+      }
+      const auto [p, q] = two_prime_factors(m);
+      const bool near_root = p && ((p >= plo && p <= phi) || (q >= plo && q <= phi));
+      if (near_root && m >= top) {
+        ++semiprimes;
+        EXPECT_EQ(p * q, m);
+      } else {
+        ++other;
+      }
+    }
+    // Expected shares: semiprimes 0.30 (+ a few uniform draws), primes 0.50 + the uniform
+    // draws' primes, the rest below 0.20. Binomial sd at 3000 draws is under 0.01.
+    EXPECT_GT(semiprimes, trials * 26 / 100);
+    EXPECT_LT(semiprimes, trials * 36 / 100);
+    EXPECT_GT(primes, trials * 46 / 100);
+    EXPECT_LT(primes, trials * 62 / 100);
+    EXPECT_LT(other, trials * 21 / 100);
+    EXPECT_GT(other, trials * 8 / 100);  // the uniform branch is still drawn
+  }
+}

@@ -234,7 +234,7 @@ TEST(RunManager, CreateWaitQueryResume) {
   const PoolPage p2 = m.pool(id, q);
   EXPECT_LE(p1.items.back().chi2, p2.items.front().chi2);
   PoolQuery five;
-  five.steps = 5;
+  five.only_steps(5);
   for (const auto& f : m.pool(id, five).items) EXPECT_EQ(f.steps, 5);
 
   // Best, leaders, hall of fame and function lookup agree.
@@ -290,4 +290,27 @@ TEST(RunManager, PauseResumeStop) {
   EXPECT_FALSE(m.active(id));
   EXPECT_GT(m.get(id).counters.tournaments, 0u);
   std::filesystem::remove_all(dir);
+}
+
+// Issue 8, defect 1: a pool of 2 with many workers crashed (a tournament started with
+// fewer than two members). Every pool size and thread count must run to its budget.
+TEST(Run, SmallPoolsWithMoreThreadsThanMembers) {
+  Evaluator ev(nullptr);
+  for (std::size_t pool : {2u, 3u, 5u}) {
+    for (unsigned threads : {1u, 2u, 4u, 8u}) {
+      RunConfig c = small_exact_config(300);
+      c.width = 16;
+      c.pool_size = pool;
+      c.threads = threads;
+      evolver::Run run("small", c, ev);
+      run.start(c.budget);
+      ASSERT_TRUE(run.wait(60.0)) << "pool " << pool << ", threads " << threads;
+      EXPECT_EQ(run.error(), "") << "pool " << pool << ", threads " << threads;
+      EXPECT_TRUE(run.budget_spent());
+      const Checkpoint cp = run.snapshot();
+      EXPECT_GE(cp.counters.tournaments, 300u);
+      EXPECT_LE(cp.pool.size(), pool);
+      EXPECT_GE(cp.pool.size(), 2u);
+    }
+  }
 }

@@ -2,7 +2,12 @@
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <set>
+#include <tuple>
 
 #include "evolver/store.hpp"
 
@@ -93,5 +98,167 @@ TEST(Store, RefusesANewerSchema) {
     db.exec("PRAGMA user_version=99");
   }
   EXPECT_THROW(Store s(dir), std::runtime_error);
+  std::filesystem::remove_all(dir);
+}
+
+namespace {
+// A pool with varied steps, kinds, scores and ages.
+std::vector<Member> varied_pool(int n) {
+  std::vector<Member> pool;
+  Rng rng(99, 1);
+  const StepKind kinds[] = {StepKind::xorshift_right, StepKind::mul_const, StepKind::add_const, StepKind::rotate};
+  for (int i = 0; i < n; ++i) {
+    std::vector<Step> steps;
+    const int len = 1 + static_cast<int>(rng.below(5));
+    for (int k = 0; k < len; ++k) {
+      const StepKind kind = kinds[rng.below(4)];
+      steps.push_back({kind, takes_shift(kind) ? 1 + rng.below(31) : (rng.next() | 1) & 0xffffffffu});
+    }
+    Program p(32, steps);
+    const bool exact = rng.chance(0.3);
+    const double chi2 = std::ldexp(1.0 + rng.uniform(), -static_cast<int>(rng.below(12)));
+    pool.push_back(Member{p, p.hash(), {chi2, exact ? 0 : chi2 * rng.uniform() * 2, exact ? 1ull << 32 : 4096, exact},
+                          rng.below(1000)});
+  }
+  return pool;
+}
+}  // namespace
+
+// Pool pages in SQL select, order and page exactly as PoolQuery does in memory (the run
+// manager's path for live runs): one set of rules for both.
+TEST(Store, PoolPagesInSqlMatchTheQueryInMemory) {
+  const auto dir = temp_dir("poolpage");
+  Store s(dir);
+  s.create_run("r1", RunConfig{}, 1.7e9);
+  Checkpoint c;
+  c.pool = varied_pool(400);
+  // Distinct programs only (the pool's rule).
+  std::vector<Member> unique;
+  for (const Member& m : c.pool)
+    if (std::none_of(unique.begin(), unique.end(), [&](const Member& u) { return u.hash == m.hash; })) unique.push_back(m);
+  c.pool = unique;
+  s.checkpoint("r1", RunState::stopped, c, {}, 0);
+  EXPECT_EQ(s.pool_count("r1"), c.pool.size());
+  std::vector<PoolQuery> queries(8);
+  queries[1].order = PoolQuery::Order::born;
+  queries[1].descending = true;
+  queries[2].order = PoolQuery::Order::steps;
+  queries[2].min_steps = 2;
+  queries[2].max_steps = 4;
+  queries[3].kinds = std::vector<StepKind>{StepKind::xorshift_right, StepKind::mul_const};
+  queries[4].uses_kind = StepKind::rotate;
+  queries[4].exact_only = true;
+  queries[5].max_chi2 = 0.01;
+  queries[5].offset = 7;
+  queries[5].limit = 13;
+  queries[6].only_steps(3);
+  queries[6].descending = true;
+  queries[7].offset = 1000;  // past the end
+  for (std::size_t qi = 0; qi < queries.size(); ++qi) {
+    const PoolQuery& q = queries[qi];
+    std::vector<Member> want;
+    for (const Member& m : c.pool)
+      if (q.matches(m)) want.push_back(m);
+    std::sort(want.begin(), want.end(), [&](const Member& a, const Member& b) { return q.before(a, b); });
+    const PoolPage page = s.pool_page("r1", q);
+    EXPECT_EQ(page.total, want.size()) << "query " << qi;
+    std::vector<std::string> got_ids, want_ids;
+    for (const auto& f : page.items) got_ids.push_back(f.id);
+    for (std::size_t i = q.offset; i < want.size() && want_ids.size() < q.limit; ++i)
+      want_ids.push_back(want[i].program.id());
+    EXPECT_EQ(got_ids, want_ids) << "query " << qi;
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// The hall of fame pages in SQL: every entry once, in the listing order, with the total.
+TEST(Store, HallOfFamePagesInSql) {
+  const auto dir = temp_dir("hofpage");
+  Store s(dir);
+  std::vector<HallOfFameEntry> entries;
+  const std::vector<Member> pool = varied_pool(2500);
+  for (std::size_t i = 0; i < pool.size(); ++i)
+    entries.push_back({scored_function(pool[i]), i % 3 ? "ra" : "rb", double(i), i, 1.7e9 + double(i)});
+  s.add_hall_of_fame(entries);
+  HallOfFameQuery q;
+  q.limit = 1000;
+  std::set<std::pair<std::string, std::string>> seen;
+  std::size_t total = 0;
+  std::optional<HallOfFameEntry> last;
+  for (q.offset = 0;; q.offset += q.limit) {
+    const HallOfFamePage page = s.hall_of_fame(q);
+    total = page.total;
+    if (page.items.empty()) break;
+    for (const auto& e : page.items) {
+      EXPECT_TRUE(seen.insert({e.run_id, e.function.id}).second);
+      if (last) {
+        const auto key = [](const HallOfFameEntry& x) {
+          return std::make_tuple(x.function.width, !x.function.exact, x.function.chi2, x.recorded_at);
+        };
+        EXPECT_LE(key(*last), key(e));
+      }
+      last = e;
+    }
+  }
+  EXPECT_EQ(total, seen.size());
+  q = {};
+  q.run_id = "rb";
+  q.max_steps = 2;
+  q.limit = 5;
+  const HallOfFamePage rb = s.hall_of_fame(q);
+  EXPECT_EQ(rb.items.size(), 5u);
+  for (const auto& e : rb.items) {
+    EXPECT_EQ(e.run_id, "rb");
+    EXPECT_LE(e.function.steps, 2);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// A version-1 database (before resume_on_start) with a serve-state.json beside it: the
+// migration imports the file once into the runs table, removes it, and fills the new
+// pool columns so pool pages work on old rows.
+TEST(Store, MigrationImportsServeStateOnce) {
+  const auto dir = temp_dir("migrate");
+  Checkpoint c;
+  c.pool = {member(0x7feb352d, 1e-3, false), member(0x846ca68b, 2e-5, true)};
+  {
+    Store s(dir);
+    s.create_run("r1", RunConfig{}, 1.7e9);
+    s.create_run("r2", RunConfig{}, 1.7e9 + 1);
+    s.checkpoint("r1", RunState::running, c, {}, 0);
+  }
+  {
+    // Back to version 1's shape.
+    SQLite::Database db((dir / "mixforge.db").string(), SQLite::OPEN_READWRITE);
+    db.exec("DROP INDEX pool_rank; DROP INDEX pool_born; DROP INDEX hall_of_fame_run_rank; DROP INDEX hall_of_fame_rank;"
+            "ALTER TABLE runs DROP COLUMN resume_on_start; ALTER TABLE pool DROP COLUMN rank;"
+            "ALTER TABLE pool DROP COLUMN kinds; CREATE INDEX hall_of_fame_rank ON hall_of_fame(width, chi2);"
+            "PRAGMA user_version=1");
+  }
+  {
+    std::ofstream(dir / "serve-state.json") << R"({"running": ["r1", "gone"]})";
+  }
+  {
+    Store s(dir);
+    EXPECT_EQ(s.runs_to_resume(), std::vector<std::string>{"r1"});
+    EXPECT_FALSE(std::filesystem::exists(dir / "serve-state.json"));
+    EXPECT_TRUE(s.run("r1")->resume_on_start);
+    EXPECT_FALSE(s.run("r2")->resume_on_start);
+    PoolQuery q;
+    q.uses_kind = StepKind::mul_const;
+    const PoolPage page = s.pool_page("r1", q);
+    ASSERT_EQ(page.total, 2u);
+    EXPECT_EQ(page.items[0].chi2, 2e-5);  // ranks filled in
+    s.set_state("r1", RunState::stopped, 0, {}, false);
+    EXPECT_EQ(s.integrity_check(), "ok");
+  }
+  {
+    // A file appearing later is not imported again: the database is the one record.
+    std::ofstream(dir / "serve-state.json") << R"({"running": ["r2"]})";
+    Store s(dir);
+    EXPECT_TRUE(s.runs_to_resume().empty());
+    SQLite::Database db((dir / "mixforge.db").string(), SQLite::OPEN_READONLY);
+    EXPECT_EQ(db.execAndGet("PRAGMA user_version").getInt(), Store::schema_version);
+  }
   std::filesystem::remove_all(dir);
 }

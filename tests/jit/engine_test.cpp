@@ -10,17 +10,14 @@
 #include "mixer/interpreter.hpp"
 #include "memory_check.hpp"
 #include "support/random_program.hpp"
+#include "support/reference_functions.hpp"
 
 namespace mixforge::jit {
 namespace {
 
 using testing::random_program;
 
-Program lowbias32() {
-  return Program(32, {{StepKind::xorshift_right, 16}, {StepKind::mul_const, 0x7feb352d},
-                      {StepKind::xorshift_right, 15}, {StepKind::mul_const, 0x846ca68b},
-                      {StepKind::xorshift_right, 16}});
-}
+using mixforge::test::lowbias32;
 
 void expect_matches_interpreter(const Kernel& k, std::uint64_t salt) {
   std::vector<std::uint64_t> in(37), out(37);

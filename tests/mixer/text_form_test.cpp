@@ -1,21 +1,17 @@
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <nlohmann/json.hpp>
 #include <random>
 
 #include "mixer/interpreter.hpp"
 #include "mixer/text_form.hpp"
 #include "support/random_program.hpp"
+#include "support/reference_functions.hpp"
 
 using namespace mixforge;
 
+using mixforge::test::lowbias32;
+
 namespace {
-Program lowbias32() {
-  return Program(32, {{StepKind::xorshift_right, 16}, {StepKind::mul_const, 0x7feb352d},
-                      {StepKind::xorshift_right, 15}, {StepKind::mul_const, 0x846ca68b},
-                      {StepKind::xorshift_right, 16}});
-}
 
 std::string error_of(std::string_view text, ParseOptions o = {}) {
   try {
@@ -82,16 +78,12 @@ TEST(TextForm, WidthFromFlagMaskOrDefault) {
 }
 
 TEST(TextForm, RoundTripsEveryReferenceFunction) {
-  std::ifstream in(std::string(MIXFORGE_SHARED_DIR) + "/reference/mixers.json");
-  ASSERT_TRUE(in) << "shared reference data missing";
-  const auto refs = nlohmann::json::parse(in);
-  ASSERT_GT(refs.size(), 10u);
+  const auto refs = mixforge::test::reference_mixers();
+  ASSERT_EQ(refs.size(), 19u);  // every entry of tests/data/mixers.json
   for (const auto& r : refs) {
-    const std::string text = r["text"];
-    const int width = r["width"];
-    const Program p = parse_program(text, {.width = width});
-    EXPECT_EQ(format_program(p), text) << r["name"];
-    EXPECT_EQ(parse_program(format_program(p), {.width = width}), p);
+    const Program p = parse_program(r.text, {.width = r.width});
+    EXPECT_EQ(format_program(p), r.text) << r.name;
+    EXPECT_EQ(parse_program(format_program(p), {.width = r.width}), p);
   }
 }
 

@@ -4,6 +4,7 @@
 #include "avalanche/evaluator.hpp"
 #include "mixer/text_form.hpp"
 #include "server/schema_validator.hpp"
+#include "support/reference_functions.hpp"
 #include "tests/server/daemon_process.hpp"
 
 namespace mixforge::test {
@@ -145,8 +146,12 @@ TEST(ApiE2E, CreateWithoutStartAndStartLater) {
   EXPECT_EQ(run["state"], "created");
   EXPECT_FALSE(run["active"].get<bool>());
   const std::string id = run["id"];
+  // created -> stopped is a legal transition (BRIEF "Decisions"); stopping it again is not.
   auto stop = c.Post(("/api/v1/runs/" + id + "/stop").c_str(), "", "application/json");
-  EXPECT_EQ(stop->status, 409) << stop->body;
+  EXPECT_EQ(stop->status, 200) << stop->body;
+  EXPECT_EQ(nlohmann::json::parse(stop->body)["state"], "stopped");
+  auto again = c.Post(("/api/v1/runs/" + id + "/stop").c_str(), "", "application/json");
+  EXPECT_EQ(again->status, 409) << again->body;
   auto start = c.Post(("/api/v1/runs/" + id + "/resume").c_str(), "", "application/json");
   ASSERT_EQ(start->status, 200) << start->body;
   EXPECT_EQ(nlohmann::json::parse(start->body)["state"], "running");
@@ -170,7 +175,7 @@ TEST(ApiE2E, EvaluateMatchesInProcessScores) {
   EXPECT_EQ(out["program"]["width"], 16);
 
   // The JSON form, sampled: the same numbers as the reference at the same seed.
-  const Program lowbias = parse_program("x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;");
+  const Program lowbias = mixforge::test::lowbias32();
   nlohmann::json jreq = {{"program", nlohmann::json::parse(R"({"width":32,"steps":[
       {"kind":"xorshift-right","shift":16},{"kind":"mul-const","constant":"0x7feb352d"},
       {"kind":"xorshift-right","shift":15},{"kind":"mul-const","constant":"0x846ca68b"},
@@ -261,7 +266,8 @@ TEST(ApiE2E, ExportEndpoints) {
   if (!available) {
     EXPECT_EQ(r->status, 501);
     EXPECT_EQ(r->get_header_value("Content-Type"), "application/problem+json");
-    return;
+    GTEST_SKIP() << "export is unavailable in this build (/healthz says export: false; built without shader/): "
+                    "only the 501 answer was checked, the export routes were not exercised";
   }
   ASSERT_EQ(r->status, 200) << r->body;
   const auto out = nlohmann::json::parse(r->body);

@@ -1,6 +1,8 @@
 #pragma once
 // Starts the real `mixforge serve` on an ephemeral loopback port (--port 0 --port-file)
-// with a fresh data directory, and talks HTTP to it with cpp-httplib.
+// with a fresh data directory, and talks HTTP to it with cpp-httplib. Every response a
+// client() receives is checked against the bundled OpenAPI document (tests/contract): an
+// undocumented status, content type or body fails the running test.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -16,8 +18,11 @@
 #include <thread>
 #include <vector>
 
+#include <gtest/gtest.h>
 #include <httplib.h>
 #include <nlohmann/json.hpp>
+
+#include "tests/contract/contract_validator.hpp"
 
 namespace mixforge::test {
 
@@ -130,7 +135,21 @@ class Daemon {
     httplib::Client c("127.0.0.1", port_);
     c.set_read_timeout(read_timeout_s, 0);
     c.set_connection_timeout(5, 0);
+    c.set_logger(validate_response);
     return c;
+  }
+
+  // The contract check every client() runs on each response it receives.
+  static void validate_response(const httplib::Request& req, const httplib::Response& res) {
+    contract::Exchange e;
+    e.method = req.method;
+    e.target = req.path;
+    e.status = res.status;
+    for (const auto& [k, v] : res.headers) e.headers.emplace_back(k, v);
+    e.body = res.body;
+    e.body_complete = !req.content_receiver && !req.response_handler;
+    const auto violations = contract::ContractValidator::bundled().check(e);
+    if (!violations.empty()) ADD_FAILURE() << "API contract: " << contract::describe(e, violations);
   }
 
  private:

@@ -6,6 +6,7 @@
 #include "mixer/inverse.hpp"
 #include "shader/ranged.hpp"
 #include "shader/vec4_packing.hpp"
+#include "support/reference_functions.hpp"
 
 namespace mixforge::test {
 
@@ -116,8 +117,7 @@ Program prog(int w, std::vector<Step> steps) { return Program(w, std::move(steps
 
 std::vector<Case> execution_cases(bool wide, std::size_t count) {
   // Programs that use every step kind at several widths, plus published ones.
-  const Program lowbias32 = prog(32, {{K::xorshift_right, 16}, {K::mul_const, 0x7feb352d}, {K::xorshift_right, 15},
-                                      {K::mul_const, 0x846ca68b}, {K::xorshift_right, 16}});
+  const Program lowbias32 = mixforge::test::lowbias32();
   const Program all32 = prog(32, {{K::xor_const, 0xdeadbeef}, {K::add_const, 0x9e3779b9}, {K::rotate, 13},
                                   {K::mul_const, 0x2c1b3c6d}, {K::sub_const, 0x12345678}, {K::xorshift_left, 7},
                                   {K::add_shift, 3}, {K::sub_shift, 11}, {K::xorshift_right, 17}});

@@ -10,16 +10,14 @@
 #include "shader/export.hpp"
 #include "shader/ranged.hpp"
 #include "shader/vec4_packing.hpp"
+#include "support/reference_functions.hpp"
 
 namespace mixforge::shader {
 namespace {
 
 using K = StepKind;
 
-Program lowbias32() {
-  return Program(32, {{K::xorshift_right, 16}, {K::mul_const, 0x7feb352d}, {K::xorshift_right, 15},
-                      {K::mul_const, 0x846ca68b}, {K::xorshift_right, 16}});
-}
+using mixforge::test::lowbias32;
 
 ExportRequest request(Target t, Program p) {
   ExportRequest r;
@@ -82,6 +80,7 @@ TEST(ShaderExport, BadNamesAreRejectedWithTheReason) {
   r.name = "my-hash";
   try {
     export_code(r);
+    FAIL() << "the name my-hash was accepted";
   } catch (const ExportError& e) {
     EXPECT_TRUE(contains(e.what(), "'-' at position 3")) << e.what();
   }

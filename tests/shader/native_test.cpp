@@ -1,7 +1,7 @@
 // C++, MSL and CUDA exports: every case's function compiled into one program with a real
 // compiler (g++, clang++ with metal_shim.hpp, nvcc) and executed over >= 2^20 inputs per
 // case; outputs must equal the reference interpreter bit for bit. CUDA is skipped when
-// nvcc is absent, and only compiled when no CUDA device is present.
+// nvcc is absent; its execution (NativeCudaGpu, label `gpu`) skips without a CUDA device.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -131,16 +131,8 @@ std::string compiler_for(Target t) {
   }
 }
 
-class NativeTest : public ::testing::TestWithParam<Target> {};
-
-TEST_P(NativeTest, CompilesAndMatchesInterpreter) {
-  const Target t = GetParam();
-  const std::string compiler = compiler_for(t);
-  if (t == Target::cuda && compiler.empty()) GTEST_SKIP() << "nvcc not found: CUDA export not compiled";
-  ASSERT_FALSE(compiler.empty()) << (t == Target::msl ? "clang++ not found (Debian package clang)" : "g++ not found");
-  std::vector<Case> cases = execution_cases(true);
-  for (Case& c : cases) c.request.target = t;
-  ScratchDir dir(std::string("native-") + std::string(shader::target_name(t)));
+// Compiles every case into one program (in `dir`); returns the executable, or fails.
+fs::path build_cases(Target t, const std::string& compiler, const std::vector<Case>& cases, const ScratchDir& dir) {
   const std::string ext = t == Target::cuda ? ".cu" : ".cpp";
   const fs::path src = dir / ("all" + ext), exe = dir / "all";
   write_text(src, program_source(cases, t));
@@ -149,21 +141,66 @@ TEST_P(NativeTest, CompilesAndMatchesInterpreter) {
     argv.insert(argv.end(), {"-I", std::string(MIXFORGE_SOURCE_DIR) + "/tests/shader", "-Wall", "-Werror",
                              "-Wno-unused-function"});
   if (t == Target::cpp) argv.insert(argv.end(), {"-Wall", "-Wextra", "-Werror", "-Wno-unused-function", "-Wconversion"});
-  CommandResult r = run_command(argv);
-  ASSERT_EQ(r.exit_code, 0) << compiler << " failed:\n" << r.output << "\nsource: " << src;
+  const CommandResult r = run_command(argv);
+  EXPECT_EQ(r.exit_code, 0) << compiler << " failed:\n" << r.output << "\nsource: " << src;
+  return exe;
+}
+
+std::vector<Case> cases_for(Target t) {
+  std::vector<Case> cases = execution_cases(true);
+  for (Case& c : cases) c.request.target = t;
+  return cases;
+}
+
+// Runs the built program over every case's inputs; its exit status (77: no CUDA device).
+int run_cases(const fs::path& exe, const std::vector<Case>& cases, const ScratchDir& dir) {
   for (const Case& c : cases) write_words(dir / (c.label + ".in"), c.input);
-  r = run_command({exe.string(), dir.path().string()});
-  if (t == Target::cuda && r.exit_code == no_device_exit)
-    GTEST_SKIP() << "CUDA export compiled with nvcc; no CUDA device to execute it";
-  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const CommandResult r = run_command({exe.string(), dir.path().string()});
+  if (r.exit_code == no_device_exit) return r.exit_code;
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  if (r.exit_code != 0) return r.exit_code;
   for (const Case& c : cases) {
     SCOPED_TRACE(c.label);
     EXPECT_EQ(compare(c, read_words(dir / (c.label + ".out"))), "");
   }
+  return 0;
 }
 
-INSTANTIATE_TEST_SUITE_P(Targets, NativeTest, ::testing::Values(Target::cpp, Target::msl, Target::cuda),
+class NativeTest : public ::testing::TestWithParam<Target> {};
+
+TEST_P(NativeTest, CompilesAndMatchesInterpreter) {
+  const Target t = GetParam();
+  const std::string compiler = compiler_for(t);
+  ASSERT_FALSE(compiler.empty()) << (t == Target::msl ? "clang++ not found (Debian package clang)" : "g++ not found");
+  const std::vector<Case> cases = cases_for(t);
+  ScratchDir dir(std::string("native-") + std::string(shader::target_name(t)));
+  const fs::path exe = build_cases(t, compiler, cases, dir);
+  if (HasFailure()) return;
+  EXPECT_EQ(run_cases(exe, cases, dir), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, NativeTest, ::testing::Values(Target::cpp, Target::msl),
                          [](const auto& info) { return std::string(shader::target_name(info.param)); });
+
+// nvcc needs no GPU: the CUDA export is compiled in the default run wherever nvcc is.
+TEST(NativeCuda, NvccCompilesEveryCase) {
+  const std::string nvcc = compiler_for(Target::cuda);
+  if (nvcc.empty()) GTEST_SKIP() << "nvcc not found (PATH, /usr/local/cuda/bin): CUDA export not compiled";
+  ScratchDir dir("native-cuda");
+  build_cases(Target::cuda, nvcc, cases_for(Target::cuda), dir);
+}
+
+// Execution needs a CUDA device: CTest label `gpu` (tests/shader/CMakeLists.txt).
+TEST(NativeCudaGpu, MatchesInterpreterOnTheGpu) {
+  const std::string nvcc = compiler_for(Target::cuda);
+  if (nvcc.empty()) GTEST_SKIP() << "nvcc not found (PATH, /usr/local/cuda/bin): CUDA export not run";
+  const std::vector<Case> cases = cases_for(Target::cuda);
+  ScratchDir dir("native-cuda-gpu");
+  const fs::path exe = build_cases(Target::cuda, nvcc, cases, dir);
+  if (HasFailure()) return;
+  if (run_cases(exe, cases, dir) == no_device_exit)
+    GTEST_SKIP() << "CUDA export compiled with nvcc; no CUDA device to execute it";
+}
 
 }  // namespace
 }  // namespace mixforge::test

@@ -1,40 +1,24 @@
 #pragma once
-// Helpers for the shader tests: external tools, scratch folders, files.
+// Helpers for the shader tests: scratch folders under the build tree and word files. Running
+// tools, finding them and reading files come from tests/support/process.hpp.
 #include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "support/process.hpp"
+
 namespace mixforge::test {
 
-// The tool's path on PATH, or empty.
-std::string find_tool(const std::string& name);
-
-struct CommandResult {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
-// Runs argv (no shell; output captured through a file).
-CommandResult run_command(const std::vector<std::string>& argv,
-                          const std::filesystem::path& cwd = {});
-
-// A fresh folder under the build tree (or /tmp), removed on destruction.
-class ScratchDir {
+// A fresh folder under <build>/test-scratch, removed on destruction.
+class ScratchDir : public TempDir {
  public:
   explicit ScratchDir(const std::string& tag);
-  ~ScratchDir();
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
-
- private:
-  std::filesystem::path path_;
 };
 
 void write_text(const std::filesystem::path& p, const std::string& text);
+std::string read_text(const std::filesystem::path& p);
 void write_words(const std::filesystem::path& p, const std::vector<std::uint32_t>& words);
 std::vector<std::uint32_t> read_words(const std::filesystem::path& p);
-std::string read_text(const std::filesystem::path& p);
 
 }  // namespace mixforge::test

@@ -1,0 +1,388 @@
+// The run manager as the one owner of run states: the transition table, one `state`
+// event per transition, and control calls racing each other and the run's own end.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <future>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <unistd.h>
+
+#include "avalanche/evaluator.hpp"
+#include "evolver/run.hpp"
+#include "evolver/run_manager.hpp"
+#include "evolver/run_state_machine.hpp"
+
+using namespace mixforge;
+using namespace mixforge::evolver;
+
+namespace {
+
+std::filesystem::path temp_dir(const std::string& name) {
+  auto p = std::filesystem::temp_directory_path() / ("mixforge-manager-" + name + "-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(p);
+  return p;
+}
+
+RunManager::Options options(const std::filesystem::path& dir) {
+  RunManager::Options o;
+  o.data_dir = dir;
+  o.interpreter_only = true;
+  o.progress_interval_s = 0.05;
+  o.checkpoint_interval_s = 0.2;
+  return o;
+}
+
+RunConfig endless(std::uint64_t seed = 5) {
+  RunConfig c;
+  c.width = 8;
+  c.max_steps = 4;
+  c.pool_size = 40;
+  c.seed = seed;
+  c.threads = 1;
+  return c;
+}
+
+RunConfig with_tournaments(std::uint64_t n) {
+  RunConfig c = endless();
+  c.budget.tournaments = n;
+  return c;
+}
+
+// The state events of every run, in the order they were published.
+struct StateLog {
+  std::mutex mu;
+  std::map<std::string, std::vector<RunState>> states;
+  std::uint64_t subscription = 0;
+  StateLog(RunManager& m) {
+    subscription = m.subscribe("", [this](const RunEvent& e) {
+      if (e.type != RunEvent::Type::state) return;
+      EXPECT_EQ(e.progress.state, e.state);
+      std::lock_guard lk(mu);
+      states[e.run_id].push_back(e.state);
+    });
+  }
+  std::vector<RunState> of(const std::string& id) {
+    std::lock_guard lk(mu);
+    return states[id];
+  }
+};
+
+bool legal_step(RunState from, RunState to) {
+  for (RunCommand c : {RunCommand::start, RunCommand::resume, RunCommand::pause, RunCommand::stop,
+                       RunCommand::finish, RunCommand::fail})
+    if (next_state(from, c) == to) return true;
+  return false;
+}
+
+}  // namespace
+
+// The table of BRIEF "Decisions", written out: every (state, command) pair.
+TEST(RunStateMachine, LegalTransitionsAreExactlyTheDecidedOnes) {
+  using S = RunState;
+  using C = RunCommand;
+  const std::map<std::pair<S, C>, S> legal = {
+      {{S::created, C::start}, S::running},   {{S::created, C::resume}, S::running},
+      {{S::created, C::stop}, S::stopped},    {{S::running, C::pause}, S::paused},
+      {{S::running, C::stop}, S::stopped},    {{S::running, C::finish}, S::finished},
+      {{S::running, C::fail}, S::failed},     {{S::paused, C::resume}, S::running},
+      {{S::paused, C::stop}, S::stopped},     {{S::paused, C::fail}, S::failed},
+      {{S::stopped, C::resume}, S::running},  {{S::finished, C::resume}, S::running},
+      {{S::failed, C::resume}, S::running},
+  };
+  for (S s : {S::created, S::running, S::paused, S::stopped, S::finished, S::failed})
+    for (C c : {C::start, C::resume, C::pause, C::stop, C::finish, C::fail}) {
+      auto it = legal.find({s, c});
+      const auto got = next_state(s, c);
+      if (it == legal.end()) {
+        EXPECT_FALSE(got) << state_name(s) << " " << command_name(c);
+        EXPECT_THROW(transition("r", s, c), RunStateError);
+      } else {
+        EXPECT_EQ(got, it->second) << state_name(s) << " " << command_name(c);
+      }
+    }
+}
+
+// Issue 14: pausing a finished run is a 409 like stopping it, and changes nothing.
+TEST(RunManager, PausingOrStoppingAFinishedRunIsAStateError) {
+  const auto dir = temp_dir("finished");
+  {
+    RunManager m(options(dir));
+    const std::string id = m.create(with_tournaments(300));
+    ASSERT_TRUE(m.wait(id, 120.0));
+    EXPECT_EQ(m.get(id).state, RunState::finished);
+    EXPECT_THROW(m.pause(id), RunStateError);
+    EXPECT_THROW(m.stop(id), RunStateError);
+    EXPECT_EQ(m.get(id).state, RunState::finished);
+  }
+  RunManager again(options(dir));  // the store says so too
+  EXPECT_EQ(again.list().at(0).state, RunState::finished);
+  std::filesystem::remove_all(dir);
+}
+
+// Every transition publishes exactly one state event, pause and resume included; a
+// pause of a paused run is no transition and publishes none.
+TEST(RunManager, EveryTransitionPublishesOneStateEvent) {
+  const auto dir = temp_dir("events");
+  RunManager m(options(dir));
+  StateLog log(m);
+  const std::string id = m.create(endless());
+  m.pause(id);
+  m.pause(id);
+  EXPECT_EQ(m.get(id).state, RunState::paused);
+  EXPECT_EQ(m.progress(id).state, RunState::paused);
+  m.resume(id);
+  m.stop(id);
+  EXPECT_THROW(m.stop(id), RunStateError);
+  EXPECT_THROW(m.pause(id), RunStateError);
+  Budget more;
+  more.tournaments = 200;
+  m.resume(id, more);
+  ASSERT_TRUE(m.wait(id, 120.0));
+  const std::string idle = m.create(endless(), false);
+  EXPECT_EQ(m.get(idle).state, RunState::created);
+  EXPECT_THROW(m.pause(idle), RunStateError);
+  m.stop(idle);
+  EXPECT_EQ(m.get(idle).state, RunState::stopped);
+  using S = RunState;
+  EXPECT_EQ(log.of(id), (std::vector<S>{S::running, S::paused, S::running, S::stopped, S::running, S::finished}));
+  EXPECT_EQ(log.of(idle), (std::vector<S>{S::stopped}));
+  std::filesystem::remove_all(dir);
+}
+
+// Issue 8 defect 5: two concurrent resumes both started the run (std::terminate). Now
+// exactly one of many wins; the others are state errors.
+TEST(RunManager, ConcurrentResumesStartTheRunOnce) {
+  const auto dir = temp_dir("resumes");
+  RunManager m(options(dir));
+  StateLog log(m);
+  for (int round = 0; round < 5; ++round) {
+    const std::string id = m.create(endless(round + 1), false);
+    std::atomic<int> ok{0}, refused{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t)
+      threads.emplace_back([&] {
+        try {
+          m.resume(id);
+          ++ok;
+        } catch (const RunStateError&) {
+          ++refused;
+        }
+      });
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(ok.load(), 1);
+    EXPECT_EQ(refused.load(), 7);
+    EXPECT_TRUE(m.active(id));
+    m.stop(id);
+    EXPECT_EQ(log.of(id), (std::vector<RunState>{RunState::running, RunState::stopped}));
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// Issue 8 defect 5: delete racing resume left a running run without rows. Whatever the
+// order, the run ends deleted and inactive.
+TEST(RunManager, DeleteRacingResumeLeavesNothingRunning) {
+  const auto dir = temp_dir("delete");
+  RunManager m(options(dir));
+  for (int round = 0; round < 10; ++round) {
+    const std::string id = m.create(endless(round + 1), round % 2 == 0);
+    if (round % 2 == 0) m.stop(id);
+    std::promise<void> go;
+    std::shared_future<void> start = go.get_future().share();
+    auto resumer = std::async(std::launch::async, [&] {
+      start.wait();
+      try {
+        m.resume(id);
+      } catch (const RunNotFound&) {
+      }
+    });
+    auto deleter = std::async(std::launch::async, [&] {
+      start.wait();
+      m.remove(id);
+    });
+    go.set_value();
+    resumer.get();
+    deleter.get();
+    EXPECT_THROW(m.get(id), RunNotFound);
+    EXPECT_FALSE(m.active(id));
+    for (const auto& s : m.list()) EXPECT_NE(s.id, id);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// Issue 8 defect 5: a pause racing the run's natural end overwrote `finished`. Either
+// the pause wins (the run stays paused, in memory and in the store) or the run
+// finishes and the pause is a state error; never a finished run stored as paused.
+TEST(RunManager, PauseRacingTheNaturalFinish) {
+  const auto dir = temp_dir("finish-race");
+  int paused_wins = 0, finished_wins = 0;
+  {
+    RunManager m(options(dir));
+    for (int round = 0; round < 12; ++round) {
+      const std::string id = m.create(with_tournaments(50 + 25 * round));
+      bool paused = false;
+      try {
+        m.pause(id);
+        paused = true;
+      } catch (const RunStateError&) {
+      }
+      if (paused) {
+        ++paused_wins;
+        EXPECT_EQ(m.get(id).state, RunState::paused);
+        m.resume(id);
+      } else {
+        ++finished_wins;
+      }
+      ASSERT_TRUE(m.wait(id, 120.0));
+      EXPECT_EQ(m.get(id).state, RunState::finished);
+    }
+  }
+  RunManager again(options(dir));
+  for (const auto& s : again.list()) EXPECT_EQ(s.state, RunState::finished) << s.id;
+  std::printf("[ measured ] pause won %d, finish won %d\n", paused_wins, finished_wins);
+  std::filesystem::remove_all(dir);
+}
+
+// Many threads issuing random control calls at two runs: every call either works or is
+// a RunStateError, the published states of each run form a chain of legal transitions
+// that ends in its final state, and the manager's view agrees with the store's.
+TEST(RunManager, RandomControlCallsFromManyThreads) {
+  const auto dir = temp_dir("chaos");
+  RunManager m(options(dir));
+  StateLog log(m);
+  const std::vector<std::string> ids = {m.create(endless(1)), m.create(endless(2), false)};
+  std::atomic<int> other_errors{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] {
+      Rng rng(77, static_cast<std::uint64_t>(t));
+      for (int i = 0; i < 60; ++i) {
+        const std::string& id = ids[rng.below(ids.size())];
+        try {
+          switch (rng.below(6)) {
+            case 0: m.pause(id); break;
+            case 1: m.resume(id); break;
+            case 2: m.stop(id); break;
+            case 3: (void)m.get(id); break;
+            case 4: (void)m.progress(id); break;
+            case 5: (void)m.pool(id, PoolQuery{}); break;
+          }
+        } catch (const RunStateError&) {
+        } catch (const std::exception& e) {
+          ++other_errors;
+          ADD_FAILURE() << e.what();
+        }
+      }
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(other_errors.load(), 0);
+  for (const auto& id : ids) {
+    const RunSummary s = m.get(id);
+    EXPECT_EQ(m.active(id), s.state == RunState::running || s.state == RunState::paused) << state_name(s.state);
+    const std::vector<RunState> chain = log.of(id);
+    RunState at = RunState::created;
+    for (RunState next : chain) {
+      EXPECT_TRUE(legal_step(at, next)) << state_name(at) << " -> " << state_name(next);
+      at = next;
+    }
+    EXPECT_EQ(at, s.state);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// Runs that were running when their manager ended (a daemon's shutdown, or a kill) are
+// resumed by the next one; paused, stopped and finished runs are not.
+TEST(RunManager, ResumesInterruptedRunsFromTheStore) {
+  const auto dir = temp_dir("restart");
+  std::string running, paused, stopped, finished;
+  {
+    RunManager m(options(dir));
+    running = m.create(endless(1));
+    paused = m.create(endless(2));
+    m.pause(paused);
+    stopped = m.create(endless(3));
+    m.stop(stopped);
+    finished = m.create(with_tournaments(100));
+    ASSERT_TRUE(m.wait(finished, 120.0));
+    m.shutdown();
+    EXPECT_FALSE(m.active(running));
+  }
+  RunManager m(options(dir));
+  EXPECT_EQ(m.get(running).state, RunState::stopped);  // resumable
+  EXPECT_EQ(m.get(paused).state, RunState::paused);    // a pause outlives the process
+  const auto resumed = m.resume_interrupted();
+  ASSERT_EQ(resumed.size(), 1u);
+  EXPECT_EQ(resumed[0].run_id, running);
+  EXPECT_EQ(resumed[0].error, "");
+  EXPECT_TRUE(m.active(running));
+  EXPECT_EQ(m.get(running).state, RunState::running);
+  for (const auto& id : {paused, stopped, finished}) EXPECT_FALSE(m.active(id));
+  // A paused run left by its process resumes on request, and stops on request.
+  m.resume(paused);
+  EXPECT_EQ(m.get(paused).state, RunState::running);
+  m.stop(paused);
+  m.stop(running);  // a stop on request clears the intent
+  EXPECT_TRUE(m.resume_interrupted().empty());
+  std::filesystem::remove_all(dir);
+}
+
+// Progress of an inactive run counts its pool in SQL.
+TEST(RunManager, ProgressOfAStoredRun) {
+  const auto dir = temp_dir("progress");
+  RunManager m(options(dir));
+  const std::string id = m.create(with_tournaments(200));
+  ASSERT_TRUE(m.wait(id, 120.0));
+  const Progress p = m.progress(id);
+  EXPECT_EQ(p.state, RunState::finished);
+  EXPECT_EQ(p.pool_size, 40u);
+  HallOfFameQuery q;
+  q.run_id = id;
+  q.limit = 1;
+  const HallOfFamePage page = m.hall_of_fame(q);
+  EXPECT_GE(page.total, 1u);
+  ASSERT_EQ(page.items.size(), 1u);
+  EXPECT_EQ(page.items[0].function.chi2, m.get(id).best->chi2);
+  std::filesystem::remove_all(dir);
+}
+
+// The lock-order inversion of engineering-notes.md ("Sanitizers here"): the new-best
+// callback ran under the run's lock. A callback that needs the run's lock from another
+// thread would wait forever (here: 5 s, then fail) if it were still called under it.
+TEST(Run, NewBestCallbackRunsWithoutTheRunLock) {
+  Evaluator ev(nullptr);
+  RunConfig c = with_tournaments(2000);
+  c.threads = 2;
+  evolver::Run run("cb", c, ev);
+  std::atomic<int> calls{0}, blocked{0};
+  run.start(c.budget, [&](const HallOfFameEntry&) {
+    if (++calls > 3) return;
+    auto other = std::async(std::launch::async, [&] { return run.paused(); });
+    if (other.wait_for(std::chrono::seconds(5)) != std::future_status::ready) ++blocked;
+  });
+  ASSERT_TRUE(run.wait(120.0));
+  EXPECT_GT(calls.load(), 0);
+  EXPECT_EQ(blocked.load(), 0);
+}
+
+// The manager's side of the same inversion: summaries and progress read while the
+// callback path is busy never deadlock (many readers against a run finding new bests).
+TEST(RunManager, ReadersDoNotDeadlockWithNewBests) {
+  const auto dir = temp_dir("readers");
+  RunManager m(options(dir));
+  RunConfig c = with_tournaments(4000);
+  c.threads = 2;
+  const std::string id = m.create(c);
+  auto reader = std::async(std::launch::async, [&] {
+    while (m.active(id)) {
+      (void)m.get(id);
+      (void)m.list();
+      (void)m.progress(id);
+    }
+  });
+  ASSERT_TRUE(m.wait(id, 120.0));
+  ASSERT_EQ(reader.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  std::filesystem::remove_all(dir);
+}

@@ -1,0 +1,28 @@
+#include "support/reference_functions.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "support/process.hpp"
+
+namespace mixforge::test {
+
+Program lowbias32() {
+  return Program(32, {{StepKind::xorshift_right, 16},
+                      {StepKind::mul_const, 0x7feb352d},
+                      {StepKind::xorshift_right, 15},
+                      {StepKind::mul_const, 0x846ca68b},
+                      {StepKind::xorshift_right, 16}});
+}
+
+std::vector<ReferenceMixer> reference_mixers() {
+  const std::string path = std::string(MIXFORGE_TESTS_DATA_DIR) + "/mixers.json";
+  const auto j = nlohmann::json::parse(read_file(path));
+  std::vector<ReferenceMixer> out;
+  for (const auto& r : j)
+    out.push_back({r.at("name").get<std::string>(), r.at("width").get<int>(), r.at("text").get<std::string>(),
+                   r.at("chi2").get<double>(), r.at("bias").get<double>()});
+  if (out.empty()) throw std::runtime_error(path + " holds no functions");
+  return out;
+}
+
+}  // namespace mixforge::test
