@@ -15,6 +15,10 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#ifdef MIXFORGE_CHAOS_CONTRACT
+#include "tests/contract/contract_validator.hpp"
+#endif
+
 namespace mixforge::chaos {
 
 namespace {
@@ -189,6 +193,15 @@ std::optional<Client::Answer> Client::call(const std::string& op, const std::str
   ledger_.record(op, r->status, seconds);
   Answer a{r->status, r->body, r->get_header_value("Content-Type")};
   check_status(op, what, a.status, allowed, a.content_type, r->has_header("Retry-After"), a.body);
+#ifdef MIXFORGE_CHAOS_CONTRACT
+  {
+    // The answer against the OpenAPI document: status listed, content type, body schema.
+    contract::Exchange x{method, path, r->status, {}, r->body, true};
+    for (const auto& [k, v] : r->headers) x.headers.emplace_back(k, v);
+    for (const auto& problem : contract::ContractValidator::bundled().check(x))
+      ledger_.violation(op + ": " + what + " -> " + std::to_string(r->status) + ": contract: " + problem);
+  }
+#endif
   if (a.content_type.find("json") != std::string::npos && !a.body.empty()) {
     if (!json::accept(a.body)) ledger_.violation(op + ": " + what + " answered invalid JSON: " + a.body.substr(0, 200));
   }
