@@ -144,6 +144,7 @@ int check_api(int port, const CheckSettings& s, Ledger& ledger, Rng& rng) {
   std::map<std::string, int> seen;
   std::map<std::string, int> widths;
   std::map<std::string, std::string> state_of;
+  std::map<std::string, bool> active_of;
   int active = 0;
   for (std::size_t offset = 0;; offset += 1000) {
     auto page = get("/api/v1/runs?limit=1000&offset=" + std::to_string(offset));
@@ -154,7 +155,8 @@ int check_api(int port, const CheckSettings& s, Ledger& ledger, Rng& rng) {
       ++seen[id];
       widths[id] = r.contains("config") ? r["config"].value("width", 0) : 0;
       state_of[id] = r.value("state", "");
-      if (r.value("active", false)) ++active;
+      active_of[id] = r.value("active", false);
+      if (active_of[id]) ++active;
       if (!legal_states().count(state_of[id]))
         ledger.violation("check: run " + id + " in illegal state " + state_of[id] + ": " + r.dump().substr(0, 300));
     }
@@ -188,8 +190,9 @@ int check_api(int port, const CheckSettings& s, Ledger& ledger, Rng& rng) {
       ledger.violation("check: resume " + id + ": no answer");
       continue;
     }
-    const bool paused = state_of[id] == "paused";
-    if (r->status == 429 && !paused && active >= s.max_runs) continue;  // at the limit: fair
+    // At the limit a run without a session (a paused run after a restart has none) is
+    // fairly refused; one that is active already counts and must resume.
+    if (r->status == 429 && !active_of[id] && active >= s.max_runs) continue;
     if (r->status != 200) {
       ledger.violation("check: resume of " + id + " (state " + state_of[id] + ", " + std::to_string(active) +
                        " active) answered " + std::to_string(r->status) + ": " + r->body.substr(0, 300));
