@@ -222,7 +222,9 @@ TEST(RunManager, PauseRacingTheNaturalFinish) {
   {
     RunManager m(options(dir));
     for (int round = 0; round < 12; ++round) {
-      const std::string id = m.create(with_tournaments(50 + 25 * round));
+      const std::string id = m.create(with_tournaments(300));
+      // From at once to well after the end: both orders happen (the invariants hold in each).
+      std::this_thread::sleep_for(std::chrono::milliseconds(round * round));
       bool paused = false;
       try {
         m.pause(id);

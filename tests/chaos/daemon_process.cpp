@@ -1,0 +1,197 @@
+#include "tests/chaos/daemon_process.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+namespace mixforge::chaos {
+
+namespace fs = std::filesystem;
+
+namespace {
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+DaemonProcess::Exit exit_of(int status, double seconds) {
+  DaemonProcess::Exit e;
+  e.exited = true;
+  e.seconds = seconds;
+  if (WIFEXITED(status)) e.code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) e.signal = WTERMSIG(status);
+  return e;
+}
+}  // namespace
+
+std::string DaemonProcess::Exit::describe() const {
+  if (!exited) return "still running";
+  if (signal) return "killed by signal " + std::to_string(signal) + " (" + ::strsignal(signal) + ")";
+  return "exit code " + std::to_string(code);
+}
+
+DaemonProcess::DaemonProcess(fs::path exe, fs::path data, fs::path work, std::vector<std::string> extra_args)
+    : exe_(std::move(exe)), data_(std::move(data)), work_(std::move(work)), extra_(std::move(extra_args)) {}
+
+DaemonProcess::~DaemonProcess() {
+  if (pid_ > 0) {
+    ::kill(pid_, SIGKILL);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+  }
+}
+
+void DaemonProcess::start(double timeout_s) {
+  if (pid_ > 0) throw std::logic_error("daemon already running");
+  const fs::path port_file = work_ / "port";
+  std::error_code ec;
+  fs::remove(port_file, ec);
+  log_ = work_ / ("serve-" + std::to_string(starts_++) + ".log");
+  std::vector<std::string> args = {exe_.string(), "serve",  "--bind", "127.0.0.1", "--port", "0",
+                                   "--port-file", port_file.string(), "--data", data_.string(),
+                                   "--no-default-run"};
+  for (const auto& a : extra_) args.push_back(a);
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    // The daemon must not outlive the driver (a CTest timeout kills only the driver).
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    const int fd = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(fd, 1);
+    ::dup2(fd, 2);
+    const int devnull = ::open("/dev/null", O_RDONLY);
+    ::dup2(devnull, 0);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  pid_ = pid;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  while (std::chrono::steady_clock::now() < deadline) {
+    int status = 0;
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      throw std::runtime_error("mixforge serve exited during startup (" + exit_of(status, 0).describe() +
+                               "): " + log_tail());
+    }
+    if (fs::exists(port_file)) {
+      const std::string text = read_file(port_file);
+      if (!text.empty() && text.back() == '\n') {  // written in full
+        port_ = std::stoi(text);
+        return;
+      }
+      if (!text.empty()) {
+        try {
+          port_ = std::stoi(text);
+          if (port_ > 0) return;
+        } catch (const std::exception&) {
+        }
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ::kill(pid_, SIGKILL);
+  int status = 0;
+  ::waitpid(pid_, &status, 0);
+  pid_ = -1;
+  throw std::runtime_error("mixforge serve did not report its port within " + std::to_string(timeout_s) +
+                           " s: " + log_tail());
+}
+
+DaemonProcess::Exit DaemonProcess::stop(int sig, double timeout_s, const fs::path& dump) {
+  Exit e;
+  if (pid_ <= 0) return e;
+  const auto t0 = std::chrono::steady_clock::now();
+  ::kill(pid_, sig);
+  const auto deadline = t0 + std::chrono::duration<double>(timeout_s);
+  int status = 0;
+  for (;;) {
+    const pid_t r = ::waitpid(pid_, &status, WNOHANG);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (r == pid_) {
+      pid_ = -1;
+      return exit_of(status, s);
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      if (!dump.empty()) dump_threads(dump);
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, &status, 0);
+      pid_ = -1;
+      e.seconds = s;
+      return e;  // exited = false: it did not stop in time
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+std::optional<DaemonProcess::Exit> DaemonProcess::poll() {
+  if (pid_ <= 0) return std::nullopt;
+  int status = 0;
+  if (::waitpid(pid_, &status, WNOHANG) != pid_) return std::nullopt;
+  pid_ = -1;
+  return exit_of(status, 0);
+}
+
+std::optional<DaemonProcess::Usage> DaemonProcess::usage() const {
+  if (pid_ <= 0) return std::nullopt;
+  const std::string proc = "/proc/" + std::to_string(pid_);
+  Usage u;
+  std::ifstream status(proc + "/status");
+  std::string line;
+  bool found = false;
+  while (std::getline(status, line))
+    if (line.rfind("VmRSS:", 0) == 0) {
+      u.rss_kib = std::stol(line.substr(6));
+      found = true;
+    }
+  if (!found) return std::nullopt;
+  DIR* d = ::opendir((proc + "/fd").c_str());
+  if (!d) return std::nullopt;
+  while (const dirent* e = ::readdir(d))
+    if (e->d_name[0] != '.') ++u.fds;
+  ::closedir(d);
+  return u;
+}
+
+void DaemonProcess::dump_threads(const fs::path& file) const {
+  if (pid_ <= 0) return;
+  const std::string proc = "/proc/" + std::to_string(pid_) + "/task";
+  {
+    std::ofstream out(file);
+    std::error_code ec;
+    for (const auto& t : fs::directory_iterator(proc, ec)) {
+      std::string comm = read_file(t.path() / "comm"), wchan = read_file(t.path() / "wchan");
+      if (!comm.empty() && comm.back() == '\n') comm.pop_back();
+      out << t.path().filename().string() << " " << comm << " wchan=" << wchan << "\n";
+    }
+  }
+  if (::access("/usr/bin/gdb", X_OK) == 0) {
+    const std::string cmd = "timeout 60 /usr/bin/gdb -p " + std::to_string(pid_) +
+                            " -batch -ex 'thread apply all bt 12' >> '" + file.string() + "' 2>&1";
+    if (std::system(cmd.c_str()) != 0) {
+      // gdb may be refused (ptrace restrictions): the wait channels above remain.
+    }
+  }
+}
+
+std::string DaemonProcess::log_tail(std::size_t bytes) const {
+  const std::string s = read_file(log_);
+  return s.size() <= bytes ? s : "..." + s.substr(s.size() - bytes);
+}
+
+}  // namespace mixforge::chaos
