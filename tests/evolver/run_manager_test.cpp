@@ -56,8 +56,11 @@ RunConfig with_tournaments(std::uint64_t n) {
 struct StateLog {
   std::mutex mu;
   std::map<std::string, std::vector<RunState>> states;
+  RunManager& manager;
   std::uint64_t subscription = 0;
-  StateLog(RunManager& m) {
+  // Unsubscribes on destruction: the manager outlives the log in the tests and still
+  // publishes events while it shuts down.
+  explicit StateLog(RunManager& m) : manager(m) {
     subscription = m.subscribe("", [this](const RunEvent& e) {
       if (e.type != RunEvent::Type::state) return;
       EXPECT_EQ(e.progress.state, e.state);
@@ -65,6 +68,9 @@ struct StateLog {
       states[e.run_id].push_back(e.state);
     });
   }
+  ~StateLog() { manager.unsubscribe(subscription); }
+  StateLog(const StateLog&) = delete;
+  StateLog& operator=(const StateLog&) = delete;
   std::vector<RunState> of(const std::string& id) {
     std::lock_guard lk(mu);
     return states[id];
