@@ -26,5 +26,6 @@ void add_export_command(CLI::App& app);
 void add_evolve_command(CLI::App& app);
 void add_runs_command(CLI::App& app);
 void add_serve_command(CLI::App& app);
+void add_bake_command(CLI::App& app);
 
 }  // namespace mixforge::cli

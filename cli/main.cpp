@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   add_evolve_command(app);
   add_runs_command(app);
   add_serve_command(app);
+  add_bake_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -24,7 +24,7 @@ MIXER=""
 for f in step program interpreter inverse text_form json_form; do MIXER="$MIXER $(compile "$SRC/mixer/$f.cpp")"; done
 SERVER=""
 for f in http_types problem query schema_validator program_input request_parsing; do SERVER="$SERVER $(compile "$SRC/server/$f.cpp")"; done
-SERVER="$SERVER $(compile "$BIN/server/embedded_schemas.cpp")"
+SERVER="$SERVER $(compile "$BIN/server/embedded_schemas.cpp") $(compile "$BIN/server/embedded_openapi.cpp")"
 EVOLVER="$(compile "$SRC/evolver/run_config.cpp") $(compile "$BIN/evolver/run_config_schema.cpp")"
 
 P=$(compile "$SRC/tests/fuzz/fuzz_program_parser.cpp")

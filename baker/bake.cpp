@@ -1,0 +1,179 @@
+#include "baker/bake.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+
+#include "baker/embree_tracer.hpp"
+#include "baker/preview.hpp"
+
+namespace mixforge::baker {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+nlohmann::json rgb(Vec3 v) { return nlohmann::json::array({v.x, v.y, v.z}); }
+
+nlohmann::json seed_json(std::uint64_t seed) {
+  if (seed <= 9007199254740991ull) return seed;
+  return std::to_string(seed);
+}
+
+}  // namespace
+
+double lightmap_rmse(const Atlas& atlas, const Lightmap& map, const Image& reference) {
+  if (reference.width != map.width || reference.height != map.height)
+    throw ImageError("the reference is " + std::to_string(reference.width) + " x " +
+                     std::to_string(reference.height) + " but this bake's lightmap is " +
+                     std::to_string(map.width) + " x " + std::to_string(map.height) +
+                     " (bake the reference with the same scene and --texel)");
+  double sum = 0;
+  for (const AtlasTexel& t : atlas.texels) {
+    const std::size_t i = std::size_t{t.y} * map.width + t.x;
+    const Vec3 d = map.texels[i] - reference.pixels[i];
+    sum += double(d.x) * d.x + double(d.y) * d.y + double(d.z) * d.z;
+  }
+  return atlas.texels.empty() ? 0 : std::sqrt(sum / (3.0 * atlas.texels.size()));
+}
+
+BakeOutput bake(const Scene& scene, const BakeConfig& config, std::shared_ptr<const Mixer4> mixers) {
+  if (config.backend != "embree" && config.backend != "auto")
+    throw std::invalid_argument("backend '" + config.backend +
+                                "' is not available in this build (embree, auto)");
+  if (config.spp == 0) throw std::invalid_argument("--spp must be at least 1");
+  validate(scene);
+  BakeOutput out;
+  const auto t_all = Clock::now();
+
+  auto t0 = Clock::now();
+  AtlasOptions ao;
+  ao.texel_size = config.texel > 0 ? config.texel : bounds(scene).diagonal() / 200.0f;
+  out.atlas = build_atlas(scene, ao);
+  const double atlas_s = since(t0);
+
+  t0 = Clock::now();
+  const auto tracer = make_embree_tracer(scene);
+  const double bvh_s = since(t0);
+
+  const auto sampler = make_sampler(config.sampler, config.spp, config.seed,
+                                    config.sampler == SamplerKind::mixforge_cmj ? mixers : nullptr);
+  IntegratorOptions io;
+  io.bounces = config.bounces;
+  io.coherent = config.coherent;
+  io.progress = config.progress;
+  t0 = Clock::now();
+  out.result = integrate(scene, out.atlas, *tracer, *sampler, io);
+  const double integrate_s = since(t0);
+
+  t0 = Clock::now();
+  out.preview = render_preview(scene, out.atlas, out.result.lightmap, *tracer,
+                               config.preview_width, config.preview_height);
+  const double preview_s = since(t0);
+
+  // Report.
+  nlohmann::json& r = out.report;
+  std::uint64_t rays = 0;
+  double trace_s = 0;
+  for (const PassStats& s : out.result.stats) {
+    rays += s.rays;
+    trace_s += s.seconds;
+  }
+  Vec3 mean{}, lo{INFINITY, INFINITY, INFINITY}, hi{-INFINITY, -INFINITY, -INFINITY};
+  for (const AtlasTexel& t : out.atlas.texels) {
+    const Vec3 v = out.result.lightmap.at(t.x, t.y);
+    mean += v;
+    for (int c = 0; c < 3; ++c) {
+      lo[c] = std::fmin(lo[c], v[c]);
+      hi[c] = std::fmax(hi[c], v[c]);
+    }
+  }
+  if (!out.atlas.texels.empty()) mean = mean / float(out.atlas.texels.size());
+  else lo = hi = {};
+  r["format"] = "mixforge-bake-report";
+  r["version"] = 1;
+  r["scene"] = {{"name", scene.name},
+                {"triangles", scene.triangles.size()},
+                {"lights", scene.lights.size()},
+                {"materials", scene.materials.size()}};
+  r["texels"] = out.atlas.texels.size();
+  r["atlas"] = {{"width", out.atlas.width},
+                {"height", out.atlas.height},
+                {"charts", out.atlas.charts},
+                {"texel_size", ao.texel_size}};
+  r["rays"] = rays;
+  r["rays_per_s"] = trace_s > 0 ? double(rays) / trace_s : 0.0;
+  r["backend"] = tracer->name();
+  r["sampler"] = std::string(sampler_name(config.sampler));
+  r["spp"] = config.spp;
+  r["bounces"] = config.bounces;
+  r["seed"] = seed_json(config.seed);
+  r["ray_order"] = config.coherent ? "stratum-batches" : "random";
+  r["radiance"] = {{"mean", rgb(mean)}, {"min", rgb(lo)}, {"max", rgb(hi)}};
+  nlohmann::json lanes = nlohmann::json::array();
+  if (mixers && config.sampler == SamplerKind::mixforge_cmj) {
+    const char* lane_names[] = {"x", "y", "z", "w"};
+    int l = 0;
+    for (const MixerInfo& m : mixers->lanes()) {
+      nlohmann::json j = {{"lane", lane_names[l++]},
+                          {"id", m.program.id()},
+                          {"width", m.program.width()},
+                          {"program", m.program.canonical()}};
+      j["chi2"] = m.chi2 >= 0 ? nlohmann::json(m.chi2) : nlohmann::json(nullptr);
+      j["exact"] = m.chi2 >= 0 && m.exact;
+      lanes.push_back(j);
+    }
+    r["mixer_origin"] = mixers->origin();
+  } else {
+    r["mixer_origin"] = nullptr;
+  }
+  r["mixers"] = lanes;
+  nlohmann::json passes = nlohmann::json::array();
+  for (std::size_t i = 0; i < out.result.stats.size(); ++i) {
+    const PassStats& s = out.result.stats[i];
+    passes.push_back({{"pass", i},
+                      {"kind", i == 0 ? "direct" : "bounce"},
+                      {"rays", s.rays},
+                      {"seconds", s.seconds},
+                      {"rays_per_s", s.seconds > 0 ? double(s.rays) / s.seconds : 0.0},
+                      {"dilate_seconds", s.dilate_seconds}});
+  }
+  r["passes"] = passes;
+  r["phases"] = {{"atlas_s", atlas_s},
+                 {"bvh_s", bvh_s},
+                 {"integrate_s", integrate_s},
+                 {"preview_s", preview_s}};
+  if (config.reference) {
+    const Image ref = read_exr(*config.reference);
+    r["rmse"] = lightmap_rmse(out.atlas, out.result.lightmap, ref);
+    r["reference"] = config.reference->string();
+  } else {
+    r["rmse"] = nullptr;
+  }
+  r["phases"]["total_s"] = since(t_all);
+  return out;
+}
+
+Image lightmap_image(const BakeOutput& out) {
+  return {out.result.lightmap.width, out.result.lightmap.height, out.result.lightmap.texels};
+}
+
+void write_outputs(const BakeOutput& out, const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw ImageError("cannot create " + dir.string() + ": " + ec.message());
+  const Image lm = lightmap_image(out);
+  write_exr(dir / "lightmap.exr", lm);
+  std::vector<Vec3> covered;
+  for (const AtlasTexel& t : out.atlas.texels) covered.push_back(out.result.lightmap.at(t.x, t.y));
+  write_png(dir / "lightmap.png", lm, auto_exposure(covered));
+  write_png(dir / "preview.png", out.preview, auto_exposure(out.preview.pixels));
+  std::ofstream f(dir / "report.json");
+  f << out.report.dump(2) << "\n";
+  if (!f) throw ImageError("cannot write " + (dir / "report.json").string());
+}
+
+}  // namespace mixforge::baker

@@ -1,0 +1,55 @@
+#pragma once
+// One bake from a scene and mixers to the lightmap, the preview and the report
+// (schema/bake_report.schema.json). The CLI and, later, the daemon call this.
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "baker/atlas.hpp"
+#include "baker/image_io.hpp"
+#include "baker/integrator.hpp"
+#include "baker/mixer4.hpp"
+#include "baker/sampler.hpp"
+
+namespace mixforge::baker {
+
+struct BakeConfig {
+  SamplerKind sampler = SamplerKind::mixforge_cmj;
+  std::uint32_t spp = 256;
+  std::uint32_t bounces = 2;
+  float texel = 0;  // world units per texel; 0: the scene's bounding diagonal / 200
+  std::uint64_t seed = 1;
+  std::string backend = "embree";  // "embree" or "auto" (= embree on the CPU path)
+  bool coherent = true;
+  std::optional<std::filesystem::path> reference;  // EXR for the rmse
+  std::uint32_t preview_width = 512, preview_height = 512;
+  std::function<void(const BakeProgress&)> progress;
+};
+
+struct BakeOutput {
+  Atlas atlas;
+  IntegratorResult result;
+  Image preview;
+  nlohmann::json report;
+};
+
+// Throws SceneError / std::invalid_argument / ImageError with what went wrong.
+BakeOutput bake(const Scene& scene, const BakeConfig& config,
+                std::shared_ptr<const Mixer4> mixers);
+
+// The lightmap as an image (atlas layout).
+Image lightmap_image(const BakeOutput& out);
+
+// lightmap.exr, lightmap.png, preview.png and report.json in dir (created if missing).
+void write_outputs(const BakeOutput& out, const std::filesystem::path& dir);
+
+// Root-mean-square difference over covered texels and channels; throws ImageError when
+// the reference has another size.
+double lightmap_rmse(const Atlas& atlas, const Lightmap& map, const Image& reference);
+
+}  // namespace mixforge::baker

@@ -1,0 +1,242 @@
+#include "baker/integrator.hpp"
+
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <mutex>
+#include <numeric>
+
+#include "baker/hash_utils.hpp"
+#include "baker/hemisphere.hpp"
+
+namespace mixforge::baker {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr float inv_pi = 0.318309886183790671538f;
+
+double since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// Serialises and throttles progress reports from the workers.
+class ProgressReporter {
+ public:
+  ProgressReporter(const IntegratorOptions& o, std::uint32_t pass, std::uint32_t passes,
+                   std::uint64_t texels)
+      : fn_(o.progress), t0_(Clock::now()) {
+    p_.pass = pass;
+    p_.passes = passes;
+    p_.texels = texels;
+  }
+  void add(std::uint64_t texels, std::uint64_t rays) {
+    done_ += texels;
+    rays_ += rays;
+    if (!fn_) return;
+    std::unique_lock lock(mutex_, std::try_to_lock);
+    if (!lock) return;
+    const double now = since(t0_);
+    if (now - last_ < 0.1 && done_ < p_.texels) return;
+    last_ = now;
+    report(now);
+  }
+  void finish() {
+    if (!fn_) return;
+    std::lock_guard lock(mutex_);
+    report(since(t0_));
+  }
+  std::uint64_t rays() const { return rays_; }
+
+ private:
+  void report(double now) {
+    p_.texels_done = done_;
+    p_.rays = rays_;
+    p_.seconds = now;
+    fn_(p_);
+  }
+  std::function<void(const BakeProgress&)> fn_;
+  Clock::time_point t0_;
+  BakeProgress p_;
+  std::atomic<std::uint64_t> done_{0}, rays_{0};
+  std::mutex mutex_;
+  double last_ = -1;
+};
+
+float scene_epsilon(const Scene& scene) { return 1e-4f * std::max(bounds(scene).diagonal(), 1e-3f); }
+
+// Analytic lights at one texel (irradiance / pi), with shadow rays.
+Vec3 direct_analytic(const Scene& scene, const AtlasTexel& texel, const RayTracer& tracer,
+                     float eps, std::uint64_t& rays) {
+  Vec3 sum{};
+  const Vec3 origin = texel.position + texel.normal * eps;
+  for (const Light& l : scene.lights) {
+    if (l.kind == LightKind::sky) continue;  // gathered with the hemisphere rays
+    Ray ray;
+    ray.origin = origin;
+    Vec3 e;
+    if (l.kind == LightKind::sun) {
+      ray.direction = normalize(-l.direction);
+      const float c = dot(ray.direction, texel.normal);
+      if (c <= 0) continue;
+      e = l.intensity * c;
+    } else {
+      const Vec3 d = l.position - origin;
+      const float dist2 = dot(d, d);
+      const float dist = std::sqrt(dist2);
+      if (dist == 0 || (l.range > 0 && dist > l.range)) continue;
+      ray.direction = d / dist;
+      ray.tfar = dist * (1 - 1e-4f);
+      const float c = dot(ray.direction, texel.normal);
+      if (c <= 0) continue;
+      float spot = 1;
+      if (l.kind == LightKind::spot) {
+        const float a = dot(-ray.direction, normalize(l.direction));
+        if (a <= l.cone_outer) continue;
+        const float t = std::clamp((a - l.cone_outer) / (l.cone_inner - l.cone_outer), 0.0f, 1.0f);
+        spot = t * t * (3 - 2 * t);  // smoothstep between the cone angles
+      }
+      e = l.intensity * (c * spot / dist2);
+    }
+    std::uint8_t blocked = 0;
+    tracer.occluded({&ray, 1}, {&blocked, 1}, false);
+    ++rays;
+    if (!blocked) sum += e * inv_pi;
+  }
+  return sum;
+}
+
+}  // namespace
+
+Vec2 hit_uv(const Atlas& atlas, const Hit& hit) {
+  const auto& uv = atlas.triangle_uv[hit.triangle];
+  const float w = 1 - hit.u - hit.v;
+  return {uv[0].x * w + uv[1].x * hit.u + uv[2].x * hit.v,
+          uv[0].y * w + uv[1].y * hit.u + uv[2].y * hit.v};
+}
+
+Vec3 shade(const Scene& scene, const Atlas& atlas, const Lightmap& lightmap, const Hit& hit) {
+  const Material& m = scene.materials[scene.triangles[hit.triangle].material];
+  return m.albedo * lightmap.bilinear(hit_uv(atlas, hit)) + m.emission;
+}
+
+IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTracer& tracer,
+                           const Sampler& sampler, const IntegratorOptions& options) {
+  IntegratorResult result;
+  const std::uint32_t passes = options.bounces + 1;
+  const std::uint32_t spp = sampler.count();
+  const float eps = scene_epsilon(scene);
+  Vec3 sky{};
+  for (const Light& l : scene.lights)
+    if (l.kind == LightKind::sky) sky += l.intensity;
+  bool emissive = false;
+  for (const Material& m : scene.materials) emissive |= max_component(m.emission) > 0;
+
+  result.lightmap = {atlas.width, atlas.height, std::vector<Vec3>(atlas.index.size())};
+  for (std::uint32_t pass = 0; pass < passes; ++pass) {
+    const auto t0 = Clock::now();
+    Lightmap map{atlas.width, atlas.height, std::vector<Vec3>(atlas.index.size())};
+    const Lightmap* previous = pass > 0 ? &result.passes.back() : nullptr;
+    const bool gather = pass > 0 || emissive || max_component(sky) > 0;
+    ProgressReporter progress(options, pass, passes, atlas.texels.size());
+
+    tbb::parallel_for(std::size_t{0}, atlas.tiles.size(), [&](std::size_t ti) {
+      const Atlas::Tile tile = atlas.tiles[ti];
+      const std::size_t n = tile.end - tile.begin;
+      std::uint64_t rays = 0;
+      std::vector<Vec3> sum(n);
+      if (pass == 0)
+        for (std::size_t k = 0; k < n; ++k)
+          sum[k] = direct_analytic(scene, atlas.texels[tile.begin + k], tracer, eps, rays) *
+                   float(spp);  // divided by spp below with the gathered light
+      if (gather) {
+        std::vector<SamplerState> states(n);
+        std::vector<Vec2> u(n);
+        std::vector<Ray> batch(n);
+        std::vector<Hit> hits(n);
+        std::vector<Frame> frames;
+        frames.reserve(n);
+        for (std::size_t k = 0; k < n; ++k) {
+          const AtlasTexel& t = atlas.texels[tile.begin + k];
+          states[k] = sampler.start(t.x, t.y, pass);
+          frames.emplace_back(t.normal);
+        }
+        // Random order (benchmark): the tile's n x spp rays are generated the same way,
+        // then traced in a shuffled order.
+        std::vector<Ray> all;
+        std::vector<std::uint32_t> owner;
+        for (std::uint32_t s = 0; s < spp; ++s) {
+          sampler.generate(states, s, u);
+          for (std::size_t k = 0; k < n; ++k) {
+            const AtlasTexel& t = atlas.texels[tile.begin + k];
+            batch[k].origin = t.position + t.normal * eps;
+            batch[k].direction = frames[k].to_world(cosine_hemisphere(u[k]));
+          }
+          if (!options.coherent) {
+            all.insert(all.end(), batch.begin(), batch.end());
+            for (std::size_t k = 0; k < n; ++k) owner.push_back(static_cast<std::uint32_t>(k));
+            continue;
+          }
+          tracer.intersect(batch, hits, true);
+          rays += n;
+          for (std::size_t k = 0; k < n; ++k) {
+            const Hit& h = hits[k];
+            if (h.triangle == no_hit) {
+              if (pass == 0) sum[k] += sky;
+              continue;
+            }
+            if (dot(atlas.triangle_normal[h.triangle], batch[k].direction) >= 0) continue;  // back
+            const Material& m = scene.materials[scene.triangles[h.triangle].material];
+            sum[k] += pass == 0 ? m.emission : m.albedo * previous->bilinear(hit_uv(atlas, h));
+          }
+        }
+        if (!options.coherent) {
+          std::vector<std::uint32_t> perm(all.size());
+          std::iota(perm.begin(), perm.end(), 0u);
+          std::uint64_t r = splitmix64(ti);
+          for (std::size_t i = perm.size(); i > 1; --i) {  // Fisher-Yates
+            r = splitmix64(r);
+            std::swap(perm[i - 1], perm[r % i]);
+          }
+          std::vector<Ray> shuffled(all.size());
+          for (std::size_t i = 0; i < perm.size(); ++i) shuffled[i] = all[perm[i]];
+          std::vector<Hit> all_hits(all.size());
+          tracer.intersect(shuffled, all_hits, false);
+          rays += all.size();
+          for (std::size_t i = 0; i < perm.size(); ++i) {
+            const Hit& h = all_hits[i];
+            const std::uint32_t k = owner[perm[i]];
+            if (h.triangle == no_hit) {
+              if (pass == 0) sum[k] += sky;
+              continue;
+            }
+            if (dot(atlas.triangle_normal[h.triangle], shuffled[i].direction) >= 0) continue;
+            const Material& m = scene.materials[scene.triangles[h.triangle].material];
+            sum[k] += pass == 0 ? m.emission : m.albedo * previous->bilinear(hit_uv(atlas, h));
+          }
+        }
+      }
+      for (std::size_t k = 0; k < n; ++k) {
+        const AtlasTexel& t = atlas.texels[tile.begin + k];
+        map.texels[std::size_t{t.y} * atlas.width + t.x] = sum[k] / float(spp);
+      }
+      progress.add(n, rays);
+    }, tbb::simple_partitioner());
+    progress.finish();
+
+    PassStats stats;
+    stats.seconds = since(t0);
+    stats.rays = progress.rays();
+    const auto t1 = Clock::now();
+    dilate(map, atlas, atlas.options.gutter + 1);
+    stats.dilate_seconds = since(t1);
+    for (std::size_t i = 0; i < map.texels.size(); ++i) result.lightmap.texels[i] += map.texels[i];
+    result.passes.push_back(std::move(map));
+    result.stats.push_back(stats);
+  }
+  return result;
+}
+
+}  // namespace mixforge::baker

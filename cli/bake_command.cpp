@@ -1,0 +1,231 @@
+// mixforge bake: bake a lightmap (baker/) with mixforge-cmj sampling or a baseline sampler.
+// Mixers come from the default family compiled into the baker, or from --mixers /
+// --bundle (JIT-compiled); ids are looked up in the database here, never in baker/.
+#include <CLI/CLI.hpp>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <regex>
+#include <sstream>
+
+#include "avalanche/evaluator.hpp"
+#include "baker/bake.hpp"
+#include "baker/default_mixer4.hpp"
+#include "baker/jit_mixer4.hpp"
+#include "baker/scene_source.hpp"
+#include "cli/commands.hpp"
+#include "cli/program_input.hpp"
+#include "evolver/run_manager.hpp"
+#include "jit/engine.hpp"
+#include "mixer/json_form.hpp"
+
+namespace mixforge::cli {
+namespace {
+
+struct Opts {
+  std::string scene = "cornell";
+  std::vector<std::string> mixers;
+  std::string bundle;
+  std::string run;
+  std::string sampler = "mixforge-cmj";
+  std::uint32_t spp = 256;
+  std::uint32_t bounces = 2;
+  float texel = 0;
+  std::string backend = "auto";
+  std::string out = "bake-out";
+  std::string reference;
+  std::string seed = "1";
+  std::string data = "mixforge-data";
+  bool json = false;
+};
+
+std::uint64_t parse_seed(const std::string& s) {
+  if (s.empty() || s.size() > 20 || s.find_first_not_of("0123456789") != std::string::npos)
+    throw UsageError("bake: --seed must be a decimal integer 0..18446744073709551615, got '" + s + "'");
+  errno = 0;
+  const unsigned long long v = std::strtoull(s.c_str(), nullptr, 10);
+  if (errno == ERANGE) throw UsageError("bake: --seed " + s + " is above 18446744073709551615");
+  return v;
+}
+
+// Each --mixers value: a FUNCTION_ID (or several, comma-separated), a file, or program text.
+std::vector<baker::MixerInfo> mixers_from_arguments(const Opts& o) {
+  static const std::regex ids("[0-9a-f]{16}(,[0-9a-f]{16})*");
+  std::vector<baker::MixerInfo> lanes;
+  std::unique_ptr<evolver::RunManager> db;
+  std::unique_ptr<Evaluator> evaluator;
+  for (const std::string& arg : o.mixers) {
+    std::error_code ec;
+    if (std::regex_match(arg, ids) && !std::filesystem::exists(arg, ec)) {
+      if (!db) {
+        const auto file = std::filesystem::path(o.data) / "mixforge.db";
+        if (!std::filesystem::exists(file, ec))
+          throw UsageError("bake: no mixforge database in " + o.data + " to look up " + arg);
+        evolver::RunManager::Options opt;
+        opt.data_dir = o.data;
+        opt.interpreter_only = true;
+        db = std::make_unique<evolver::RunManager>(opt);
+      }
+      std::stringstream ss(arg);
+      for (std::string id; std::getline(ss, id, ',');) {
+        const auto f = db->function(id);
+        if (!f) throw UsageError("bake: no function with id " + id + " in " + o.data);
+        lanes.push_back({f->program, f->chi2_exact.value_or(f->chi2), f->chi2_exact.has_value() || f->exact});
+      }
+      continue;
+    }
+    const Program p = parse_program_argument(arg, 32).program;
+    if (!evaluator) evaluator = Evaluator::with_own_engine();
+    lanes.push_back({p, evaluator->exact(p).chi2, true});
+  }
+  return lanes;
+}
+
+std::vector<baker::MixerInfo> mixers_from_bundle(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) throw UsageError("bake: cannot open bundle " + file);
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw UsageError("bake: " + file + ": " + e.what());
+  }
+  if (!j.is_object() || j.value("format", "") != "mixforge-shader-bundle" || !j.contains("programs") ||
+      !j["programs"].is_array())
+    throw UsageError("bake: " + file + " is not a mixforge shader bundle (mixforge export --bundle)");
+  std::vector<baker::MixerInfo> lanes;
+  for (std::size_t i = 0; i < j["programs"].size(); ++i) {
+    const auto& p = j["programs"][i];
+    try {
+      baker::MixerInfo m{program_from_json(p.at("program")), -1, false};
+      if (p.contains("score") && p["score"].is_object()) {
+        m.chi2 = p["score"].value("chi2", -1.0);
+        m.exact = p["score"].value("exact", false);
+      }
+      lanes.push_back(m);
+    } catch (const std::exception& e) {
+      throw UsageError("bake: " + file + ": /programs/" + std::to_string(i) + ": " + e.what());
+    }
+  }
+  return lanes;
+}
+
+// A one-line progress bar on stderr: pass, percent, texels/s, rays/s, ETA.
+class ProgressBar {
+ public:
+  void operator()(const baker::BakeProgress& p) {
+    std::lock_guard lock(mutex_);
+    const double f = p.texels ? double(p.texels_done) / double(p.texels) : 1;
+    const int width = 30, filled = static_cast<int>(f * width);
+    const double eta = f > 0 ? p.seconds * (1 - f) / f : 0;
+    std::fprintf(stderr, "\r%s %u/%u [%-*s] %3.0f%% %7.0f texels/s %6.2f Mrays/s ETA %5.1fs",
+                 p.pass == 0 ? "direct" : "bounce", p.pass, p.passes - 1, width,
+                 std::string(filled, '#').c_str(), f * 100,
+                 p.seconds > 0 ? double(p.texels_done) / p.seconds : 0.0,
+                 p.seconds > 0 ? double(p.rays) / p.seconds / 1e6 : 0.0, eta);
+    if (p.texels_done == p.texels) std::fputc('\n', stderr);
+    std::fflush(stderr);
+  }
+
+ private:
+  std::mutex mutex_;
+};
+
+void run(const Opts& o) {
+  if (!o.run.empty())
+    throw UsageError("bake: --run is not wired to the store yet; use `mixforge export --family "
+                     "32,32,32,32 --run " + o.run + " --bundle -o family.json` and `--bundle family.json`");
+  if (!o.mixers.empty() && !o.bundle.empty())
+    throw UsageError("bake: give --mixers or --bundle, not both");
+  baker::BakeConfig config;
+  try {
+    config.sampler = baker::sampler_from_name(o.sampler);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("bake: --sampler: ") + e.what());
+  }
+  if (o.spp == 0 || o.spp > (1u << 20)) throw UsageError("bake: --spp must be 1..1048576");
+  if (o.bounces > 64) throw UsageError("bake: --bounces must be 0..64");
+  if (o.texel < 0 || !std::isfinite(o.texel)) throw UsageError("bake: --texel must be positive");
+  if (o.backend != "auto" && o.backend != "embree")
+    throw UsageError("bake: --backend " + o.backend + " is not available (embree, auto; the Vulkan "
+                     "back end is not built yet)");
+  config.spp = o.spp;
+  config.bounces = o.bounces;
+  config.texel = o.texel;
+  config.backend = o.backend;
+  config.seed = parse_seed(o.seed);
+  if (!o.reference.empty()) config.reference = o.reference;
+
+  std::shared_ptr<const baker::Mixer4> mixers;
+  if (config.sampler == baker::SamplerKind::mixforge_cmj) {
+    std::vector<baker::MixerInfo> lanes;
+    if (!o.bundle.empty()) lanes = mixers_from_bundle(o.bundle);
+    else if (!o.mixers.empty()) lanes = mixers_from_arguments(o);
+    try {
+      mixers = lanes.empty() ? baker::default_mixer4()
+                             : baker::make_jit_mixer4(lanes, std::make_shared<jit::Engine>());
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("bake: ") + e.what());
+    }
+  }
+
+  baker::Scene scene;
+  try {
+    scene = baker::load_scene(o.scene);
+  } catch (const baker::SceneError& e) {
+    throw UsageError(std::string("bake: ") + e.what());
+  }
+  auto bar = std::make_shared<ProgressBar>();
+  if (isatty(STDERR_FILENO)) config.progress = [bar](const baker::BakeProgress& p) { (*bar)(p); };
+  baker::BakeOutput out;
+  try {
+    out = baker::bake(scene, config, mixers);
+  } catch (const baker::SceneError& e) {
+    throw UsageError(std::string("bake: ") + e.what());
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("bake: ") + e.what());
+  }
+  baker::write_outputs(out, o.out);
+  const auto& r = out.report;
+  if (o.json) {
+    std::cout << r.dump() << "\n";
+    return;
+  }
+  std::printf("baked %s: %zu texels, %u spp, %u bounces, sampler %s, backend %s\n", scene.name.c_str(),
+              out.atlas.texels.size(), o.spp, o.bounces, o.sampler.c_str(), r["backend"].get<std::string>().c_str());
+  std::printf("rays %llu at %.2f Mrays/s; total %.2f s\n", (unsigned long long)r["rays"].get<std::uint64_t>(),
+              r["rays_per_s"].get<double>() / 1e6, r["phases"]["total_s"].get<double>());
+  if (!r["rmse"].is_null()) std::printf("rmse vs %s: %.6g\n", o.reference.c_str(), r["rmse"].get<double>());
+  std::printf("wrote %s/{lightmap.exr,lightmap.png,preview.png,report.json}\n", o.out.c_str());
+}
+
+}  // namespace
+
+void add_bake_command(CLI::App& app) {
+  auto o = std::make_shared<Opts>();
+  auto* cmd = app.add_subcommand("bake", "Bake a lightmap (default: the Cornell box into ./bake-out/)");
+  cmd->add_option("scene", o->scene, "cornell (built in) or an .obj file (default: cornell)");
+  cmd->add_option("--mixers", o->mixers,
+                  "Mixer lanes x,y,z,w: FUNCTION_IDs (comma-separated) or 32-bit program texts "
+                  "(repeat the option); fewer than four repeat the last");
+  cmd->add_option("--bundle", o->bundle, "Mixers from a shader bundle (mixforge export --bundle)");
+  cmd->add_option("--run", o->run, "Mixers from a run's best family (not wired yet)");
+  cmd->add_option("--sampler", o->sampler, "mixforge-cmj (default), kensler-cmj, pcg, sobol-owen, independent");
+  cmd->add_option("--spp", o->spp, "Hemisphere samples per texel and pass (default 256)");
+  cmd->add_option("--bounces", o->bounces, "Indirect bounces (default 2)");
+  cmd->add_option("--texel", o->texel, "Texel size in world units (default: scene diagonal / 200)");
+  cmd->add_option("--backend", o->backend, "embree or auto (default auto = embree)");
+  cmd->add_option("--out", o->out, "Output folder (default ./bake-out)");
+  cmd->add_option("--reference", o->reference, "A lightmap.exr to compute the rmse against");
+  cmd->add_option("--seed", o->seed, "Seed, 0..18446744073709551615 (default 1)");
+  cmd->add_option("--data", o->data, "Database folder for FUNCTION_IDs (default ./mixforge-data)");
+  cmd->add_flag("--json", o->json, "Print the report as one JSON line (last line of stdout)");
+  cmd->callback([o] { run(*o); });
+}
+
+}  // namespace mixforge::cli

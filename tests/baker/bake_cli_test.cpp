@@ -1,0 +1,112 @@
+// mixforge bake end to end: the real binary, its outputs, the report against its schema,
+// and bad input.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <valijson/adapters/nlohmann_json_adapter.hpp>
+#include <valijson/schema.hpp>
+#include <valijson/schema_parser.hpp>
+#include <valijson/validator.hpp>
+
+#include "cli/run_command.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path temp_dir() {
+  const fs::path d = fs::temp_directory_path() / ("mixforge_bake_cli_" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  return d;
+}
+
+nlohmann::json last_line_json(const std::string& out) {
+  std::string text = out;
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  return nlohmann::json::parse(text.substr(text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1));
+}
+
+void expect_valid(const nlohmann::json& report) {
+  std::ifstream in(std::string(MIXFORGE_SOURCE_DIR) + "/schema/bake_report.schema.json");
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  valijson::Schema schema;
+  valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
+  valijson::adapters::NlohmannJsonAdapter sa(doc);
+  parser.populateSchema(sa, schema);
+  valijson::Validator v;
+  valijson::ValidationResults results;
+  valijson::adapters::NlohmannJsonAdapter a(report);
+  std::string errors;
+  if (!v.validate(schema, a, &results)) {
+    valijson::ValidationResults::Error e;
+    while (results.popError(e)) errors += e.description + "\n";
+  }
+  EXPECT_TRUE(errors.empty()) << errors;
+}
+
+}  // namespace
+
+TEST(BakeCli, CornellWithDefaultMixersWritesEverythingAndAValidReport) {
+  const fs::path d = temp_dir();
+  const auto r = run_mixforge("bake cornell --spp 4 --bounces 1 --texel 0.25 --json --out " + quoted(d.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const auto report = last_line_json(r.out);
+  expect_valid(report);
+  EXPECT_EQ(report["mixer_origin"], "compiled-in");
+  EXPECT_EQ(report["spp"], 4);
+  for (const auto& m : report["mixers"]) {
+    EXPECT_TRUE(m["exact"].get<bool>());
+    EXPECT_GT(m["chi2"].get<double>(), 0);
+  }
+  for (const char* f : {"lightmap.exr", "lightmap.png", "preview.png", "report.json"})
+    EXPECT_TRUE(fs::exists(d / f)) << f;
+  std::ifstream in(d / "report.json");
+  EXPECT_EQ(nlohmann::json::parse(in)["texels"], report["texels"]);
+
+  // A second bake measured against the first.
+  const auto r2 = run_mixforge("bake --sampler sobol-owen --spp 4 --bounces 1 --texel 0.25 --json --out " +
+                               quoted((d / "b").string()) + " --reference " + quoted((d / "lightmap.exr").string()));
+  ASSERT_EQ(r2.exit_code, 0) << r2.out;
+  const auto report2 = last_line_json(r2.out);
+  expect_valid(report2);
+  EXPECT_GT(report2["rmse"].get<double>(), 0);
+  EXPECT_TRUE(report2["mixers"].empty());
+  fs::remove_all(d);
+}
+
+TEST(BakeCli, UserMixersAreJitCompiled) {
+  const fs::path d = temp_dir();
+  const auto r = run_mixforge(
+      "bake --spp 4 --bounces 0 --texel 0.4 --json --out " + quoted(d.string()) +
+      " --mixers 'x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;'"
+      " --mixers 'x ^= x >> 16; x *= 0x21f0aaad; x ^= x >> 15; x *= 0x735a2d97; x ^= x >> 15;'");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const auto report = last_line_json(r.out);
+  expect_valid(report);
+  EXPECT_EQ(report["mixer_origin"], "jit");
+  EXPECT_EQ(report["mixers"][3]["id"], report["mixers"][1]["id"]);  // missing lanes repeat the last
+  fs::remove_all(d);
+}
+
+TEST(BakeCli, BadInputGetsClearErrors) {
+  auto r = run_mixforge("bake --sampler halton");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("unknown sampler 'halton'"), std::string::npos) << r.out;
+  r = run_mixforge("bake --spp 0");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("--spp"), std::string::npos) << r.out;
+  r = run_mixforge("bake nowhere.obj");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("nowhere.obj"), std::string::npos) << r.out;
+  r = run_mixforge("bake --mixers 'x ^= x >> 4; x *= 3;' --texel 0.5 --spp 1 --out /tmp/mixforge_never --json"
+                   " --mixers 'x *= 2;'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("1:"), std::string::npos) << r.out;  // line:column of the even multiplier
+  r = run_mixforge("bake --backend vulkan");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("vulkan"), std::string::npos) << r.out;
+  r = run_mixforge("bake --seed 18446744073709551616");
+  EXPECT_EQ(r.exit_code, 2);
+}

@@ -1,0 +1,217 @@
+// The integrator against closed forms: the furnace, a point light and a sun over a plane;
+// determinism; the Embree back end's single-ray and packet paths agree.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "baker/bake.hpp"
+#include "baker/cornell_box.hpp"
+#include "baker/default_mixer4.hpp"
+#include "baker/embree_tracer.hpp"
+#include "baker/hemisphere.hpp"
+#include "baker/obj_scene.hpp"
+
+using namespace mixforge::baker;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A closed unit cube with every face pointing inward (OBJ + MTL, as a user would write it).
+Scene furnace_box(float rho, float emission) {
+  const fs::path d = fs::temp_directory_path() / ("mixforge_furnace_" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  std::ofstream(d / "box.mtl") << "newmtl wall\nKd " << rho << " " << rho << " " << rho << "\nKe "
+                               << emission << " " << emission << " " << emission << "\n";
+  // Corners v1..v8 of [0,1]^3; faces wound clockwise seen from outside = inward normals.
+  std::ofstream(d / "box.obj") << "mtllib box.mtl\n"
+                                  "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nv 1 0 1\nv 1 1 1\nv 0 1 1\n"
+                                  "usemtl wall\n"
+                                  "f 1 2 3 4\n"   // z = 0, normal +z
+                                  "f 5 8 7 6\n"   // z = 1, normal -z
+                                  "f 1 5 6 2\n"   // y = 0, normal +y
+                                  "f 4 3 7 8\n"   // y = 1, normal -y
+                                  "f 1 4 8 5\n"   // x = 0, normal +x
+                                  "f 2 6 7 3\n";  // x = 1, normal -x
+  Scene s = load_obj(d / "box.obj");
+  fs::remove_all(d);
+  return s;
+}
+
+IntegratorResult run(const Scene& s, const Atlas& a, SamplerKind kind, std::uint32_t spp,
+                     std::uint32_t bounces, std::uint64_t seed = 1, bool coherent = true) {
+  const auto tracer = make_embree_tracer(s);
+  const auto sampler = make_sampler(kind, spp, seed, default_mixer4());
+  IntegratorOptions o;
+  o.bounces = bounces;
+  o.coherent = coherent;
+  return integrate(s, a, *tracer, *sampler, o);
+}
+
+}  // namespace
+
+TEST(Furnace, ClosedBoxGivesTheGeometricSeriesInEveryTexel) {
+  const float rho = 0.6f, e = 1.5f;
+  const Scene s = furnace_box(rho, e);
+  // Inward normals: every chart's normal points into the box.
+  for (const Triangle& t : s.triangles) {
+    const Vec3 n = cross(t.v[1] - t.v[0], t.v[2] - t.v[0]);
+    EXPECT_GT(dot(n, Vec3{0.5f, 0.5f, 0.5f} - t.v[0]), 0);
+  }
+  const Atlas a = build_atlas(s, {0.0625f, 2, 16, 4096});
+  for (SamplerKind kind : all_sampler_kinds) {
+    for (std::uint32_t b : {0u, 1u, 3u}) {
+      const auto r = run(s, a, kind, 16, b);
+      const double want = e * (1 - std::pow(double(rho), b + 1)) / (1 - rho);
+      for (const AtlasTexel& t : a.texels) {
+        const Vec3 v = r.lightmap.at(t.x, t.y);
+        for (int c = 0; c < 3; ++c)
+          ASSERT_NEAR(v[c], want, 0.005 * want)
+              << sampler_name(kind) << " B=" << b << " texel " << t.x << "," << t.y;
+      }
+    }
+  }
+}
+
+TEST(DirectLight, PointLightOverAPlaneMatchesICosThetaOverDSquared) {
+  Scene s;
+  s.name = "plane";
+  s.materials = {{"grey", {0.5f, 0.5f, 0.5f}, {0, 0, 0}}};
+  const Vec3 p0{-2, -2, 0}, p1{2, -2, 0}, p2{2, 2, 0}, p3{-2, 2, 0};
+  s.triangles.push_back({{p0, p1, p2}, 0, std::nullopt, 0});
+  s.triangles.push_back({{p0, p2, p3}, 0, std::nullopt, 0});
+  Light l;
+  l.kind = LightKind::point;
+  l.position = {0.3f, -0.2f, 1.0f};
+  l.intensity = {2.0f, 1.0f, 0.5f};
+  s.lights.push_back(l);
+  const Atlas a = build_atlas(s, {0.1f, 2, 16, 4096});
+  const auto r = run(s, a, SamplerKind::mixforge_cmj, 4, 0);
+  ASSERT_GT(a.texels.size(), 1500u);
+  for (const AtlasTexel& t : a.texels) {
+    const Vec3 d = l.position - t.position;
+    const float dist = length(d);
+    const float cos_theta = d.z / dist;
+    for (int c = 0; c < 3; ++c) {
+      const double want = l.intensity[c] * cos_theta / (dist * dist) / M_PI;
+      ASSERT_NEAR(r.lightmap.at(t.x, t.y)[c], want, 2e-3 * want) << t.x << "," << t.y;
+    }
+  }
+}
+
+TEST(DirectLight, SunAndShadow) {
+  Scene s;
+  s.name = "sun";
+  s.materials = {{"grey", {0.5f, 0.5f, 0.5f}, {0, 0, 0}}};
+  const Vec3 p0{-2, -2, 0}, p1{2, -2, 0}, p2{2, 2, 0}, p3{-2, 2, 0};
+  s.triangles.push_back({{p0, p1, p2}, 0, std::nullopt, 0});
+  s.triangles.push_back({{p0, p2, p3}, 0, std::nullopt, 0});
+  // A small occluder above x in [-0.5, 0.5], y in [-0.5, 0.5] at z = 1 (facing down).
+  const Vec3 q0{-0.5f, -0.5f, 1}, q1{0.5f, -0.5f, 1}, q2{0.5f, 0.5f, 1}, q3{-0.5f, 0.5f, 1};
+  s.triangles.push_back({{q0, q2, q1}, 0, std::nullopt, 1});
+  s.triangles.push_back({{q0, q3, q2}, 0, std::nullopt, 1});
+  Light sun;
+  sun.kind = LightKind::sun;
+  sun.direction = {0, 0, -1};
+  sun.intensity = {3, 3, 3};
+  s.lights.push_back(sun);
+  const Atlas a = build_atlas(s, {0.1f, 2, 16, 4096});
+  const auto r = run(s, a, SamplerKind::pcg, 4, 0);
+  int lit = 0, shadowed = 0;
+  for (const AtlasTexel& t : a.texels) {
+    if (t.position.z > 0.5f) continue;  // the occluder's own texels face down: unlit
+    const bool under = std::fabs(t.position.x) < 0.45f && std::fabs(t.position.y) < 0.45f;
+    const bool clear = std::fabs(t.position.x) > 0.55f || std::fabs(t.position.y) > 0.55f;
+    const float v = r.lightmap.at(t.x, t.y).x;
+    if (under) {
+      EXPECT_EQ(v, 0.0f);
+      ++shadowed;
+    } else if (clear) {
+      EXPECT_NEAR(v, 3 / M_PI, 1e-5);
+      ++lit;
+    }
+  }
+  EXPECT_GT(lit, 100);
+  EXPECT_GT(shadowed, 20);
+}
+
+TEST(Determinism, SameSeedSameBitsOtherSeedOtherBits) {
+  const Scene s = cornell_box();
+  const Atlas a = build_atlas(s, {0.25f, 2, 16, 4096});
+  const auto x = run(s, a, SamplerKind::mixforge_cmj, 16, 1, 5);
+  const auto y = run(s, a, SamplerKind::mixforge_cmj, 16, 1, 5);
+  const auto z = run(s, a, SamplerKind::mixforge_cmj, 16, 1, 6);
+  ASSERT_EQ(x.lightmap.texels.size(), y.lightmap.texels.size());
+  EXPECT_EQ(std::memcmp(x.lightmap.texels.data(), y.lightmap.texels.data(),
+                        x.lightmap.texels.size() * sizeof(Vec3)),
+            0);
+  EXPECT_NE(std::memcmp(x.lightmap.texels.data(), z.lightmap.texels.data(),
+                        x.lightmap.texels.size() * sizeof(Vec3)),
+            0);
+}
+
+TEST(RayOrder, RandomOrderTracesTheSameRays) {
+  const Scene s = cornell_box();
+  const Atlas a = build_atlas(s, {0.3f, 2, 16, 4096});
+  const auto x = run(s, a, SamplerKind::mixforge_cmj, 16, 1, 2, true);
+  const auto y = run(s, a, SamplerKind::mixforge_cmj, 16, 1, 2, false);
+  EXPECT_EQ(x.stats[1].rays, y.stats[1].rays);
+  for (const AtlasTexel& t : a.texels)
+    for (int c = 0; c < 3; ++c)
+      ASSERT_NEAR(x.lightmap.at(t.x, t.y)[c], y.lightmap.at(t.x, t.y)[c],
+                  1e-4 * (1 + x.lightmap.at(t.x, t.y)[c]));
+}
+
+TEST(Embree, SingleRaysAndPacketsAgreeWithRobustScenes) {
+  const Scene s = cornell_box();
+  const auto single = make_embree_tracer(s, EmbreeMode::single);
+  const auto packet = make_embree_tracer(s, EmbreeMode::packet16);
+  std::vector<Ray> rays;
+  for (int i = 0; i < 4000; ++i) {
+    Ray r;
+    r.origin = {2.78f, 2.7f, 2.8f};
+    const Vec3 d = cosine_hemisphere({(i % 64 + 0.5f) / 64, (i / 64 + 0.5f) / 63});
+    r.direction = i % 2 ? d : Vec3{d.x, -d.z, d.y};
+    rays.push_back(r);
+  }
+  std::vector<Hit> a(rays.size()), b(rays.size());
+  single->intersect(rays, a, true);
+  packet->intersect(rays, b, true);
+  std::size_t hit = 0;
+  for (std::size_t i = 0; i < rays.size(); ++i) {
+    hit += a[i].triangle != no_hit;  // the Cornell room is open at the front (z = 0)
+    EXPECT_EQ(a[i].triangle, b[i].triangle);
+    EXPECT_EQ(a[i].t, b[i].t);
+  }
+  EXPECT_GT(hit, rays.size() / 2);
+}
+
+TEST(Bake, ReportAndOutputs) {
+  BakeConfig c;
+  c.spp = 4;
+  c.bounces = 1;
+  c.texel = 0.3f;
+  c.preview_width = 32;
+  c.preview_height = 32;
+  const auto out = bake(cornell_box(), c, default_mixer4());
+  const auto& r = out.report;
+  EXPECT_EQ(r["texels"], out.atlas.texels.size());
+  EXPECT_EQ(r["sampler"], "mixforge-cmj");
+  EXPECT_EQ(r["mixers"].size(), 4u);
+  EXPECT_EQ(r["passes"].size(), 2u);
+  EXPECT_GT(r["rays"].get<double>(), 0);
+  const fs::path d = fs::temp_directory_path() / ("mixforge_bake_" + std::to_string(::getpid()));
+  write_outputs(out, d);
+  for (const char* f : {"lightmap.exr", "lightmap.png", "preview.png", "report.json"})
+    EXPECT_TRUE(fs::exists(d / f)) << f;
+  // The EXR round trip is exact (float channels), so the rmse against itself is 0.
+  const Image back = read_exr(d / "lightmap.exr");
+  EXPECT_EQ(lightmap_rmse(out.atlas, out.result.lightmap, back), 0.0);
+  c.reference = d / "lightmap.exr";
+  c.seed = 2;
+  const auto again = bake(cornell_box(), c, default_mixer4());
+  EXPECT_GT(again.report["rmse"].get<double>(), 0.0);
+  fs::remove_all(d);
+}

@@ -1,0 +1,104 @@
+// Scenes: the built-in Cornell box, OBJ loading (MTL Kd / Ke) and its error messages.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "baker/cornell_box.hpp"
+#include "baker/obj_scene.hpp"
+#include "baker/scene_source.hpp"
+
+using namespace mixforge::baker;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path temp_dir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("mixforge_baker_" + name + "_" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  return d;
+}
+
+void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
+
+}  // namespace
+
+TEST(CornellBox, PublishedGeometryAndTungstenMaterials) {
+  const Scene s = cornell_box();
+  validate(s);
+  EXPECT_EQ(s.triangles.size(), 32u);  // 5 walls, the light, 2 blocks x 5 quads
+  ASSERT_EQ(s.materials.size(), 4u);
+  EXPECT_EQ(s.materials[0].albedo, (Vec3{0.725f, 0.71f, 0.68f}));
+  EXPECT_EQ(s.materials[1].albedo, (Vec3{0.63f, 0.065f, 0.05f}));
+  EXPECT_EQ(s.materials[2].albedo, (Vec3{0.14f, 0.45f, 0.091f}));
+  EXPECT_EQ(s.materials[3].emission, (Vec3{17, 12, 4}));
+  const Bounds b = bounds(s);
+  EXPECT_NEAR(b.hi.x, 5.56, 1e-4);
+  EXPECT_NEAR(b.hi.y, 5.488, 1e-4);
+  EXPECT_NEAR(b.hi.z, 5.592, 1e-4);
+  // Every room face points into the room, the light points down, blocks point out.
+  const Vec3 centre{2.78f, 2.74f, 2.8f};
+  for (const Triangle& t : s.triangles) {
+    const Vec3 n = normalize(cross(t.v[1] - t.v[0], t.v[2] - t.v[0]));
+    const Vec3 c = (t.v[0] + t.v[1] + t.v[2]) / 3.0f;
+    if (t.material == 3) EXPECT_LT(n.y, -0.99f);
+    if (t.face < 5) EXPECT_GT(dot(n, centre - c), 0) << "face " << t.face;
+  }
+}
+
+TEST(ObjScene, ReadsPolygonsAndMaterials) {
+  const fs::path d = temp_dir("obj");
+  write(d / "m.mtl", "newmtl glow\nKd 0.2 0.3 0.4\nKe 1 2 3\n");
+  write(d / "s.obj",
+        "mtllib m.mtl\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nusemtl glow\nf 1 2 3 4\n");
+  const Scene s = load_obj(d / "s.obj");
+  ASSERT_EQ(s.triangles.size(), 2u);
+  EXPECT_EQ(s.triangles[0].face, s.triangles[1].face);
+  const Material& m = s.materials[s.triangles[0].material];
+  EXPECT_EQ(m.albedo, (Vec3{0.2f, 0.3f, 0.4f}));
+  EXPECT_EQ(m.emission, (Vec3{1, 2, 3}));
+  fs::remove_all(d);
+}
+
+TEST(ObjScene, ErrorsNameTheFileAndLine) {
+  const fs::path d = temp_dir("objbad");
+  write(d / "bad.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nf 1 2 0\n");
+  try {
+    load_obj(d / "bad.obj");
+    FAIL() << "no error";
+  } catch (const SceneError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find((d / "bad.obj").string() + ":4:"), std::string::npos) << what;
+  }
+  EXPECT_THROW(load_obj(d / "missing.obj"), SceneError);
+  write(d / "empty.obj", "# nothing\n");
+  EXPECT_THROW(load_obj(d / "empty.obj"), SceneError);
+  fs::remove_all(d);
+}
+
+TEST(SceneSource, NamesAndErrors) {
+  EXPECT_EQ(load_scene("cornell").triangles.size(), 32u);
+  EXPECT_THROW(load_scene("nowhere.map"), SceneError);
+  EXPECT_THROW(load_scene("teapot"), SceneError);
+}
+
+// .map files reach the baker through the Quake adapter: geometry, lights, a valid scene.
+TEST(SceneSource, QuakeMapsLoadIntoValidScenes) {
+  const Scene s = load_scene(std::string(MIXFORGE_SOURCE_DIR) + "/baker/scenes/librequake/lqdm1.map");
+  EXPECT_GT(s.triangles.size(), 1000u);
+  EXPECT_NO_THROW(validate(s));
+}
+
+TEST(Scene, ValidateNamesTheProblem) {
+  Scene s = cornell_box();
+  s.materials[0].albedo = {1.2f, 0, 0};
+  try {
+    validate(s);
+    FAIL();
+  } catch (const SceneError& e) {
+    EXPECT_NE(std::string(e.what()).find("material 0"), std::string::npos);
+  }
+  s = cornell_box();
+  s.triangles[3].material = 9;
+  EXPECT_THROW(validate(s), SceneError);
+}
