@@ -18,33 +18,6 @@ constexpr std::uint64_t default_samples = 1u << 20;
 bool blank(const std::string& s) { return s.find_first_not_of(" \t\r\n") == std::string::npos; }
 }  // namespace
 
-std::uint64_t seed_from_json(const nlohmann::json& v, const std::string& field) {
-  auto bad = [&] {
-    return HttpError(422, "schema-violation",
-                     "seed must be an integer 0.." + std::to_string(json_safe_integer_max) +
-                         " or a string of decimal digits up to 18446744073709551615")
-        .with_field(field);
-  };
-  if (v.is_number_unsigned()) {
-    const auto s = v.get<std::uint64_t>();
-    if (s > json_safe_integer_max) throw bad();
-    return s;
-  }
-  if (v.is_number_integer()) throw bad();  // negative
-  if (v.is_string()) {
-    const auto& s = v.get_ref<const std::string&>();
-    if (s.empty() || s.size() > 20 || s.find_first_not_of("0123456789") != std::string::npos) throw bad();
-    std::uint64_t out = 0;
-    for (char c : s) {
-      const std::uint64_t d = static_cast<std::uint64_t>(c - '0');
-      if (out > (UINT64_MAX - d) / 10) throw bad();
-      out = out * 10 + d;
-    }
-    return out;
-  }
-  throw bad();
-}
-
 evolver::RunConfig parse_run_request(const Request& request, const SchemaSet& schemas) {
   const nlohmann::json body = parse_json_body(request);
   schemas.validate("run.schema.json", body);
@@ -79,7 +52,14 @@ EvaluationPlan parse_evaluate_request(const Request& request, const SchemaSet& s
     throw HttpError(422, "conflicting-fields", "give either \"exact\": true or \"samples\", not both")
         .with_field("/samples");
   plan.samples = has_samples ? body["samples"].get<std::uint64_t>() : default_samples;
-  if (body.contains("seed")) plan.seed = seed_from_json(body["seed"], "/seed");
+  if (body.contains("seed")) {
+    try {
+      plan.seed = evolver::seed_from_json(body["seed"], "seed");
+    } catch (const evolver::ConfigError& e) {
+      // The evolver's rule (one seed parser for runs and /evaluate), this route's problem type.
+      throw HttpError(422, "schema-violation", e.what()).with_field("/seed");
+    }
+  }
   plan.matrix = body.value("matrix", true);
   const int exact_limit = std::min(32, limits.max_exact_width);
   if (plan.exact && n > exact_limit)

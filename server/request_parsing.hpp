@@ -16,12 +16,6 @@ namespace mixforge::server {
 
 class SchemaSet;
 
-// 2^53-1: the largest integer every JSON parser reads exactly.
-inline constexpr std::uint64_t json_safe_integer_max = (std::uint64_t{1} << 53) - 1;
-// A seed as JSON: an integer 0..2^53-1 or a string of decimal digits (full 64-bit
-// range); anything else is 422 naming the field.
-std::uint64_t seed_from_json(const nlohmann::json& value, const std::string& field);
-
 // POST /runs: throws HttpError (400/415) or evolver::ConfigError (cross-field rules).
 evolver::RunConfig parse_run_request(const Request& request, const SchemaSet& schemas);
 

@@ -10,6 +10,7 @@
 
 #include "avalanche/chi_square.hpp"
 #include "avalanche/evaluator.hpp"
+#include "evolver/run_config.hpp"
 #include "mixer/json_form.hpp"
 #include "mixer/text_form.hpp"
 #include "server/api.hpp"
@@ -62,7 +63,7 @@ ScoringJob evaluate(ApiContext& ctx, const Request& req) {
         {"elapsed_s", std::chrono::duration<double>(done - started).count()},
     };
     // Seeds beyond 2^53-1 travel as strings (JSON numbers are exact only that far).
-    if (!exact) out["score"]["seed"] = seed <= json_safe_integer_max ? nlohmann::json(seed) : nlohmann::json(std::to_string(seed));
+    if (!exact) out["score"]["seed"] = evolver::seed_to_json(seed);
     if (plan->matrix) {
       const auto m = avalanche_matrix(counts);
       nlohmann::json rows = nlohmann::json::array();
