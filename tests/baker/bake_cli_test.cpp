@@ -51,8 +51,8 @@ void expect_valid(const nlohmann::json& report) {
 TEST(BakeCli, CornellWithDefaultMixersWritesEverythingAndAValidReport) {
   const fs::path d = temp_dir();
   const auto r = run_mixforge("bake cornell --spp 4 --bounces 1 --texel 0.25 --json --out " + quoted(d.string()));
-  ASSERT_EQ(r.exit_code, 0) << r.out;
-  const auto report = last_line_json(r.out);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto report = last_line_json(r.output);
   expect_valid(report);
   EXPECT_EQ(report["mixer_origin"], "compiled-in");
   EXPECT_EQ(report["spp"], 4);
@@ -68,8 +68,8 @@ TEST(BakeCli, CornellWithDefaultMixersWritesEverythingAndAValidReport) {
   // A second bake measured against the first.
   const auto r2 = run_mixforge("bake --sampler sobol-owen --spp 4 --bounces 1 --texel 0.25 --json --out " +
                                quoted((d / "b").string()) + " --reference " + quoted((d / "lightmap.exr").string()));
-  ASSERT_EQ(r2.exit_code, 0) << r2.out;
-  const auto report2 = last_line_json(r2.out);
+  ASSERT_EQ(r2.exit_code, 0) << r2.output;
+  const auto report2 = last_line_json(r2.output);
   expect_valid(report2);
   EXPECT_GT(report2["rmse"].get<double>(), 0);
   EXPECT_TRUE(report2["mixers"].empty());
@@ -82,8 +82,8 @@ TEST(BakeCli, UserMixersAreJitCompiled) {
       "bake --spp 4 --bounces 0 --texel 0.4 --json --out " + quoted(d.string()) +
       " --mixers 'x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;'"
       " --mixers 'x ^= x >> 16; x *= 0x21f0aaad; x ^= x >> 15; x *= 0x735a2d97; x ^= x >> 15;'");
-  ASSERT_EQ(r.exit_code, 0) << r.out;
-  const auto report = last_line_json(r.out);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto report = last_line_json(r.output);
   expect_valid(report);
   EXPECT_EQ(report["mixer_origin"], "jit");
   EXPECT_EQ(report["mixers"][3]["id"], report["mixers"][1]["id"]);  // missing lanes repeat the last
@@ -93,20 +93,20 @@ TEST(BakeCli, UserMixersAreJitCompiled) {
 TEST(BakeCli, BadInputGetsClearErrors) {
   auto r = run_mixforge("bake --sampler halton");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.out.find("unknown sampler 'halton'"), std::string::npos) << r.out;
+  EXPECT_NE(r.output.find("unknown sampler 'halton'"), std::string::npos) << r.output;
   r = run_mixforge("bake --spp 0");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.out.find("--spp"), std::string::npos) << r.out;
+  EXPECT_NE(r.output.find("--spp"), std::string::npos) << r.output;
   r = run_mixforge("bake nowhere.obj");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.out.find("nowhere.obj"), std::string::npos) << r.out;
+  EXPECT_NE(r.output.find("nowhere.obj"), std::string::npos) << r.output;
   r = run_mixforge("bake --mixers 'x ^= x >> 4; x *= 3;' --texel 0.5 --spp 1 --out /tmp/mixforge_never --json"
                    " --mixers 'x *= 2;'");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.out.find("1:"), std::string::npos) << r.out;  // line:column of the even multiplier
+  EXPECT_NE(r.output.find("1:"), std::string::npos) << r.output;  // line:column of the even multiplier
   r = run_mixforge("bake --backend vulkan");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.out.find("vulkan"), std::string::npos) << r.out;
+  EXPECT_NE(r.output.find("vulkan"), std::string::npos) << r.output;
   r = run_mixforge("bake --seed 18446744073709551616");
   EXPECT_EQ(r.exit_code, 2);
 }
