@@ -10,7 +10,7 @@ import { h } from '../lib/dom';
 export interface RefLine { name: string; chi2: number }
 
 // Exact chi2 of published 32-bit functions (values computed with the project's exact
-// evaluator and checked against the reference list in ../shared/reference/mixers.json,
+// evaluator and checked against the reference list in tests/data/mixers.json,
 // which cites hash-prospector and the write-up).
 export const REFERENCE_LINES: Record<number, RefLine[]> = {
   32: [
