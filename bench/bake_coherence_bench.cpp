@@ -1,0 +1,125 @@
+// bench_bake_coherence: rays/s of the baker's hemisphere gather with coherent batches (one
+// stratum for all texels of a Morton-ordered tile) against the same rays traced in a
+// shuffled order (IntegratorOptions::coherent = false), on a scene of >= 2M triangles,
+// both measured in the same run (issue 9, benchmark 2).
+//
+// The scene: the Cornell box (the receivers: its atlas) with a field of 2M+ small
+// triangles (a displaced, finely tessellated sheet) standing in the room as occluders.
+// Occluders get no lightmap charts of their own (2M charts would make the atlas, not the
+// rays, the subject): their atlas entries point at one covered texel, so a ray that hits
+// one shades with that texel's light. The tracing work per ray is that of the full scene.
+//
+//   bench_bake_coherence [--grid N (sheet of N x N quads, default 1024: 2,097,152
+//                        triangles)] [--spp S (default 64)] [--texel T (default 0.05 m)]
+//                        [--threads K (default: all)] [--trials R (default 3)]
+#include <tbb/global_control.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "baker/atlas.hpp"
+#include "baker/cornell_box.hpp"
+#include "baker/default_mixer4.hpp"
+#include "baker/embree_tracer.hpp"
+#include "baker/integrator.hpp"
+#include "baker/sampler.hpp"
+
+using namespace mixforge::baker;
+
+namespace {
+
+// A sheet of n x n quads in the middle of the Cornell box (metres: it spans 0..5.56 in x
+// and z, 0..5.49 in y), tilted and rippled so rays meet it at every angle.
+void add_occluders(Scene& scene, int n) {
+  const std::uint32_t material = 0;  // the box's first material (white)
+  auto point = [&](int i, int j) {
+    const float u = static_cast<float>(i) / static_cast<float>(n), v = static_cast<float>(j) / static_cast<float>(n);
+    const float ripple = 0.18f * std::sin(40.0f * u) * std::cos(37.0f * v);
+    return Vec3{1.0f + 3.56f * u, 1.2f + 2.0f * v + ripple, 1.5f + 2.5f * v - ripple};
+  };
+  scene.triangles.reserve(scene.triangles.size() + 2 * static_cast<std::size_t>(n) * n);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      const Vec3 a = point(i, j), b = point(i + 1, j), c = point(i + 1, j + 1), d = point(i, j + 1);
+      Triangle t1, t2;
+      t1.v[0] = a, t1.v[1] = b, t1.v[2] = c, t1.material = material;
+      t2.v[0] = a, t2.v[1] = c, t2.v[2] = d, t2.material = material;
+      scene.triangles.push_back(t1);
+      scene.triangles.push_back(t2);
+    }
+}
+
+double rays_per_s(const Scene& scene, const Atlas& atlas, const RayTracer& tracer, const Sampler& sampler,
+                  bool coherent) {
+  IntegratorOptions o;
+  o.bounces = 1;
+  o.coherent = coherent;
+  const IntegratorResult r = integrate(scene, atlas, tracer, sampler, o);
+  // The indirect pass is the hemisphere gather (pass 0 is direct light and shadow rays).
+  const PassStats& s = r.stats.back();
+  return static_cast<double>(s.rays) / s.seconds;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int grid = 1024, trials = 3, threads = 0;
+  std::uint32_t spp = 64;
+  float texel = 0.05f;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string a = argv[i];
+    if (a == "--grid") grid = std::atoi(argv[i + 1]);
+    else if (a == "--spp") spp = static_cast<std::uint32_t>(std::atoi(argv[i + 1]));
+    else if (a == "--texel") texel = static_cast<float>(std::atof(argv[i + 1]));
+    else if (a == "--threads") threads = std::atoi(argv[i + 1]);
+    else if (a == "--trials") trials = std::atoi(argv[i + 1]);
+    else {
+      std::fprintf(stderr, "bench_bake_coherence: unknown option %s\n", a.c_str());
+      return 2;
+    }
+  }
+  std::unique_ptr<tbb::global_control> limit;
+  if (threads > 0) limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, threads);
+
+  Scene scene = cornell_box();
+  AtlasOptions ao;
+  ao.texel_size = texel;
+  Atlas atlas = build_atlas(scene, ao);  // charts for the box only
+  const std::size_t receivers = scene.triangles.size();
+  add_occluders(scene, grid);
+  for (std::size_t t = receivers; t < scene.triangles.size(); ++t) {
+    const Triangle& tr = scene.triangles[t];
+    const Vec3 e1 = tr.v[1] - tr.v[0], e2 = tr.v[2] - tr.v[0];
+    atlas.triangle_normal.push_back(normalize(cross(e1, e2)));
+    const Vec2 c{static_cast<float>(atlas.texels[0].x) + 0.5f, static_cast<float>(atlas.texels[0].y) + 0.5f};
+    atlas.triangle_uv.push_back({c, c, c});
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto tracer = make_embree_tracer(scene);
+  const double build_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const auto sampler = make_sampler(SamplerKind::mixforge_cmj, spp, 1, default_mixer4());
+  std::printf("scene: %zu triangles (%zu receivers, %zu occluders), atlas %ux%u with %zu texels, %u spp; "
+              "Embree BVH built in %.2f s\n",
+              scene.triangles.size(), receivers, scene.triangles.size() - receivers, atlas.width, atlas.height,
+              atlas.texels.size(), spp, build_s);
+  std::vector<double> coherent, shuffled;
+  for (int k = 0; k < trials; ++k) {  // interleaved, so drifting load hits both alike
+    coherent.push_back(rays_per_s(scene, atlas, *tracer, *sampler, true));
+    shuffled.push_back(rays_per_s(scene, atlas, *tracer, *sampler, false));
+    std::printf("trial %d: coherent %.3f Mrays/s, shuffled %.3f Mrays/s\n", k + 1, coherent.back() / 1e6,
+                shuffled.back() / 1e6);
+  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  const double c = median(coherent), s = median(shuffled);
+  std::printf("embree, hemisphere gather: coherent %.3f Mrays/s, shuffled %.3f Mrays/s (medians of %d) -> %.2fx\n",
+              c / 1e6, s / 1e6, trials, c / s);
+  return 0;
+}
