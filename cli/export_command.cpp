@@ -13,8 +13,8 @@
 #include "avalanche/evaluator.hpp"
 #include "cli/commands.hpp"
 #include "evolver/run_manager.hpp"
-#include "shader/families.hpp"
 #include "cli/program_input.hpp"
+#include "cli/stored_functions.hpp"
 #include "shader/bundle.hpp"
 #include "shader/export.hpp"
 
@@ -40,18 +40,6 @@ struct Opts {
   std::string run;          // --family: search this run's pool (default: the hall of fame)
 };
 
-// Opened only when an id or a family is asked for; never creates a database.
-std::unique_ptr<evolver::RunManager> open_database(const Opts& o) {
-  const std::filesystem::path db = std::filesystem::path(o.data) / "mixforge.db";
-  std::error_code ec;
-  if (!std::filesystem::exists(db, ec))
-    throw UsageError("export: no mixforge database in " + o.data + " (give --data DIR of a daemon or evolve run)");
-  evolver::RunManager::Options opt;
-  opt.data_dir = o.data;
-  opt.interpreter_only = true;  // lookups only: no JIT engine needed
-  return std::make_unique<evolver::RunManager>(opt);
-}
-
 shader::ExportProgram from_stored(const evolver::ScoredFunction& f) {
   shader::ExportProgram p{f.program, std::nullopt};
   p.score = shader::ProgramScore{f.chi2_exact.value_or(f.chi2), f.bias, f.chi2_exact.has_value() || f.exact,
@@ -69,7 +57,7 @@ shader::ExportProgram load(const std::string& argument, const Opts& o,
   static const std::regex function_id("[0-9a-f]{16}");
   std::error_code ec;
   if (std::regex_match(argument, function_id) && !std::filesystem::exists(argument, ec)) {
-    if (!db) db = open_database(o);
+    if (!db) db = open_store(o.data, "export");
     const auto f = db->function(argument);
     if (!f) throw UsageError("export: no function with id " + argument + " in " + o.data);
     return from_stored(*f);
@@ -141,33 +129,9 @@ void add_export_command(CLI::App& app) {
     if (!o->family.empty()) {
       if (!o->program.empty() || !o->vec4.empty())
         throw UsageError("export: --family picks its programs from the database; give no PROGRAM or --vec4");
-      const auto db = open_database(*o);
-      std::vector<evolver::ScoredFunction> found;
-      if (!o->run.empty()) {
-        evolver::PoolQuery q;
-        q.limit = 100000;
-        try {
-          found = db->pool(o->run, q).items;
-        } catch (const evolver::RunNotFound& e) {
-          throw UsageError(std::string("export: ") + e.what());
-        }
-      } else {
-        for (auto& e : db->hall_of_fame({}, 100000)) found.push_back(e.function);
-      }
-      std::vector<shader::FamilyCandidate> candidates;
-      for (const auto& f : found) candidates.push_back({f.program, f.chi2_exact.value_or(f.chi2)});
-      std::vector<shader::Family> families;
-      try {
-        families = shader::find_families(candidates, o->family, 1);
-      } catch (const std::invalid_argument& e) {
-        throw UsageError(std::string("export: ") + e.what());
-      }
-      if (families.empty())
-        throw UsageError("export: no family of programs with the same step kinds for those lane widths in " +
-                         (o->run.empty() ? "the hall of fame" : "run " + o->run) +
-                         " (grow one with a run locked to a kind sequence: \"kind_sequence\" in the run config)");
+      const auto db = open_store(o->data, "export");
       r.vec4 = true;
-      for (std::size_t m : families.front().members) r.programs.push_back(from_stored(found[m]));
+      for (const auto& f : best_family(*db, o->run, o->family, "export")) r.programs.push_back(from_stored(f));
     } else if (!o->vec4.empty()) {
       if (!o->program.empty())
         throw UsageError("export: give the programs after --vec4, not as a separate PROGRAM argument");
