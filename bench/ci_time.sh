@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Times CI (.ci/run: the test, asan and tsan workflows) on a fresh clone of the current
-# commit, with no ../shared beside it, and writes the figures README quotes.
+# Times CI on a fresh clone of the current commit, with no ../shared beside it, and writes
+# the figures README quotes: .ci/install-deps and the `test` workflow (exactly .ci/run), and
+# with PRESETS="test asan tsan" the sanitizer workflows too.
 # usage: bench/ci_time.sh [RESULTS_DIR]   (default bench/results/ci; writes ci_time.txt)
 # Environment: CCACHE_DISABLE=1 for a cold build (what a fresh CI machine sees); without
 # it the machine's ccache is used and the file says so. The machine's load average is
@@ -30,8 +31,8 @@ report="$out/ci_time.txt"
 .ci/install-deps
 total_wall=0
 total_cpu=0
-# The same three workflows .ci/run chains (README's test command), timed one by one.
-for preset in test asan tsan; do
+# The workflows, timed one by one (.ci/run runs `test`).
+for preset in ${PRESETS:-test}; do
   log="$work/$preset.log"
   status=0
   /usr/bin/time -f "%e %U %S" -o "$work/$preset.time" cmake --workflow --preset "$preset" > "$log" 2>&1 || status=$?
