@@ -3,16 +3,12 @@
 // with a fresh data directory, and talks HTTP to it with cpp-httplib. Every response a
 // client() receives is checked against the bundled OpenAPI document (tests/contract): an
 // undocumented status, content type or body fails the running test.
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -22,23 +18,17 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "support/process.hpp"
 #include "tests/contract/contract_validator.hpp"
 
 namespace mixforge::test {
 
 namespace fs = std::filesystem;
 
-inline fs::path fresh_dir(const std::string& tag) {
-  std::string tmpl = (fs::temp_directory_path() / ("mixforge-" + tag + "-XXXXXX")).string();
-  if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-  return tmpl;
-}
-
-inline std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+// The daemon's log: empty while it does not exist yet.
+inline std::string read_log(const fs::path& p) {
+  std::error_code ec;
+  return fs::exists(p, ec) ? read_file(p) : std::string();
 }
 
 class Daemon {
@@ -51,7 +41,7 @@ class Daemon {
     start();
   }
   ~Daemon() {
-    if (pid_ > 0) kill9();
+    proc_.reset();  // SIGKILLs and reaps a daemon still running
     std::error_code ec;
     fs::remove_all(work_, ec);
   }
@@ -68,13 +58,12 @@ class Daemon {
                                      "--data", data_.string(), "--checkpoint-interval", "0.5"};
     if (!default_run_) args.push_back("--no-default-run");
     for (const auto& a : extra_) args.push_back(a);
-    pid_ = spawn(args, log_);
+    proc_.emplace(args, spawn_options(log_));
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     while (std::chrono::steady_clock::now() < deadline) {
-      int status = 0;
-      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        throw std::runtime_error("mixforge serve exited during startup: " + read_file(log_));
+      if (proc_->try_wait()) {
+        proc_.reset();
+        throw std::runtime_error("mixforge serve exited during startup: " + read_log(log_));
       }
       if (fs::exists(port_file)) {
         port_ = std::stoi(read_file(port_file));
@@ -82,7 +71,7 @@ class Daemon {
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    throw std::runtime_error("mixforge serve did not report its port: " + read_file(log_));
+    throw std::runtime_error("mixforge serve did not report its port: " + read_log(log_));
   }
 
   // Runs `mixforge serve ARGS` expecting it to refuse to start; returns exit code and log.
@@ -90,47 +79,38 @@ class Daemon {
     const fs::path dir = fresh_dir("refuse");
     std::vector<std::string> args = {MIXFORGE_EXE, "serve"};
     for (const auto& a : serve_args) args.push_back(a);
-    const pid_t pid = spawn(args, dir / "log.txt");
-    int status = 0;
-    for (int i = 0; i < 600 && ::waitpid(pid, &status, WNOHANG) != pid; ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    std::string log = read_file(dir / "log.txt");
-    int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    if (::waitpid(pid, &status, WNOHANG) == 0) {  // still running: not what the caller expected
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-      code = -2;
+    std::optional<int> code;
+    {
+      Process p(args, spawn_options(dir / "log.txt"));
+      for (int i = 0; i < 600 && !(code = p.try_wait()); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      // Still running: not what the caller expected (the Process destructor kills it).
     }
+    const std::string log = read_log(dir / "log.txt");
     std::error_code ec;
     fs::remove_all(dir, ec);
-    return {code, log};
+    return {code ? (*code > 128 ? -1 : *code) : -2, log};
   }
 
   // SIGTERM and wait; returns the exit code (-1 when killed by a signal) and the seconds taken.
   std::pair<int, double> terminate(int sig = SIGTERM) {
     const auto t0 = std::chrono::steady_clock::now();
-    ::kill(pid_, sig);
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
-    pid_ = -1;
+    proc_->signal(sig);
+    const int code = proc_->wait();
+    proc_.reset();
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, s};
+    return {code > 128 ? -1 : code, s};
   }
   void kill9() {
-    ::kill(pid_, SIGKILL);
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
-    pid_ = -1;
+    if (proc_) proc_->kill();
+    proc_.reset();
   }
-  bool alive() const {
-    int status = 0;
-    return pid_ > 0 && ::waitpid(pid_, &status, WNOHANG) == 0;
-  }
+  bool alive() { return proc_ && proc_->running(); }
 
   int port() const { return port_; }
   const fs::path& data() const { return data_; }
   const fs::path& work() const { return work_; }
-  std::string log() const { return read_file(log_); }
+  std::string log() const { return read_log(log_); }
   httplib::Client client(int read_timeout_s = 60) const {
     httplib::Client c("127.0.0.1", port_);
     c.set_read_timeout(read_timeout_s, 0);
@@ -153,28 +133,17 @@ class Daemon {
   }
 
  private:
-  static pid_t spawn(const std::vector<std::string>& args, const fs::path& log) {
-    const pid_t pid = ::fork();
-    if (pid < 0) throw std::runtime_error("fork failed");
-    if (pid == 0) {
-      const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      ::dup2(fd, 1);
-      ::dup2(fd, 2);
-      const int devnull = ::open("/dev/null", O_RDONLY);
-      ::dup2(devnull, 0);
-      std::vector<char*> argv;
-      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-      argv.push_back(nullptr);
-      ::execv(argv[0], argv.data());
-      ::_exit(127);
-    }
-    return pid;
+  static SpawnOptions spawn_options(const fs::path& log) {
+    SpawnOptions o;
+    o.output_file = log;
+    o.die_with_parent = true;  // never outlive a test binary CTest killed
+    return o;
   }
 
   std::vector<std::string> extra_;
   fs::path work_, data_, log_;
   bool default_run_ = false;
-  pid_t pid_ = -1;
+  std::optional<Process> proc_;  // while started and not yet reaped
   int port_ = 0;
   int starts_ = 0;
 };
