@@ -11,14 +11,9 @@
 namespace mixforge::test {
 namespace {
 
+// The sqlite3 shell's answer to one statement (stdout and stderr), without trailing newlines.
 std::string sqlite(const fs::path& db, const std::string& sql) {
-  const std::string cmd = "sqlite3 '" + db.string() + "' \"" + sql + "\" 2>&1";
-  std::string out;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  char buf[512];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  ::pclose(p);
+  std::string out = run_command({"sqlite3", db.string(), sql}).output;
   while (!out.empty() && out.back() == '\n') out.pop_back();
   return out;
 }
