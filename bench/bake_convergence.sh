@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Convergence of the lightmap baker per sampler (issue 9, benchmark 1): RMSE of the
 # lightmap against a high-spp reference at 16, 64, 256 and 1024 spp for every sampler, on
-# the built-in Cornell box. Writes bench/results/bake/convergence.csv, summary.txt (the
+# the built-in Cornell box. Writes bench/results/bake/convergence.csv, convergence_summary.txt (the
 # log-log slopes and the ratios the issue asks for: mixforge-cmj against PCG white noise
 # and against Owen-scrambled Sobol at 256 spp) and, with gnuplot, convergence.png.
 #
@@ -41,7 +41,7 @@ print("cornell,%s,%d,%.6g,%.3f,%.4g" % (r["sampler"], r["spp"], r["rmse"], secs,
 done
 mv "$out/convergence.csv.tmp" "$out/convergence.csv"
 
-python3 - "$out/convergence.csv" "$ref_spp" "$texel" "$bounces" "$(load)" > "$out/summary.txt" <<'PY'
+python3 - "$out/convergence.csv" "$ref_spp" "$texel" "$bounces" "$(load)" > "$out/convergence_summary.txt" <<'PY'
 import csv, math, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 by = {}
@@ -59,7 +59,7 @@ m = by.get("mixforge-cmj", {}).get(256); p = by.get("pcg", {}).get(256); o = by.
 if m and p: print(f"at 256 spp: mixforge-cmj / pcg = {m / p:.3f} (goal <= 0.5)")
 if m and o: print(f"at 256 spp: mixforge-cmj / sobol-owen = {m / o:.3f} (goal <= 1.10)")
 PY
-cat "$out/summary.txt"
+cat "$out/convergence_summary.txt"
 
 if command -v gnuplot > /dev/null; then
   gnuplot <<GP
