@@ -302,7 +302,6 @@ class VulkanTracerImpl final : public VulkanTracer {
       : timeout_ns_(static_cast<std::uint64_t>(
             std::chrono::duration_cast<std::chrono::nanoseconds>(options.fence_timeout).count())) {
     choice_ = choose_device(api_);
-    create_device();
     std::vector<std::uint32_t> raygen;
     if (options.mixers_glsl_override) {
       raygen = compile_raygen(*options.mixers_glsl_override);
@@ -311,17 +310,25 @@ class VulkanTracerImpl final : public VulkanTracer {
     } else {
       raygen.assign(shader_sources::raygen_default_spv.begin(), shader_sources::raygen_default_spv.end());
     }
-    create_pipeline(raygen);
-    build_acceleration_structures(scene);
+    try {
+      create_device();
+      create_pipeline(raygen);
+      build_acceleration_structures(scene);
+    } catch (...) {
+      release();
+      throw;
+    }
   }
 
-  ~VulkanTracerImpl() override {
+  ~VulkanTracerImpl() override { release(); }
+
+  void release() {
     if (lost_) {
       api_.abandon();  // a shader still runs: leak rather than block in vkDestroy*
       return;
     }
     if (!device_) return;
-    api_.vkDeviceWaitIdle(device_);
+    if (api_.vkDeviceWaitIdle) api_.vkDeviceWaitIdle(device_);
     for (Buffer* b : {&input_, &output_, &sbt_, &blas_buffer_, &tlas_buffer_}) destroy(*b);
     if (tlas_) api_.vkDestroyAccelerationStructureKHR(device_, tlas_, nullptr);
     if (blas_) api_.vkDestroyAccelerationStructureKHR(device_, blas_, nullptr);
@@ -332,6 +339,7 @@ class VulkanTracerImpl final : public VulkanTracer {
     if (pipeline_layout_) api_.vkDestroyPipelineLayout(device_, pipeline_layout_, nullptr);
     if (set_layout_) api_.vkDestroyDescriptorSetLayout(device_, set_layout_, nullptr);
     api_.vkDestroyDevice(device_, nullptr);
+    device_ = VK_NULL_HANDLE;
   }
 
   std::string name() const override { return "vulkan"; }
@@ -805,14 +813,17 @@ std::unique_ptr<VulkanTracer> make_vulkan_tracer(const Scene& scene, const Vulka
   return std::make_unique<VulkanTracerImpl>(scene, options);
 }
 
-std::optional<std::string> vulkan_unavailable_reason() {
+VulkanProbe probe_vulkan() {
+  VulkanProbe p;
   try {
     Api api;
-    choose_device(api);
-    return std::nullopt;
+    const Choice c = choose_device(api);
+    p.device = c.props.deviceName;
+    p.cpu = c.props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
   } catch (const std::exception& e) {
-    return std::string(e.what());
+    p.unavailable = e.what();
   }
+  return p;
 }
 
 }  // namespace mixforge::baker

@@ -69,8 +69,13 @@ class VulkanTracer : public RayTracer {
 // and VkResult).
 std::unique_ptr<VulkanTracer> make_vulkan_tracer(const Scene& scene, const VulkanOptions& options = {});
 
-// nullopt when a device with ray-tracing pipelines exists, else the reason there is none.
-// Cheap enough for `--backend auto` (creates an instance, no device).
-std::optional<std::string> vulkan_unavailable_reason();
+// Which device make_vulkan_tracer would use, without creating it (an instance only): cheap
+// enough for `--backend auto`.
+struct VulkanProbe {
+  std::optional<std::string> unavailable;  // why there is no device with ray-tracing pipelines
+  std::string device;                      // else its name
+  bool cpu = false;                        // a CPU implementation (lavapipe), not a GPU
+};
+VulkanProbe probe_vulkan();
 
 }  // namespace mixforge::baker
