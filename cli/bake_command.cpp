@@ -79,10 +79,16 @@ std::vector<baker::MixerInfo> mixers_from_arguments(const Opts& o) {
       }
       continue;
     }
-    const Program p = parse_program_argument(arg, 32).program;
-    if (!evaluator) evaluator = Evaluator::with_own_engine();
-    lanes.push_back({p, evaluator->exact(p).chi2, true});
+    lanes.push_back({parse_program_argument(arg, 32).program, -1, false});
   }
+  // Score program texts only once every argument parsed: an exact chi2 of a 32-bit lane
+  // takes tens of seconds, too long to spend before reporting a typo in a later lane.
+  for (baker::MixerInfo& m : lanes)
+    if (m.chi2 < 0) {
+      if (!evaluator) evaluator = Evaluator::with_own_engine();
+      m.chi2 = evaluator->exact(m.program).chi2;
+      m.exact = true;
+    }
   return lanes;
 }
 

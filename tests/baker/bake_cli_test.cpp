@@ -104,9 +104,40 @@ TEST(BakeCli, BadInputGetsClearErrors) {
                    " --mixers 'x *= 2;'");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("1:"), std::string::npos) << r.output;  // line:column of the even multiplier
-  r = run_mixforge("bake --backend vulkan");
+  r = run_mixforge("bake --backend opengl");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.output.find("vulkan"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("embree, vulkan or auto"), std::string::npos) << r.output;
   r = run_mixforge("bake --seed 18446744073709551616");
   EXPECT_EQ(r.exit_code, 2);
+}
+
+// --backend vulkan runs the Vulkan ray-tracing back end (lavapipe here and in CI), or fails
+// with exit 2 and the reason where no device has ray-tracing pipelines.
+TEST(BakeCli, VulkanBackendRunsOrSaysWhyNot) {
+  const fs::path d = temp_dir();
+  const auto r = run_mixforge("bake --backend vulkan --spp 2 --bounces 1 --texel 0.5 --json --out " +
+                              quoted(d.string()));
+  if (r.exit_code == 2) {
+    EXPECT_NE(r.output.find("Vulkan back end is unavailable"), std::string::npos) << r.output;
+    GTEST_SKIP() << "no Vulkan ray tracing here: " << r.output;
+  }
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto report = last_line_json(r.output);
+  expect_valid(report);
+  EXPECT_EQ(report["backend"], "vulkan");
+  EXPECT_TRUE(report["backend_choice"].is_null());
+  EXPECT_FALSE(report["backend_device"].get<std::string>().empty());
+  fs::remove_all(d);
+}
+
+// auto says which back end ran and why.
+TEST(BakeCli, AutoBackendSaysWhichRanAndWhy) {
+  const fs::path d = temp_dir();
+  const auto r = run_mixforge("bake --spp 1 --bounces 0 --texel 0.5 --json --out " + quoted(d.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto report = last_line_json(r.output);
+  expect_valid(report);
+  ASSERT_TRUE(report["backend_choice"].is_string());
+  EXPECT_EQ(report["backend_choice"].get<std::string>().rfind("auto: ", 0), 0u);
+  fs::remove_all(d);
 }

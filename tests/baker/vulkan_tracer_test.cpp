@@ -72,22 +72,6 @@ Scene furnace_box(float rho, float emission) {
   return s;
 }
 
-// The CPU's mixforge-cmj directions for sample s of every texel: sampler, concentric
-// mapping, frame (what the integrator traces).
-std::vector<GeneratedDirection> cpu_directions(const Sampler& sampler, std::span<const DirectionTexel> texels,
-                                               std::uint32_t pass, std::uint32_t s) {
-  std::vector<SamplerState> states;
-  for (const DirectionTexel& t : texels) states.push_back(sampler.start(t.x, t.y, pass));
-  std::vector<Vec2> u(texels.size());
-  for (std::uint32_t k = 0; k <= s; ++k) sampler.generate(states, k, u);  // stateful API: in order
-  std::vector<GeneratedDirection> out;
-  for (std::size_t i = 0; i < texels.size(); ++i) {
-    const Vec3 local = cosine_hemisphere(u[i]);
-    out.push_back({u[i], local, Frame(texels[i].normal).to_world(local)});
-  }
-  return out;
-}
-
 std::vector<DirectionTexel> some_texels(std::size_t n) {
   std::vector<DirectionTexel> t(n);
   std::uint64_t h = 3;
