@@ -8,9 +8,10 @@
 namespace mixforge::baker {
 
 // sin and cos of x in [-pi/4, pi/4] (Cephes' sinf/cosf polynomials, about 1 ulp there),
-// returned as (cos, sin). Not std::sin/std::cos: libm's and the GPU drivers' built-ins differ
-// in the last bits, and the Vulkan back end computes the same directions in GLSL
-// (baker/shaders/hemisphere.glsl, same operations in the same order) bit for bit.
+// returned as (cos, sin). Not std::sin/std::cos: GLSL's built-ins are only required to be
+// within 2^-11 (Vulkan's precision rules) and are not libm's, while the Vulkan back end
+// computes the same directions in GLSL (baker/shaders/hemisphere.glsl, the same operations
+// in the same order) bit for bit.
 inline Vec2 sincos_quarter(float x) {
   const float z = x * x;
   const float s = ((-1.9515295891e-4f * z + 8.3321608736e-3f) * z - 1.6666654611e-1f) * z * x + x;
