@@ -74,13 +74,28 @@ shader::ExportProgram load(const std::string& argument, const Opts& o,
     if (!f) throw UsageError("export: no function with id " + argument + " in " + o.data);
     return from_stored(*f);
   }
-  shader::ExportProgram p{parse_program_argument(argument, o.width).program, std::nullopt};
-  if (!o.no_score && p.program.width() <= max_scored_width) {
-    const auto evaluator = Evaluator::with_own_engine();
+  return shader::ExportProgram{parse_program_argument(argument, o.width).program, std::nullopt};
+}
+
+// Programs typed on the command line get their exact score here, after the request has
+// been checked: a mistake in the options must not cost a 2^32-input scoring first.
+void score_unscored(shader::ExportRequest& r, const Opts& o) {
+  if (o.no_score) return;
+  std::unique_ptr<Evaluator> evaluator;
+  for (auto& p : r.programs) {
+    if (p.score || p.program.width() > max_scored_width) continue;
+    if (!evaluator) evaluator = Evaluator::with_own_engine();
     const Score s = evaluator->exact(p.program);
     p.score = shader::ProgramScore{s.chi2, s.bias, true, s.samples};
   }
-  return p;
+}
+
+std::string export_text(const shader::ExportRequest& r, bool bundle) {
+  try {
+    return bundle ? shader::export_bundle(r).dump(2) + "\n" : shader::export_code(r);
+  } catch (const shader::ExportError& e) {
+    throw UsageError(std::string("export: ") + e.what());
+  }
 }
 }  // namespace
 
@@ -102,7 +117,7 @@ void add_export_command(CLI::App& app) {
   cmd->add_flag("--decimal", o->decimal, "Write step constants in decimal (default: hex)");
   cmd->add_flag("--bundle", o->bundle, "Write a JSON bundle with the programs and the code for every target");
   cmd->add_flag("--no-score", o->no_score,
-                "Do not compute the exact chi2 (computed by default for widths <= 20)");
+                "Do not compute the exact chi2 of PROGRAM arguments (computed by default for widths <= 32)");
   cmd->add_option("program", o->program, "PROGRAM text, a file path, or - for stdin");
   if (const char* env = std::getenv("MIXFORGE_DATA")) o->data = env;
   cmd->add_option("--data", o->data,
@@ -170,12 +185,9 @@ void add_export_command(CLI::App& app) {
       r.range = o->range_method == "fraction" ? shader::RangeMethod::fraction : shader::RangeMethod::jitter;
     r.name = o->name;
     r.constants = o->decimal ? shader::ConstantStyle::decimal : shader::ConstantStyle::hex;
-    std::string text;
-    try {
-      text = o->bundle ? shader::export_bundle(r).dump(2) + "\n" : shader::export_code(r);
-    } catch (const shader::ExportError& e) {
-      throw UsageError(std::string("export: ") + e.what());
-    }
+    export_text(r, o->bundle);  // checks the request before any scoring
+    score_unscored(r, *o);
+    const std::string text = export_text(r, o->bundle);
     if (o->output.empty()) {
       std::cout << text;
     } else {

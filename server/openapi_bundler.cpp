@@ -142,8 +142,8 @@ std::string capitalised(std::string s) {
   return s;
 }
 
-// HEAD on a GET route: the same statuses and headers, no body (RFC 9110 9.3.2). Today's
-// daemon answers 405 there (documented until HEAD lands everywhere).
+// HEAD on a GET route: the same statuses and headers, no body (RFC 9110 9.3.2). The daemon
+// answers HEAD wherever it answers GET, so 405 is never among them.
 ordered head_of(const ordered& get) {
   ordered head = ordered::object();
   head["tags"] = get["tags"];
@@ -163,9 +163,7 @@ ordered head_of(const ordered& get) {
       responses[it.key()] = it.value();
     }
   }
-  head["responses"] = responses;
-  add_status(head, 405);
-  head["responses"] = sorted_responses(head["responses"]);
+  head["responses"] = sorted_responses(responses);
   return head;
 }
 
@@ -201,7 +199,7 @@ ordered options_of(const std::string& path, const ordered& item, const std::stri
                              {{"Allow",
                                {{"description", "Methods allowed on the path"},
                                 {"schema", {{"type", "string"}, {"example", allow}}}}}}}};
-  add_status(op, 405);
+  // OPTIONS is answered on every path, so no 405 here either.
   add_statuses(op, "options", has_path_params(path));
   op["responses"] = sorted_responses(op["responses"]);
   return op;

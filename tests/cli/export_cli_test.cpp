@@ -48,7 +48,7 @@ TEST(ExportCli, SmallWidthsGetTheirExactScoreInTheHeader) {
 }
 
 TEST(ExportCli, Vec4SeededPacksTheWriteUpLanes) {
-  const auto r = run_mixforge("export --target glsl --name Permute4 --decimal --seeded --vec4 " + quoted(w7a) + " " +
+  const auto r = run_mixforge("export --no-score --target glsl --name Permute4 --decimal --seeded --vec4 " + quoted(w7a) + " " +
                               quoted(w7b) + " " + quoted(w32a) + " " + quoted(w32b));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("uvec4 Permute4(uvec4 v, uint seed)"), std::string::npos) << r.output;
@@ -60,7 +60,7 @@ TEST(ExportCli, BundleHasEveryTargetAndOutputFileWorks) {
   const int fd = mkstemp(path);
   ASSERT_GE(fd, 0);
   close(fd);
-  const auto r = run_mixforge("export --bundle --range -o " + std::string(path) + " " + quoted(lowbias32));
+  const auto r = run_mixforge("export --no-score --bundle --range -o " + std::string(path) + " " + quoted(lowbias32));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   std::ifstream in(path);
   const auto j = nlohmann::json::parse(in);
@@ -92,6 +92,24 @@ TEST(ExportCli, BadRequestsExitWithTwoAndSayWhy) {
   r = run_mixforge("export --target glsl --range " + quoted("x *= 3; x &= 0xffff;"));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("--range needs a 32-bit program"), std::string::npos) << r.output;
+}
+
+// A mistake in the options is reported before any exact scoring: a 2^32-input scoring
+// costs tens of CPU seconds, so the command runs under a CPU-time limit (not a wall-clock
+// one) that a scoring would overrun and that a check of the options never reaches.
+TEST(ExportCli, BadOptionsAreRefusedBeforeAnyScoring) {
+  const auto limited = [](const std::string& args) {
+    return mixforge::test::run_command(
+        {"/bin/sh", "-c", "ulimit -t 8; exec " + mixforge::test::shell_quoted(MIXFORGE_EXE) + " " + args}, {});
+  };
+  auto r = limited("export --target glsl --name 'bad-name' " + quoted(lowbias32));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("function name \"bad-name\""), std::string::npos) << r.output;
+  r = limited("export --target glsl --vec4 " + quoted(w32a) + " " + quoted("x *= 3;"));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("same step kinds"), std::string::npos) << r.output;
+  r = limited("export --target vhdl " + quoted(lowbias32));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
 }
 
 namespace {
