@@ -176,6 +176,8 @@ TEST(VulkanBackend, SameClosestHitsAsEmbreeOnTheCornellBox) {
   }
   EXPECT_GT(hits, rays.size() * 8 / 10);  // the room is open at the front; some origins lie outside
   EXPECT_LE(ties, rays.size() / 1000) << ties << " edge ties";
+  RecordProperty("hits", std::to_string(hits));
+  RecordProperty("edge_ties", std::to_string(ties));
 
   // Occlusion: shadow rays of the same rays cut at 90 % and 110 % of Embree's distance.
   std::vector<Ray> shadow;
