@@ -76,17 +76,25 @@ TEST(BakeCli, CornellWithDefaultMixersWritesEverythingAndAValidReport) {
   fs::remove_all(d);
 }
 
+// A family from a bundle (here written by `mixforge export --bundle --no-score`) is
+// JIT-compiled. (Program texts given to --mixers are also scored exactly, which takes minutes
+// for 32-bit lanes: bake_cli_long_test.cpp, label long.)
 TEST(BakeCli, UserMixersAreJitCompiled) {
   const fs::path d = temp_dir();
-  const auto r = run_mixforge(
-      "bake --spp 4 --bounces 0 --texel 0.4 --json --out " + quoted(d.string()) +
-      " --mixers 'x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;'"
-      " --mixers 'x ^= x >> 16; x *= 0x21f0aaad; x ^= x >> 15; x *= 0x735a2d97; x ^= x >> 15;'");
+  const std::string bundle = (d / "family.json").string();
+  const auto e = run_mixforge(
+      "export --bundle --no-score -o " + quoted(bundle) +
+      " --vec4 'x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;'"
+      " --vec4 'x ^= x >> 16; x *= 0x21f0aaad; x ^= x >> 15; x *= 0x735a2d97; x ^= x >> 15;'");
+  ASSERT_EQ(e.exit_code, 0) << e.output;
+  const auto r = run_mixforge("bake --spp 4 --bounces 0 --texel 0.4 --json --out " + quoted(d.string()) +
+                              " --bundle " + quoted(bundle));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto report = last_line_json(r.output);
   expect_valid(report);
   EXPECT_EQ(report["mixer_origin"], "jit");
   EXPECT_EQ(report["mixers"][3]["id"], report["mixers"][1]["id"]);  // missing lanes repeat the last
+  EXPECT_TRUE(report["mixers"][0]["chi2"].is_null());                 // the bundle carries no score
   fs::remove_all(d);
 }
 
