@@ -7,7 +7,10 @@ namespace mixforge::counting {
 namespace generic {
 const CountingKernels& kernels();
 }
-#ifdef MIXFORGE_HAVE_AVX512_KERNELS
+#ifdef MIXFORGE_HAVE_X86_KERNELS
+namespace avx2 {
+const CountingKernels& kernels();
+}
 namespace avx512 {
 const CountingKernels& kernels();
 }
@@ -15,8 +18,17 @@ const CountingKernels& kernels();
 
 const CountingKernels& generic_counting_kernels() { return generic::kernels(); }
 
+const CountingKernels* avx2_counting_kernels() {
+#ifdef MIXFORGE_HAVE_X86_KERNELS
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt"))
+    return &avx2::kernels();
+#endif
+  return nullptr;
+}
+
 const CountingKernels* avx512_counting_kernels() {
-#ifdef MIXFORGE_HAVE_AVX512_KERNELS
+#ifdef MIXFORGE_HAVE_X86_KERNELS
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
       __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
@@ -27,8 +39,9 @@ const CountingKernels* avx512_counting_kernels() {
 
 const CountingKernels& best_counting_kernels() {
   static const CountingKernels* best = [] {
-    const CountingKernels* k = avx512_counting_kernels();
-    return k ? k : &generic_counting_kernels();
+    if (const CountingKernels* k = avx512_counting_kernels()) return k;
+    if (const CountingKernels* k = avx2_counting_kernels()) return k;
+    return &generic_counting_kernels();
   }();
   return *best;
 }

@@ -1,6 +1,6 @@
 #pragma once
 // SIMD kernels behind exact and sampled avalanche counting (internal to the avalanche
-// module). The same source is compiled for AVX-512 and for baseline x86-64; the best
+// module). The same source is compiled for AVX-512, AVX2 and baseline x86-64; the best
 // one for the running CPU is picked at run time.
 #include <cstddef>
 #include <cstdint>
@@ -27,7 +27,8 @@ struct CountingKernels {
 };
 
 const CountingKernels& generic_counting_kernels();
-const CountingKernels* avx512_counting_kernels();  // null when not built in
+const CountingKernels* avx2_counting_kernels();    // null when not built in or not this CPU
+const CountingKernels* avx512_counting_kernels();  // null when not built in or not this CPU
 // The fastest kernels this CPU runs.
 const CountingKernels& best_counting_kernels();
 

@@ -5,6 +5,9 @@
 //   sampled/*  sampled scoring throughput at N = 2^20 INCLUDING compilation: fresh
 //              (uncached) 5-step 32-bit programs, compiled and scored on 2 threads; the
 //              interpreter's per-program time is extrapolated from 2^12 samples.
+//   counting/* the exact counting kernels alone (one thread, a random 2^16-word tile, all
+//              16 local directions), per instruction set this CPU runs, against the
+//              baseline x86-64 build.
 // Wall time is what counts on a quiet machine. This one is shared, so the summary also
 // gives CPU-time figures: "2-core equivalent" = the rate if both cores were ours
 // (process CPU seconds spread over 2 cores), for the JIT and the interpreter alike.
@@ -18,8 +21,10 @@
 #include <map>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "avalanche/chi_square.hpp"
+#include "avalanche/counting_kernels.hpp"
 #include "avalanche/exact_counter.hpp"
 #include "avalanche/jit_counts.hpp"
 #include "avalanche/reference_counts.hpp"
@@ -150,6 +155,32 @@ void sampled_interpreter(benchmark::State& state) {
   results["sampled_interpreter_cpu_rate"] = 2 / (cpu * scale);
 }
 
+// The counting kernels of one instruction set: 0 baseline, 1 AVX2, 2 AVX-512.
+void counting(benchmark::State& state) {
+  const counting::CountingKernels* k = state.range(0) == 0   ? &counting::generic_counting_kernels()
+                                       : state.range(0) == 1 ? counting::avx2_counting_kernels()
+                                                             : counting::avx512_counting_kernels();
+  if (!k) {
+    state.SkipWithError("this CPU does not run these kernels");
+    return;
+  }
+  std::mt19937_64 rng(5);
+  std::vector<counting::Plane> tile(std::size_t{1} << 12);  // 2^16 words
+  for (auto& p : tile)
+    for (auto& w : p.w) w = rng();
+  int dirs[16];
+  for (int d = 0; d < 16; ++d) dirs[d] = d;
+  std::vector<counting::SlicedCounter> counters(16);
+  Timer t;
+  for (auto _ : state)
+    k->count_tile(reinterpret_cast<const std::uint32_t*>(tile.data()), 16, dirs, 16, counters.data());
+  const double pairs_per_s = 16.0 * 32768 * static_cast<double>(state.iterations()) / t.wall_s();
+  state.counters["Mpairs_per_s"] = pairs_per_s / 1e6;
+  state.SetLabel(k->name);
+  results[std::string("counting_") + k->name] = pairs_per_s;
+}
+
+BENCHMARK(counting)->DenseRange(0, 2)->Unit(benchmark::kMillisecond)->MinTime(1.0)->UseRealTime();
 BENCHMARK(exact_jit)->Unit(benchmark::kSecond)->Iterations(2)->UseRealTime();
 BENCHMARK(exact_interpreter)->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
 BENCHMARK(sampled_jit)
@@ -178,6 +209,12 @@ int main(int argc, char** argv) {
     std::printf("exact lowbias32, 2-core equivalent: JIT %.2f s, interpreter %.0f s -> %.0fx\n", jit_cpu,
                 interp_cpu, interp_cpu / jit_cpu);
   }
+  if (results.count("counting_generic"))
+    for (const char* isa : {"avx2", "avx512"})
+      if (results.count(std::string("counting_") + isa))
+        std::printf("exact counting kernels, one thread: %s %.0f Mpairs/s, baseline x86-64 %.0f Mpairs/s -> %.2fx\n",
+                    isa, results[std::string("counting_") + isa] / 1e6, results["counting_generic"] / 1e6,
+                    results[std::string("counting_") + isa] / results["counting_generic"]);
   const double interp = results["sampled_interpreter_rate"], interp_cpu = results["sampled_interpreter_cpu_rate"];
   for (const auto& [name, rate] : sampled_rates) {
     if (name.rfind("N=2^20", 0) == 0)

@@ -12,10 +12,8 @@
 // paused and counts the CPU time the daemon (and this client) spend per request: at rate
 // R, serving costs R * cpu_per_request of the machine's cores.
 // usage: bench_server_load [--rate R] [--seconds S] [--connections C] [--exe PATH]
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -33,45 +31,14 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "bench_daemon.hpp"
+
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 namespace {
 
-struct Daemon {
-  pid_t pid = -1;
-  int port = 0;
-  fs::path dir;
-  ~Daemon() {
-    if (pid > 0) {
-      ::kill(pid, SIGTERM);
-      int st;
-      ::waitpid(pid, &st, 0);
-    }
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-};
-
-void start(Daemon& d, const std::string& exe) {
-  std::string tmpl = (fs::temp_directory_path() / "mixforge-load-XXXXXX").string();
-  if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp");
-  d.dir = tmpl;
-  const std::string port_file = (d.dir / "port").string(), data = (d.dir / "data").string();
-  d.pid = ::fork();
-  if (d.pid == 0) {
-    const int fd = ::open((d.dir / "log.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(fd, 1);
-    ::dup2(fd, 2);
-    ::execl(exe.c_str(), exe.c_str(), "serve", "--port", "0", "--port-file", port_file.c_str(), "--data",
-            data.c_str(), "--no-default-run", static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  for (int i = 0; i < 600 && !fs::exists(port_file); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  std::ifstream in(port_file);
-  in >> d.port;
-  if (!d.port) throw std::runtime_error("daemon did not start");
-}
+using namespace mixforge;
 
 // Programs scored so far by both runs (the search's work).
 double work(httplib::Client& c, const std::vector<std::string>& ids) {
@@ -131,9 +98,8 @@ int main(int argc, char** argv) {
     else if (a == "--connections") connections = std::atoi(argv[i + 1]);
     else if (a == "--exe") exe = argv[i + 1];
   }
-  Daemon d;
-  start(d, exe);
-  httplib::Client c("127.0.0.1", d.port);
+  bench::BenchDaemon d(exe, "load");
+  httplib::Client c("127.0.0.1", d.port());
   std::vector<std::string> ids;
   for (int i = 0; i < 2; ++i) {
     // 16-bit, at most 5 steps, one worker thread per run: every program is scored exactly
@@ -149,7 +115,7 @@ int main(int argc, char** argv) {
     }
     ids.push_back(nlohmann::json::parse(r->body)["id"]);
   }
-  std::printf("daemon on port %d, runs %s %s; warming up 10 s\n", d.port, ids[0].c_str(), ids[1].c_str());
+  std::printf("daemon on port %d, runs %s %s; warming up 10 s\n", d.port(), ids[0].c_str(), ids[1].c_str());
   std::this_thread::sleep_for(std::chrono::seconds(10));
 
   std::vector<double> base_rates, load_rates, all;
@@ -170,7 +136,7 @@ int main(int argc, char** argv) {
     std::vector<std::thread> threads;
     for (int w = 0; w < connections; ++w) {
       threads.emplace_back([&, w] {
-        httplib::Client cl("127.0.0.1", d.port);
+        httplib::Client cl("127.0.0.1", d.port());
         cl.set_keep_alive(true);
         const std::string paths[] = {"/api/v1/runs/" + ids[0] + "/best?limit=10",
                                      "/api/v1/runs/" + ids[1] + "/pool?limit=20&order=chi2",
@@ -223,10 +189,10 @@ int main(int argc, char** argv) {
   for (const auto& id : ids) c.Post(("/api/v1/runs/" + id + "/pause").c_str(), "{}", "application/json");
   std::this_thread::sleep_for(std::chrono::seconds(1));
   const std::size_t before = all.size();
-  const double server0 = process_cpu_s(d.pid), client0 = self_cpu_s();
+  const double server0 = process_cpu_s(d.pid()), client0 = self_cpu_s();
   load();
   const double requests = static_cast<double>(all.size() - before);
-  const double server_us = (process_cpu_s(d.pid) - server0) / requests * 1e6;
+  const double server_us = (process_cpu_s(d.pid()) - server0) / requests * 1e6;
   const double client_us = (self_cpu_s() - client0) / requests * 1e6;
   const unsigned cores = std::thread::hardware_concurrency();
   std::printf("serving cost (runs paused): daemon %.1f us CPU per request, client %.1f us; at %.0f requests/s the "

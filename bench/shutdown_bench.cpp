@@ -9,9 +9,7 @@
 // Prints median and maximum per scenario and the load/idle ratio, checks every exit
 // code is 0, and writes the figures to bench/results/shutdown/summary.txt (or --out).
 // usage: bench_shutdown [--trials N] [--clients C] [--warmup S] [--exe PATH] [--out FILE]
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -29,56 +27,14 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "bench_daemon.hpp"
+
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 namespace {
 
-struct Daemon {
-  pid_t pid = -1;
-  int port = 0;
-  fs::path dir;
-  ~Daemon() {
-    if (pid > 0) {
-      ::kill(pid, SIGKILL);
-      int st;
-      ::waitpid(pid, &st, 0);
-    }
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-};
-
-void start(Daemon& d, const std::string& exe) {
-  std::string tmpl = (fs::temp_directory_path() / "mixforge-shutdown-XXXXXX").string();
-  if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp");
-  d.dir = tmpl;
-  const std::string port_file = (d.dir / "port").string(), data = (d.dir / "data").string();
-  d.pid = ::fork();
-  if (d.pid == 0) {
-    const int fd = ::open((d.dir / "log.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(fd, 1);
-    ::dup2(fd, 2);
-    ::execl(exe.c_str(), exe.c_str(), "serve", "--port", "0", "--port-file", port_file.c_str(), "--data",
-            data.c_str(), "--no-default-run", "--log-level", "warn", static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  for (int i = 0; i < 1200 && !fs::exists(port_file); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  std::ifstream in(port_file);
-  in >> d.port;
-  if (!d.port) throw std::runtime_error("daemon did not start");
-}
-
-// kill(SIGTERM) -> waitpid: seconds, and whether it exited with 0.
-std::pair<double, bool> terminate(Daemon& d) {
-  const auto t0 = Clock::now();
-  ::kill(d.pid, SIGTERM);
-  int st = 0;
-  ::waitpid(d.pid, &st, 0);
-  const double s = std::chrono::duration<double>(Clock::now() - t0).count();
-  d.pid = -1;
-  return {s, WIFEXITED(st) && WEXITSTATUS(st) == 0};
-}
+using namespace mixforge;
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -144,17 +100,15 @@ int main(int argc, char** argv) {
   long requests = 0;
   for (int t = 0; t < trials; ++t) {
     {
-      Daemon d;
-      start(d, exe);
+      bench::BenchDaemon d(exe, "shutdown", {"--log-level", "warn"});
       std::this_thread::sleep_for(std::chrono::milliseconds(300));
-      const auto [s, ok] = terminate(d);
+      const auto [s, ok] = d.stop(SIGTERM);
       idle.push_back(s);
       all_zero &= ok;
     }
     {
-      Daemon d;
-      start(d, exe);
-      httplib::Client c("127.0.0.1", d.port);
+      bench::BenchDaemon d(exe, "shutdown", {"--log-level", "warn"});
+      httplib::Client c("127.0.0.1", d.port());
       std::vector<std::string> runs;
       for (int i = 0; i < 2; ++i) {
         auto r = c.Post("/api/v1/runs", R"({"width": 32, "threads": 1, "pool_size": 200})", "application/json");
@@ -165,9 +119,9 @@ int main(int argc, char** argv) {
         runs.push_back(nlohmann::json::parse(r->body)["id"]);
       }
       Load load;
-      start_load(load, d.port, runs, clients);
+      start_load(load, d.port(), runs, clients);
       std::this_thread::sleep_for(std::chrono::duration<double>(warmup));
-      const auto [s, ok] = terminate(d);
+      const auto [s, ok] = d.stop(SIGTERM);
       load.join();
       requests += load.requests;
       loaded.push_back(s);

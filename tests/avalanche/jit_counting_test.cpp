@@ -105,9 +105,9 @@ TEST(JitExactCounts, RejectsWideProgramsClearly) {
   EXPECT_THROW(jit_counts_exact(engine(), p), std::invalid_argument);
 }
 
-TEST(CountingKernels, GenericAndAvx512Agree) {
-  const counting::CountingKernels* fast = counting::avx512_counting_kernels();
-  if (!fast) GTEST_SKIP() << "no AVX-512 on this CPU";
+// The SIMD builds of the counting kernels against the baseline build, on every local
+// direction of a random tile and on sample generation.
+void expect_same_as_generic(const counting::CountingKernels& fast) {
   const counting::CountingKernels& slow = counting::generic_counting_kernels();
   std::mt19937_64 rng(11);
   // A random tile of 2^12 words, every local direction.
@@ -117,7 +117,7 @@ TEST(CountingKernels, GenericAndAvx512Agree) {
   const int dirs[12] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
   std::vector<counting::SlicedCounter> a(12), b(12);
   for (int round = 0; round < 40; ++round) {  // enough rounds to reach the higher levels
-    fast->count_tile(reinterpret_cast<const std::uint32_t*>(tile.data()), 12, dirs, 12, a.data());
+    fast.count_tile(reinterpret_cast<const std::uint32_t*>(tile.data()), 12, dirs, 12, a.data());
     slow.count_tile(reinterpret_cast<const std::uint32_t*>(tile.data()), 12, dirs, 12, b.data());
   }
   for (int d = 0; d < 12; ++d) {
@@ -126,11 +126,40 @@ TEST(CountingKernels, GenericAndAvx512Agree) {
     counting::add_totals(b[d], tb);
     for (int p = 0; p < 512; ++p) ASSERT_EQ(ta[p], tb[p]) << "direction " << d << " position " << p;
   }
-  // Sample generation.
+  // count_diffs, with a count that is not a multiple of 16.
+  std::vector<counting::Plane> rows(3 * 1001);
+  for (auto& pl : rows)
+    for (auto& w : pl.w) w = rng();
+  std::vector<counting::SlicedCounter> ca(3), cb(3);
+  fast.count_diffs(rows.data(), 3, 1001, ca.data());
+  slow.count_diffs(rows.data(), 3, 1001, cb.data());
+  for (int i = 0; i < 3; ++i) {
+    std::uint64_t ta[512] = {}, tb[512] = {};
+    counting::add_totals(ca[i], ta);
+    counting::add_totals(cb[i], tb);
+    for (int p = 0; p < 512; ++p) ASSERT_EQ(ta[p], tb[p]) << "plane " << i << " position " << p;
+  }
+  // Sample generation, both word sizes.
   std::vector<std::uint64_t> sa(37), sb(37);
-  fast->sample_inputs(99, 12345, 37, 0xffffffffffull, 64, sa.data());
+  fast.sample_inputs(99, 12345, 37, 0xffffffffffull, 64, sa.data());
   slow.sample_inputs(99, 12345, 37, 0xffffffffffull, 64, sb.data());
   EXPECT_EQ(sa, sb);
+  std::vector<std::uint32_t> wa(37), wb(37);
+  fast.sample_inputs(7, 3, 37, 0xffffffffull, 32, wa.data());
+  slow.sample_inputs(7, 3, 37, 0xffffffffull, 32, wb.data());
+  EXPECT_EQ(wa, wb);
+}
+
+TEST(CountingKernels, GenericAndAvx2Agree) {
+  const counting::CountingKernels* fast = counting::avx2_counting_kernels();
+  if (!fast) GTEST_SKIP() << "no AVX2 on this CPU (or not an x86-64 build)";
+  expect_same_as_generic(*fast);
+}
+
+TEST(CountingKernels, GenericAndAvx512Agree) {
+  const counting::CountingKernels* fast = counting::avx512_counting_kernels();
+  if (!fast) GTEST_SKIP() << "no AVX-512 on this CPU (or not an x86-64 build)";
+  expect_same_as_generic(*fast);
 }
 
 TEST(SlicedCounter, CountsEveryPositionExactly) {

@@ -1,10 +1,7 @@
 #include "tests/chaos/daemon_process.hpp"
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -27,12 +24,16 @@ std::string read_file(const fs::path& p) {
   return ss.str();
 }
 
-DaemonProcess::Exit exit_of(int status, double seconds) {
+// tests/support reports a signal as 128 + its number; the daemon never exits with a
+// code above 128 itself.
+DaemonProcess::Exit exit_of(int code, double seconds) {
   DaemonProcess::Exit e;
   e.exited = true;
   e.seconds = seconds;
-  if (WIFEXITED(status)) e.code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) e.signal = WTERMSIG(status);
+  if (code > 128)
+    e.signal = code - 128;
+  else
+    e.code = code;
   return e;
 }
 }  // namespace
@@ -46,16 +47,10 @@ std::string DaemonProcess::Exit::describe() const {
 DaemonProcess::DaemonProcess(fs::path exe, fs::path data, fs::path work, std::vector<std::string> extra_args)
     : exe_(std::move(exe)), data_(std::move(data)), work_(std::move(work)), extra_(std::move(extra_args)) {}
 
-DaemonProcess::~DaemonProcess() {
-  if (pid_ > 0) {
-    ::kill(pid_, SIGKILL);
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
-  }
-}
+DaemonProcess::~DaemonProcess() = default;  // test::Process SIGKILLs and reaps a running child
 
 void DaemonProcess::start(double timeout_s) {
-  if (pid_ > 0) throw std::logic_error("daemon already running");
+  if (proc_) throw std::logic_error("daemon already running");
   const fs::path port_file = work_ / "port";
   std::error_code ec;
   fs::remove(port_file, ec);
@@ -64,29 +59,15 @@ void DaemonProcess::start(double timeout_s) {
                                    "--port-file", port_file.string(), "--data", data_.string(),
                                    "--no-default-run"};
   for (const auto& a : extra_) args.push_back(a);
-  const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
-  if (pid == 0) {
-    // The daemon must not outlive the driver (a CTest timeout kills only the driver).
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    const int fd = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(fd, 1);
-    ::dup2(fd, 2);
-    const int devnull = ::open("/dev/null", O_RDONLY);
-    ::dup2(devnull, 0);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
-  pid_ = pid;
+  test::SpawnOptions options;
+  options.output_file = log_;
+  options.die_with_parent = true;  // a CTest timeout kills only the driver
+  proc_.emplace(args, options);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   while (std::chrono::steady_clock::now() < deadline) {
-    int status = 0;
-    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-      pid_ = -1;
-      throw std::runtime_error("mixforge serve exited during startup (" + exit_of(status, 0).describe() +
+    if (const auto code = proc_->try_wait()) {
+      proc_.reset();
+      throw std::runtime_error("mixforge serve exited during startup (" + exit_of(*code, 0).describe() +
                                "): " + log_tail());
     }
     if (fs::exists(port_file)) {
@@ -105,33 +86,27 @@ void DaemonProcess::start(double timeout_s) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  ::kill(pid_, SIGKILL);
-  int status = 0;
-  ::waitpid(pid_, &status, 0);
-  pid_ = -1;
+  proc_.reset();  // SIGKILL and reap
   throw std::runtime_error("mixforge serve did not report its port within " + std::to_string(timeout_s) +
                            " s: " + log_tail());
 }
 
 DaemonProcess::Exit DaemonProcess::stop(int sig, double timeout_s, const fs::path& dump) {
   Exit e;
-  if (pid_ <= 0) return e;
+  if (!proc_) return e;
   const auto t0 = std::chrono::steady_clock::now();
-  ::kill(pid_, sig);
+  proc_->signal(sig);
   const auto deadline = t0 + std::chrono::duration<double>(timeout_s);
-  int status = 0;
   for (;;) {
-    const pid_t r = ::waitpid(pid_, &status, WNOHANG);
+    const auto code = proc_->try_wait();
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (r == pid_) {
-      pid_ = -1;
-      return exit_of(status, s);
+    if (code) {
+      proc_.reset();
+      return exit_of(*code, s);
     }
     if (std::chrono::steady_clock::now() >= deadline) {
       if (!dump.empty()) dump_threads(dump);
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, &status, 0);
-      pid_ = -1;
+      proc_.reset();  // SIGKILL and reap
       e.seconds = s;
       return e;  // exited = false: it did not stop in time
     }
@@ -140,16 +115,16 @@ DaemonProcess::Exit DaemonProcess::stop(int sig, double timeout_s, const fs::pat
 }
 
 std::optional<DaemonProcess::Exit> DaemonProcess::poll() {
-  if (pid_ <= 0) return std::nullopt;
-  int status = 0;
-  if (::waitpid(pid_, &status, WNOHANG) != pid_) return std::nullopt;
-  pid_ = -1;
-  return exit_of(status, 0);
+  if (!proc_) return std::nullopt;
+  const auto code = proc_->try_wait();
+  if (!code) return std::nullopt;
+  proc_.reset();
+  return exit_of(*code, 0);
 }
 
 std::optional<DaemonProcess::Usage> DaemonProcess::usage() const {
-  if (pid_ <= 0) return std::nullopt;
-  const std::string proc = "/proc/" + std::to_string(pid_);
+  if (!proc_) return std::nullopt;
+  const std::string proc = "/proc/" + std::to_string(proc_->pid());
   Usage u;
   std::ifstream status(proc + "/status");
   std::string line;
@@ -169,8 +144,8 @@ std::optional<DaemonProcess::Usage> DaemonProcess::usage() const {
 }
 
 void DaemonProcess::dump_threads(const fs::path& file) const {
-  if (pid_ <= 0) return;
-  const std::string proc = "/proc/" + std::to_string(pid_) + "/task";
+  if (!proc_) return;
+  const std::string proc = "/proc/" + std::to_string(proc_->pid()) + "/task";
   {
     std::ofstream out(file);
     std::error_code ec;
@@ -181,7 +156,7 @@ void DaemonProcess::dump_threads(const fs::path& file) const {
     }
   }
   if (::access("/usr/bin/gdb", X_OK) == 0) {
-    const std::string cmd = "timeout 60 /usr/bin/gdb -p " + std::to_string(pid_) +
+    const std::string cmd = "timeout 60 /usr/bin/gdb -p " + std::to_string(proc_->pid()) +
                             " -batch -ex 'thread apply all bt 12' >> '" + file.string() + "' 2>&1";
     if (std::system(cmd.c_str()) != 0) {
       // gdb may be refused (ptrace restrictions): the wait channels above remain.

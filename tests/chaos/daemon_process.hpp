@@ -1,5 +1,5 @@
 #pragma once
-// One `mixforge serve` child process on loopback (--port 0 --port-file, as the server e2e
+// One `mixforge serve` child process (tests/support's Process) on loopback (--port 0 --port-file, as the server e2e
 // tests start it) that the chaos driver can kill, reap and start again on the same data
 // directory. The chaos supervisor thread is its only user, so nothing here is locked.
 #include <sys/types.h>
@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "support/process.hpp"
+
 namespace mixforge::chaos {
 
 class DaemonProcess {
@@ -16,7 +18,7 @@ class DaemonProcess {
   // exe: the mixforge binary; work: a folder for the port file and the logs.
   DaemonProcess(std::filesystem::path exe, std::filesystem::path data, std::filesystem::path work,
                 std::vector<std::string> extra_args);
-  ~DaemonProcess();  // SIGKILLs a child that is still running
+  ~DaemonProcess();  // SIGKILLs a child that is still running (test::Process)
   DaemonProcess(const DaemonProcess&) = delete;
   DaemonProcess& operator=(const DaemonProcess&) = delete;
 
@@ -48,16 +50,16 @@ class DaemonProcess {
   // of every thread, written to `file`: what the daemon was doing when it stopped answering.
   void dump_threads(const std::filesystem::path& file) const;
 
-  bool running() const { return pid_ > 0; }
+  bool running() const { return proc_.has_value(); }
   int port() const { return port_; }
-  pid_t pid() const { return pid_; }
+  pid_t pid() const { return proc_ ? proc_->pid() : -1; }
   int starts() const { return starts_; }
   std::string log_tail(std::size_t bytes = 2000) const;
 
  private:
   std::filesystem::path exe_, data_, work_, log_;
   std::vector<std::string> extra_;
-  pid_t pid_ = -1;
+  std::optional<test::Process> proc_;  // while started and not yet reaped
   int port_ = 0;
   int starts_ = 0;
 };

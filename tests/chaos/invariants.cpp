@@ -1,7 +1,5 @@
 #include "tests/chaos/invariants.hpp"
 
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -12,6 +10,8 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <httplib.h>
 #include <nlohmann/json.hpp>
+
+#include "support/process.hpp"
 
 namespace mixforge::chaos {
 
@@ -29,32 +29,6 @@ std::string g17(double v) {
 const std::set<std::string>& legal_states() {
   static const std::set<std::string> s = {"created", "running", "paused", "stopped", "finished"};
   return s;
-}
-
-// Runs a command (no shell) and returns its exit code and stdout.
-std::pair<int, std::string> run_command(const std::vector<std::string>& args) {
-  int pipefd[2];
-  if (::pipe(pipefd) != 0) return {-1, ""};
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::dup2(pipefd[1], 1);
-    ::close(pipefd[0]);
-    ::close(pipefd[1]);
-    std::vector<char*> argv;
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
-  ::close(pipefd[1]);
-  std::string out;
-  char buf[4096];
-  ssize_t n;
-  while ((n = ::read(pipefd[0], buf, sizeof buf)) > 0) out.append(buf, static_cast<std::size_t>(n));
-  ::close(pipefd[0]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
 }  // namespace
@@ -218,8 +192,12 @@ int check_api(int port, const CheckSettings& s, Ledger& ledger, Rng& rng) {
   int rescored = 0;
   for (int i = 0; i < s.rescore && i < static_cast<int>(exact.size()); ++i) {
     const FameEntry& e = exact[static_cast<std::size_t>(i)];
-    auto [code, out] = run_command({s.exe.string(), "eval", "--exact", "--json", "--width",
-                                    std::to_string(e.width), e.text});
+    test::SpawnOptions stdout_only;
+    stdout_only.capture_stderr = false;
+    const auto r = test::run_command(
+        {s.exe.string(), "eval", "--exact", "--json", "--width", std::to_string(e.width), e.text}, stdout_only);
+    const int code = r.exit_code;
+    const std::string& out = r.output;
     const json j = json::parse(out.substr(0, out.find('\n')), nullptr, false);
     if (code != 0 || j.is_discarded() || !j.contains("chi2")) {
       ledger.violation("check: mixforge eval of " + e.program_id + " failed (exit " + std::to_string(code) + "): " +

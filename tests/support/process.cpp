@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -77,9 +78,34 @@ Process::Process(const std::vector<std::string>& argv, const SpawnOptions& optio
   }
   if (options.stdin_text) fds.in = stdin_from_text(*options.stdin_text);
 
+  const int out_fd = fds.out_file >= 0 ? fds.out_file : fds.pipe_write;
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  if (options.die_with_parent) {
+    // posix_spawn cannot set the parent-death signal: fork, and in the child only
+    // async-signal-safe calls before exec.
+    const pid_t parent = ::getpid();
+    const char* cwd = options.cwd.empty() ? nullptr : options.cwd.c_str();
+    const pid_t pid = ::fork();
+    if (pid < 0) fail("fork", errno);
+    if (pid == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != parent) ::_exit(127);  // the parent died before prctl
+      ::dup2(out_fd, STDOUT_FILENO);
+      if (options.capture_stderr) ::dup2(out_fd, STDERR_FILENO);
+      const int in = fds.in >= 0 ? fds.in : ::open("/dev/null", O_RDONLY);
+      ::dup2(in, STDIN_FILENO);
+      if (cwd && ::chdir(cwd) != 0) ::_exit(127);
+      ::execvp(args[0], args.data());
+      ::_exit(127);
+    }
+    pid_ = pid;
+    out_ = std::exchange(fds.pipe_read, -1);
+    return;
+  }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  const int out_fd = fds.out_file >= 0 ? fds.out_file : fds.pipe_write;
   posix_spawn_file_actions_adddup2(&actions, out_fd, STDOUT_FILENO);
   if (options.capture_stderr) posix_spawn_file_actions_adddup2(&actions, out_fd, STDERR_FILENO);
   if (fds.in >= 0)
@@ -87,9 +113,6 @@ Process::Process(const std::vector<std::string>& argv, const SpawnOptions& optio
   else
     posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   if (!options.cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, options.cwd.c_str());
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
   const int rc = ::posix_spawnp(&pid_, args[0], &actions, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) {

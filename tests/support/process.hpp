@@ -1,6 +1,7 @@
 #pragma once
 // Test helpers for running real programs (the mixforge binary, compilers, node) and for
-// scratch files. One implementation for every test folder: posix_spawn, no shell.
+// scratch files. One implementation for every test folder: posix_spawn (fork + exec for
+// die_with_parent), no shell.
 #include <sys/types.h>
 
 #include <filesystem>
@@ -21,6 +22,9 @@ struct SpawnOptions {
   std::filesystem::path output_file;      // empty: a pipe read with Process::read_line/read_all
   bool capture_stderr = true;             // stderr joins the output (else it is inherited)
   std::optional<std::string> stdin_text;  // else stdin is /dev/null
+  // The child gets SIGKILL when this process dies (Linux PR_SET_PDEATHSIG): a daemon
+  // under test must not outlive a driver that CTest killed at its timeout.
+  bool die_with_parent = false;
 };
 
 // A running child process. The destructor SIGKILLs and reaps a child still running, so a

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The scoring figures README quotes ("Scoring and its speed", rand_range uniformity):
+# `mixforge eval` on lowbias32 (3 times), bench_avalanche (JIT against the reference
+# interpreter, ratios measured in the same run), bench_jit_compile and bench_rand_range.
+# Writes bench/results/scoring/{machine,eval_lowbias32,bench_avalanche,bench_jit_compile,
+# bench_rand_range}.txt. The machine is shared: the load average is recorded before and
+# after each part, so read the figures as taken under that load.
+#
+#   bench/scoring.sh [BUILD_DIR [PART...]]   (default build/release and every part:
+#                                            eval avalanche jit_compile rand_range)
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+build="${1:-$here/../build/release}"
+shift || true
+parts="${*:-eval avalanche jit_compile rand_range}"
+want() { [[ " $parts " == *" $1 "* ]]; }
+out="$here/results/scoring"
+mkdir -p "$out"
+cmake --build "$build" --target mixforge bench_avalanche bench_jit_compile bench_rand_range
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores"
+  if grep -qw avx512f /proc/cpuinfo; then echo "avx512f: yes"; else echo "avx512f: no"; fi
+  if grep -qw avx2 /proc/cpuinfo; then echo "avx2: yes"; else echo "avx2: no"; fi
+  echo "commit: $(git -C "$here/.." rev-parse --short HEAD)"
+} > "$out/machine.txt"
+cat "$out/machine.txt"
+
+lowbias32="x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;"
+want eval && {
+  echo "# mixforge eval (exact, all 2^32 inputs, compile included), 3 runs; load before: $(load)"
+  for i in 1 2 3; do "$build/cli/mixforge" eval "$lowbias32"; echo; done
+  echo "# load after: $(load)"
+} | tee "$out/eval_lowbias32.txt"
+
+for b in bench_avalanche bench_jit_compile bench_rand_range; do
+  want "${b#bench_}" || continue
+  {
+    echo "# $b; load before: $(load)"
+    "$build/bench/$b"
+    echo "# load after: $(load)"
+  } 2>&1 | tee "$out/$b.txt"
+done
