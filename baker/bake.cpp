@@ -7,6 +7,7 @@
 
 #include "baker/embree_tracer.hpp"
 #include "baker/preview.hpp"
+#include "baker/vulkan_tracer.hpp"
 
 namespace mixforge::baker {
 namespace {
@@ -41,9 +42,8 @@ double lightmap_rmse(const Atlas& atlas, const Lightmap& map, const Image& refer
 }
 
 BakeOutput bake(const Scene& scene, const BakeConfig& config, std::shared_ptr<const Mixer4> mixers) {
-  if (config.backend != "embree" && config.backend != "auto")
-    throw std::invalid_argument("backend '" + config.backend +
-                                "' is not available in this build (embree, auto)");
+  if (config.backend != "embree" && config.backend != "vulkan" && config.backend != "auto")
+    throw std::invalid_argument("unknown backend '" + config.backend + "' (embree, vulkan, auto)");
   if (config.spp == 0) throw std::invalid_argument("--spp must be at least 1");
   validate(scene);
   BakeOutput out;
@@ -55,8 +55,38 @@ BakeOutput bake(const Scene& scene, const BakeConfig& config, std::shared_ptr<co
   out.atlas = build_atlas(scene, ao);
   const double atlas_s = since(t0);
 
+  // The back end. auto: a GPU's ray-tracing pipelines, else Embree (why goes in the report).
+  std::string choice = config.backend;
+  std::string why;
+  if (choice == "auto") {
+    const VulkanProbe probe = probe_vulkan();
+    if (probe.unavailable) {
+      choice = "embree";
+      why = "auto: " + *probe.unavailable;
+    } else if (probe.cpu) {
+      choice = "embree";
+      why = "auto: the Vulkan ray-tracing device " + probe.device +
+            " is a CPU implementation, slower than Embree (--backend vulkan uses it)";
+    } else {
+      choice = "vulkan";
+      why = "auto: Vulkan ray-tracing device " + probe.device;
+    }
+  }
   t0 = Clock::now();
-  const auto tracer = make_embree_tracer(scene);
+  std::unique_ptr<RayTracer> tracer;
+  std::string device;
+  if (choice == "vulkan") {
+    try {
+      auto vk = make_vulkan_tracer(scene);
+      device = vk->device_name();
+      tracer = std::move(vk);
+    } catch (const VulkanUnavailable& e) {
+      throw BackendUnavailable(std::string("the Vulkan back end is unavailable: ") + e.what());
+    }
+  } else {
+    tracer = make_embree_tracer(scene);
+    device = "cpu";
+  }
   const double bvh_s = since(t0);
 
   const auto sampler = make_sampler(config.sampler, config.spp, config.seed,
@@ -69,8 +99,12 @@ BakeOutput bake(const Scene& scene, const BakeConfig& config, std::shared_ptr<co
   out.result = integrate(scene, out.atlas, *tracer, *sampler, io);
   const double integrate_s = since(t0);
 
+  // The preview casts 4 rays per call: Embree, whose calls cost no submission (a Vulkan
+  // queue round trip per 4 rays would take longer than the bake).
   t0 = Clock::now();
-  out.preview = render_preview(scene, out.atlas, out.result.lightmap, *tracer,
+  std::unique_ptr<RayTracer> preview_tracer;
+  if (choice != "embree") preview_tracer = make_embree_tracer(scene);
+  out.preview = render_preview(scene, out.atlas, out.result.lightmap, preview_tracer ? *preview_tracer : *tracer,
                                config.preview_width, config.preview_height);
   const double preview_s = since(t0);
 
@@ -107,6 +141,8 @@ BakeOutput bake(const Scene& scene, const BakeConfig& config, std::shared_ptr<co
   r["rays"] = rays;
   r["rays_per_s"] = trace_s > 0 ? double(rays) / trace_s : 0.0;
   r["backend"] = tracer->name();
+  r["backend_device"] = device;
+  r["backend_choice"] = why.empty() ? nlohmann::json(nullptr) : nlohmann::json(why);
   r["sampler"] = std::string(sampler_name(config.sampler));
   r["spp"] = config.spp;
   r["bounces"] = config.bounces;

@@ -67,45 +67,59 @@ class ProgressReporter {
 
 float scene_epsilon(const Scene& scene) { return 1e-4f * std::max(bounds(scene).diagonal(), 1e-3f); }
 
-// Analytic lights at one texel (irradiance / pi), with shadow rays.
-Vec3 direct_analytic(const Scene& scene, const AtlasTexel& texel, const RayTracer& tracer,
-                     float eps, std::uint64_t& rays) {
-  Vec3 sum{};
-  const Vec3 origin = texel.position + texel.normal * eps;
-  for (const Light& l : scene.lights) {
-    if (l.kind == LightKind::sky) continue;  // gathered with the hemisphere rays
-    Ray ray;
-    ray.origin = origin;
-    Vec3 e;
-    if (l.kind == LightKind::sun) {
-      ray.direction = normalize(-l.direction);
-      const float c = dot(ray.direction, texel.normal);
-      if (c <= 0) continue;
-      e = l.intensity * c;
-    } else {
-      const Vec3 d = l.position - origin;
-      const float dist2 = dot(d, d);
-      const float dist = std::sqrt(dist2);
-      if (dist == 0 || (l.range > 0 && dist > l.range)) continue;
-      ray.direction = d / dist;
-      ray.tfar = dist * (1 - 1e-4f);
-      const float c = dot(ray.direction, texel.normal);
-      if (c <= 0) continue;
-      float spot = 1;
-      if (l.kind == LightKind::spot) {
-        const float a = dot(-ray.direction, normalize(l.direction));
-        if (a <= l.cone_outer) continue;
-        const float t = std::clamp((a - l.cone_outer) / (l.cone_inner - l.cone_outer), 0.0f, 1.0f);
-        spot = t * t * (3 - 2 * t);  // smoothstep between the cone angles
+// Analytic lights at texels [begin, end) (irradiance / pi), with shadow rays. The shadow
+// rays of all those texels go to the tracer in one call: a back end with a per-call cost
+// (Vulkan: one queue submission per call) pays it once per tile, not once per ray. Each
+// texel's sum adds its lights in scene order, as one texel at a time would.
+std::vector<Vec3> direct_analytic(const Scene& scene, const Atlas& atlas, std::size_t begin, std::size_t end,
+                                  const RayTracer& tracer, float eps, std::uint64_t& rays) {
+  std::vector<Vec3> sums(end - begin);
+  std::vector<Ray> shadow;
+  std::vector<Vec3> contribution;
+  std::vector<std::uint32_t> owner;
+  for (std::size_t k = 0; k < end - begin; ++k) {
+    const AtlasTexel& texel = atlas.texels[begin + k];
+    const Vec3 origin = texel.position + texel.normal * eps;
+    for (const Light& l : scene.lights) {
+      if (l.kind == LightKind::sky) continue;  // gathered with the hemisphere rays
+      Ray ray;
+      ray.origin = origin;
+      Vec3 e;
+      if (l.kind == LightKind::sun) {
+        ray.direction = normalize(-l.direction);
+        const float c = dot(ray.direction, texel.normal);
+        if (c <= 0) continue;
+        e = l.intensity * c;
+      } else {
+        const Vec3 d = l.position - origin;
+        const float dist2 = dot(d, d);
+        const float dist = std::sqrt(dist2);
+        if (dist == 0 || (l.range > 0 && dist > l.range)) continue;
+        ray.direction = d / dist;
+        ray.tfar = dist * (1 - 1e-4f);
+        const float c = dot(ray.direction, texel.normal);
+        if (c <= 0) continue;
+        float spot = 1;
+        if (l.kind == LightKind::spot) {
+          const float a = dot(-ray.direction, normalize(l.direction));
+          if (a <= l.cone_outer) continue;
+          const float t = std::clamp((a - l.cone_outer) / (l.cone_inner - l.cone_outer), 0.0f, 1.0f);
+          spot = t * t * (3 - 2 * t);  // smoothstep between the cone angles
+        }
+        e = l.intensity * (c * spot / dist2);
       }
-      e = l.intensity * (c * spot / dist2);
+      shadow.push_back(ray);
+      contribution.push_back(e * inv_pi);
+      owner.push_back(static_cast<std::uint32_t>(k));
     }
-    std::uint8_t blocked = 0;
-    tracer.occluded({&ray, 1}, {&blocked, 1}, false);
-    ++rays;
-    if (!blocked) sum += e * inv_pi;
   }
-  return sum;
+  if (shadow.empty()) return sums;
+  std::vector<std::uint8_t> blocked(shadow.size());
+  tracer.occluded(shadow, blocked, false);
+  rays += shadow.size();
+  for (std::size_t i = 0; i < shadow.size(); ++i)
+    if (!blocked[i]) sums[owner[i]] += contribution[i];
+  return sums;
 }
 
 }  // namespace
@@ -147,10 +161,11 @@ IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTrac
       const std::size_t n = tile.end - tile.begin;
       std::uint64_t rays = 0;
       std::vector<Vec3> sum(n);
-      if (pass == 0)
+      if (pass == 0) {
+        const std::vector<Vec3> direct = direct_analytic(scene, atlas, tile.begin, tile.end, tracer, eps, rays);
         for (std::size_t k = 0; k < n; ++k)
-          sum[k] = direct_analytic(scene, atlas.texels[tile.begin + k], tracer, eps, rays) *
-                   float(spp);  // divided by spp below with the gathered light
+          sum[k] = direct[k] * float(spp);  // divided by spp below with the gathered light
+      }
       if (gather) {
         std::vector<SamplerState> states(n);
         std::vector<Vec2> u(n);

@@ -79,10 +79,16 @@ std::vector<baker::MixerInfo> mixers_from_arguments(const Opts& o) {
       }
       continue;
     }
-    const Program p = parse_program_argument(arg, 32).program;
-    if (!evaluator) evaluator = Evaluator::with_own_engine();
-    lanes.push_back({p, evaluator->exact(p).chi2, true});
+    lanes.push_back({parse_program_argument(arg, 32).program, -1, false});
   }
+  // Score program texts only once every argument parsed: an exact chi2 of a 32-bit lane
+  // takes tens of seconds, too long to spend before reporting a typo in a later lane.
+  for (baker::MixerInfo& m : lanes)
+    if (m.chi2 < 0) {
+      if (!evaluator) evaluator = Evaluator::with_own_engine();
+      m.chi2 = evaluator->exact(m.program).chi2;
+      m.exact = true;
+    }
   return lanes;
 }
 
@@ -151,9 +157,8 @@ void run(const Opts& o) {
   if (o.spp == 0 || o.spp > (1u << 20)) throw UsageError("bake: --spp must be 1..1048576");
   if (o.bounces > 64) throw UsageError("bake: --bounces must be 0..64");
   if (o.texel < 0 || !std::isfinite(o.texel)) throw UsageError("bake: --texel must be positive");
-  if (o.backend != "auto" && o.backend != "embree")
-    throw UsageError("bake: --backend " + o.backend + " is not available (embree, auto; the Vulkan "
-                     "back end is not built yet)");
+  if (o.backend != "auto" && o.backend != "embree" && o.backend != "vulkan")
+    throw UsageError("bake: --backend must be embree, vulkan or auto, got '" + o.backend + "'");
   config.spp = o.spp;
   config.bounces = o.bounces;
   config.texel = o.texel;
@@ -189,6 +194,8 @@ void run(const Opts& o) {
     throw UsageError(std::string("bake: ") + e.what());
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("bake: ") + e.what());
+  } catch (const baker::BackendUnavailable& e) {
+    throw UsageError(std::string("bake: --backend vulkan: ") + e.what());
   }
   baker::write_outputs(out, o.out);
   const auto& r = out.report;
@@ -198,6 +205,8 @@ void run(const Opts& o) {
   }
   std::printf("baked %s: %zu texels, %u spp, %u bounces, sampler %s, backend %s\n", scene.name.c_str(),
               out.atlas.texels.size(), o.spp, o.bounces, o.sampler.c_str(), r["backend"].get<std::string>().c_str());
+  if (r.contains("backend_choice") && r["backend_choice"].is_string())
+    std::printf("backend %s\n", r["backend_choice"].get<std::string>().c_str());
   std::printf("rays %llu at %.2f Mrays/s; total %.2f s\n", (unsigned long long)r["rays"].get<std::uint64_t>(),
               r["rays_per_s"].get<double>() / 1e6, r["phases"]["total_s"].get<double>());
   if (!r["rmse"].is_null()) std::printf("rmse vs %s: %.6g\n", o.reference.c_str(), r["rmse"].get<double>());
@@ -219,7 +228,9 @@ void add_bake_command(CLI::App& app) {
   cmd->add_option("--spp", o->spp, "Hemisphere samples per texel and pass (default 256)");
   cmd->add_option("--bounces", o->bounces, "Indirect bounces (default 2)");
   cmd->add_option("--texel", o->texel, "Texel size in world units (default: scene diagonal / 200)");
-  cmd->add_option("--backend", o->backend, "embree or auto (default auto = embree)");
+  cmd->add_option("--backend", o->backend,
+                  "embree, vulkan (VK_KHR_ray_tracing_pipeline: a GPU, or Mesa's lavapipe on the CPU) or "
+                  "auto (default: Vulkan on a GPU with ray-tracing pipelines, else Embree)");
   cmd->add_option("--out", o->out, "Output folder (default ./bake-out)");
   cmd->add_option("--reference", o->reference, "A lightmap.exr to compute the rmse against");
   cmd->add_option("--seed", o->seed, "Seed, 0..18446744073709551615 (default 1)");

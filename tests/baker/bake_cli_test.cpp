@@ -76,17 +76,25 @@ TEST(BakeCli, CornellWithDefaultMixersWritesEverythingAndAValidReport) {
   fs::remove_all(d);
 }
 
+// A family from a bundle (here written by `mixforge export --bundle --no-score`) is
+// JIT-compiled. (Program texts given to --mixers are also scored exactly, which takes minutes
+// for 32-bit lanes: bake_cli_long_test.cpp, label long.)
 TEST(BakeCli, UserMixersAreJitCompiled) {
   const fs::path d = temp_dir();
-  const auto r = run_mixforge(
-      "bake --spp 4 --bounces 0 --texel 0.4 --json --out " + quoted(d.string()) +
-      " --mixers 'x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;'"
-      " --mixers 'x ^= x >> 16; x *= 0x21f0aaad; x ^= x >> 15; x *= 0x735a2d97; x ^= x >> 15;'");
+  const std::string bundle = (d / "family.json").string();
+  const auto e = run_mixforge(
+      "export --bundle --no-score -o " + quoted(bundle) +
+      " --vec4 'x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;'"
+      " --vec4 'x ^= x >> 16; x *= 0x21f0aaad; x ^= x >> 15; x *= 0x735a2d97; x ^= x >> 15;'");
+  ASSERT_EQ(e.exit_code, 0) << e.output;
+  const auto r = run_mixforge("bake --spp 4 --bounces 0 --texel 0.4 --json --out " + quoted(d.string()) +
+                              " --bundle " + quoted(bundle));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto report = last_line_json(r.output);
   expect_valid(report);
   EXPECT_EQ(report["mixer_origin"], "jit");
   EXPECT_EQ(report["mixers"][3]["id"], report["mixers"][1]["id"]);  // missing lanes repeat the last
+  EXPECT_TRUE(report["mixers"][0]["chi2"].is_null());                 // the bundle carries no score
   fs::remove_all(d);
 }
 
@@ -104,9 +112,40 @@ TEST(BakeCli, BadInputGetsClearErrors) {
                    " --mixers 'x *= 2;'");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("1:"), std::string::npos) << r.output;  // line:column of the even multiplier
-  r = run_mixforge("bake --backend vulkan");
+  r = run_mixforge("bake --backend opengl");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.output.find("vulkan"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("embree, vulkan or auto"), std::string::npos) << r.output;
   r = run_mixforge("bake --seed 18446744073709551616");
   EXPECT_EQ(r.exit_code, 2);
+}
+
+// --backend vulkan runs the Vulkan ray-tracing back end (lavapipe here and in CI), or fails
+// with exit 2 and the reason where no device has ray-tracing pipelines.
+TEST(BakeCli, VulkanBackendRunsOrSaysWhyNot) {
+  const fs::path d = temp_dir();
+  const auto r = run_mixforge("bake --backend vulkan --spp 2 --bounces 1 --texel 0.5 --json --out " +
+                              quoted(d.string()));
+  if (r.exit_code == 2) {
+    EXPECT_NE(r.output.find("Vulkan back end is unavailable"), std::string::npos) << r.output;
+    GTEST_SKIP() << "no Vulkan ray tracing here: " << r.output;
+  }
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto report = last_line_json(r.output);
+  expect_valid(report);
+  EXPECT_EQ(report["backend"], "vulkan");
+  EXPECT_TRUE(report["backend_choice"].is_null());
+  EXPECT_FALSE(report["backend_device"].get<std::string>().empty());
+  fs::remove_all(d);
+}
+
+// auto says which back end ran and why.
+TEST(BakeCli, AutoBackendSaysWhichRanAndWhy) {
+  const fs::path d = temp_dir();
+  const auto r = run_mixforge("bake --spp 1 --bounces 0 --texel 0.5 --json --out " + quoted(d.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto report = last_line_json(r.output);
+  expect_valid(report);
+  ASSERT_TRUE(report["backend_choice"].is_string());
+  EXPECT_EQ(report["backend_choice"].get<std::string>().rfind("auto: ", 0), 0u);
+  fs::remove_all(d);
 }

@@ -1,0 +1,356 @@
+// The Vulkan ray-tracing back end against Embree and against the CPU sampler. Runs on Mesa's
+// lavapipe (Mesa >= 25, .ci/install-deps) or a GPU; skips visibly, with the reason, where no
+// Vulkan device has ray-tracing pipelines. Scenes stay small: lavapipe traces ~1 Mray/s here.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "baker/bake.hpp"
+#include "baker/cornell_box.hpp"
+#include "baker/default_mixer4.hpp"
+#include "baker/embree_tracer.hpp"
+#include "baker/hash_utils.hpp"
+#include "baker/hemisphere.hpp"
+#include "baker/jit_mixer4.hpp"
+#include "baker/mixers_glsl.hpp"
+#include "baker/obj_scene.hpp"
+#include "baker/shaders/shader_sources.hpp"
+#include "baker/vulkan_tracer.hpp"
+#include "jit/engine.hpp"
+#include "mixer/text_form.hpp"
+
+using namespace mixforge::baker;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Skips the test, saying why, when there is no device with ray-tracing pipelines.
+#define REQUIRE_VULKAN_RT()                                                        \
+  do {                                                                             \
+    const VulkanProbe probe = probe_vulkan();                                      \
+    if (probe.unavailable) GTEST_SKIP() << "no Vulkan ray tracing: " << *probe.unavailable; \
+  } while (0)
+
+std::uint32_t bits(float f) {
+  std::uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+
+// Rays from points inside the Cornell room in every direction (deterministic).
+std::vector<Ray> cornell_rays(std::size_t n) {
+  std::vector<Ray> rays(n);
+  std::uint64_t h = 7;
+  auto next = [&] {
+    h = splitmix64(h);
+    return float(h >> 40) * 0x1p-24f;
+  };
+  for (Ray& r : rays) {
+    r.origin = {0.3f + 5.0f * next(), 0.3f + 5.0f * next(), 0.3f + 5.0f * next()};
+    const Vec3 d = cosine_hemisphere({next(), next()});
+    const Frame f(normalize(Vec3{next() - 0.5f, next() - 0.5f, next() - 0.5f}));
+    r.direction = f.to_world(d);
+  }
+  return rays;
+}
+
+Scene furnace_box(float rho, float emission) {
+  const fs::path d = fs::temp_directory_path() / ("mixforge_vk_furnace_" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  std::ofstream(d / "box.mtl") << "newmtl wall\nKd " << rho << " " << rho << " " << rho << "\nKe " << emission
+                               << " " << emission << " " << emission << "\n";
+  std::ofstream(d / "box.obj") << "mtllib box.mtl\n"
+                                  "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nv 1 0 1\nv 1 1 1\nv 0 1 1\n"
+                                  "usemtl wall\nf 1 2 3 4\nf 5 8 7 6\nf 1 5 6 2\nf 4 3 7 8\nf 1 4 8 5\nf 2 6 7 3\n";
+  Scene s = load_obj(d / "box.obj");
+  fs::remove_all(d);
+  return s;
+}
+
+std::vector<DirectionTexel> some_texels(std::size_t n) {
+  std::vector<DirectionTexel> t(n);
+  std::uint64_t h = 3;
+  for (std::size_t i = 0; i < n; ++i) {
+    h = splitmix64(h);
+    t[i].x = std::uint32_t(h & 1023);
+    t[i].y = std::uint32_t((h >> 10) & 1023);
+    const float a = float((h >> 20) & 0xffff) / 65536.0f - 0.5f, b = float((h >> 36) & 0xffff) / 65536.0f - 0.5f;
+    t[i].normal = normalize(Vec3{a, b, i % 3 == 0 ? -0.3f : 0.7f});
+  }
+  t[0].normal = {0, 0, 1};
+  t[1].normal = {0, 0, -1};
+  t[2].normal = {1, 0, 0};
+  return t;
+}
+
+// Every sample of every texel: u, local and world directions equal bit for bit.
+void expect_bit_identical(const VulkanTracer& vk, const Sampler& sampler, std::uint32_t spp, std::uint64_t seed,
+                          std::uint32_t pass) {
+  const auto texels = some_texels(37);
+  std::vector<GeneratedDirection> gpu(texels.size());
+  // The CPU sampler is stateful per texel (s in order): keep one state vector.
+  std::vector<SamplerState> states;
+  for (const DirectionTexel& t : texels) states.push_back(sampler.start(t.x, t.y, pass));
+  std::vector<Vec2> u(texels.size());
+  std::size_t mismatches = 0;
+  for (std::uint32_t s = 0; s < spp; ++s) {
+    sampler.generate(states, s, u);
+    vk.cmj_directions(texels, spp, seed, pass, s, gpu);
+    for (std::size_t i = 0; i < texels.size(); ++i) {
+      const Vec3 local = cosine_hemisphere(u[i]);
+      const Vec3 world = Frame(texels[i].normal).to_world(local);
+      const std::uint32_t want[8] = {bits(u[i].x), bits(u[i].y), bits(local.x), bits(local.y), bits(local.z),
+                                     bits(world.x), bits(world.y), bits(world.z)};
+      const GeneratedDirection& g = gpu[i];
+      const std::uint32_t got[8] = {bits(g.u.x), bits(g.u.y), bits(g.local.x), bits(g.local.y), bits(g.local.z),
+                                    bits(g.world.x), bits(g.world.y), bits(g.world.z)};
+      if (std::memcmp(want, got, sizeof want) != 0 && ++mismatches <= 5)
+        ADD_FAILURE() << "spp " << spp << " sample " << s << " texel " << i << ": u (" << u[i].x << ", " << u[i].y
+                      << ") vs (" << g.u.x << ", " << g.u.y << "), world (" << world.x << ", " << world.y << ", "
+                      << world.z << ") vs (" << g.world.x << ", " << g.world.y << ", " << g.world.z << ")";
+    }
+  }
+  EXPECT_EQ(mismatches, 0u) << "spp " << spp;
+}
+
+}  // namespace
+
+TEST(VulkanBackend, ReportsWhichDeviceOrWhyNone) {
+  const VulkanProbe probe = probe_vulkan();
+  if (probe.unavailable) {
+    EXPECT_FALSE(probe.unavailable->empty());
+    GTEST_SKIP() << "no Vulkan ray tracing: " << *probe.unavailable;
+  }
+  EXPECT_FALSE(probe.device.empty());
+  const auto vk = make_vulkan_tracer(cornell_box());
+  EXPECT_EQ(vk->name(), "vulkan");
+  EXPECT_EQ(vk->device_name(), probe.device);
+}
+
+// Without a driver (the loader finds no ICD) the factory says so instead of crashing.
+TEST(VulkanBackend, NoDriverGivesVulkanUnavailableWithTheReason) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");  // a fresh process: no driver state from other tests
+  EXPECT_EXIT(
+      {
+        setenv("VK_DRIVER_FILES", "/nonexistent/mixforge_no_icd.json", 1);
+        setenv("VK_ICD_FILENAMES", "/nonexistent/mixforge_no_icd.json", 1);
+        try {
+          make_vulkan_tracer(cornell_box());
+        } catch (const VulkanUnavailable& e) {
+          std::fprintf(stderr, "unavailable: %s\n", e.what());
+          std::_Exit(probe_vulkan().unavailable ? 3 : 4);
+        }
+        std::_Exit(5);
+      },
+      ::testing::ExitedWithCode(3), "unavailable: .*(no Vulkan device|vkCreateInstance)");
+}
+
+TEST(VulkanBackend, SameClosestHitsAsEmbreeOnTheCornellBox) {
+  REQUIRE_VULKAN_RT();
+  const Scene scene = cornell_box();
+  const auto vk = make_vulkan_tracer(scene);
+  const auto em = make_embree_tracer(scene);
+  const auto rays = cornell_rays(20000);
+  std::vector<Hit> a(rays.size()), b(rays.size());
+  em->intersect(rays, a, true);
+  vk->intersect(rays, b, true);
+  std::size_t hits = 0, ties = 0;
+  for (std::size_t i = 0; i < rays.size(); ++i) {
+    ASSERT_EQ(a[i].triangle == no_hit, b[i].triangle == no_hit) << "ray " << i;
+    if (a[i].triangle == no_hit) continue;
+    ++hits;
+    ASSERT_NEAR(b[i].t, a[i].t, 1e-4 * a[i].t) << "ray " << i;
+    if (a[i].triangle != b[i].triangle) {
+      // A tie: the ray meets the shared edge of two triangles (a quad's diagonal, a box
+      // corner) at the same distance; either answer is right.
+      ++ties;
+      continue;
+    }
+    EXPECT_NEAR(b[i].u, a[i].u, 1e-3) << "ray " << i;
+    EXPECT_NEAR(b[i].v, a[i].v, 1e-3) << "ray " << i;
+  }
+  EXPECT_GT(hits, rays.size() * 8 / 10);  // the room is open at the front; some origins lie outside
+  EXPECT_LE(ties, rays.size() / 1000) << ties << " edge ties";
+  RecordProperty("hits", std::to_string(hits));
+  RecordProperty("edge_ties", std::to_string(ties));
+
+  // Occlusion: shadow rays of the same rays cut at 90 % and 110 % of Embree's distance.
+  std::vector<Ray> shadow;
+  for (std::size_t i = 0; i < rays.size(); ++i)
+    if (a[i].triangle != no_hit)
+      for (float f : {0.9f, 1.1f}) {
+        Ray r = rays[i];
+        r.tfar = a[i].t * f;
+        shadow.push_back(r);
+      }
+  std::vector<std::uint8_t> oe(shadow.size()), ov(shadow.size());
+  em->occluded(shadow, oe, true);
+  vk->occluded(shadow, ov, true);
+  for (std::size_t i = 0; i < shadow.size(); ++i) {
+    ASSERT_EQ(oe[i], ov[i]) << "shadow ray " << i;
+    ASSERT_EQ(oe[i], i % 2 == 1) << "shadow ray " << i;
+  }
+}
+
+TEST(VulkanBackend, FurnaceGivesTheGeometricSeries) {
+  REQUIRE_VULKAN_RT();
+  const float rho = 0.6f, e = 1.5f;
+  const Scene s = furnace_box(rho, e);
+  const Atlas a = build_atlas(s, {0.125f, 2, 16, 4096});
+  const auto vk = make_vulkan_tracer(s);
+  const auto sampler = make_sampler(SamplerKind::mixforge_cmj, 16, 1, default_mixer4());
+  for (std::uint32_t b : {0u, 2u}) {
+    IntegratorOptions o;
+    o.bounces = b;
+    const auto r = integrate(s, a, *vk, *sampler, o);
+    const double want = e * (1 - std::pow(double(rho), b + 1)) / (1 - rho);
+    for (const AtlasTexel& t : a.texels) {
+      const Vec3 v = r.lightmap.at(t.x, t.y);
+      for (int c = 0; c < 3; ++c) ASSERT_NEAR(v[c], want, 0.005 * want) << "B=" << b << " texel " << t.x << "," << t.y;
+    }
+  }
+}
+
+TEST(VulkanBackend, CornellLightmapEqualsEmbreesWithinNoise) {
+  REQUIRE_VULKAN_RT();
+  BakeConfig c;
+  c.spp = 16;
+  c.bounces = 1;
+  c.texel = 0.5f;
+  c.preview_width = c.preview_height = 16;
+  c.backend = "embree";
+  const auto em = bake(cornell_box(), c, default_mixer4());
+  c.backend = "vulkan";
+  const auto vk = bake(cornell_box(), c, default_mixer4());
+  EXPECT_EQ(vk.report["backend"], "vulkan");
+  EXPECT_EQ(em.report["backend"], "embree");
+  EXPECT_EQ(vk.report["rays"], em.report["rays"]);
+  // The same rays (same directions, bit for bit) and the same hits except edge ties: the
+  // lightmaps differ by far less than the Monte Carlo noise of 16 spp (a few %).
+  double diff = 0, sum = 0;
+  for (const AtlasTexel& t : em.atlas.texels)
+    for (int ch = 0; ch < 3; ++ch) {
+      const double x = em.result.lightmap.at(t.x, t.y)[ch], y = vk.result.lightmap.at(t.x, t.y)[ch];
+      diff += std::fabs(x - y);
+      sum += std::fabs(x);
+    }
+  EXPECT_LT(diff, 1e-3 * sum) << "mean relative difference " << diff / sum;
+}
+
+// Analytic lights: the shadow rays of a tile go to the back end in one call; with a point
+// light and a spot light in the Cornell room (the tall block casts shadows), the direct
+// light equals Embree's.
+TEST(VulkanBackend, ShadowRaysOfPointAndSpotLightsMatchEmbree) {
+  REQUIRE_VULKAN_RT();
+  Scene scene = cornell_box();
+  Light point;
+  point.kind = LightKind::point;
+  point.position = {2.0f, 4.5f, 2.0f};
+  point.intensity = {3, 3, 3};
+  Light spot;
+  spot.kind = LightKind::spot;
+  spot.position = {4.0f, 5.0f, 3.0f};
+  spot.direction = {0, -1, 0};
+  spot.intensity = {5, 4, 3};
+  spot.cone_inner = 0.9f;
+  spot.cone_outer = 0.7f;
+  scene.lights = {point, spot};
+  const Atlas a = build_atlas(scene, {0.3f, 2, 16, 4096});
+  const auto sampler = make_sampler(SamplerKind::mixforge_cmj, 2, 1, default_mixer4());
+  IntegratorOptions o;
+  o.bounces = 0;
+  const auto em = integrate(scene, a, *make_embree_tracer(scene), *sampler, o);
+  const auto vk = integrate(scene, a, *make_vulkan_tracer(scene), *sampler, o);
+  EXPECT_EQ(em.stats[0].rays, vk.stats[0].rays);
+  std::size_t lit = 0, shadowed = 0, differ = 0;
+  for (const AtlasTexel& t : a.texels) {
+    const Vec3 x = em.passes[0].at(t.x, t.y), y = vk.passes[0].at(t.x, t.y);
+    differ += !(x == y);
+    (x.x > 0.01f ? lit : shadowed) += 1;
+  }
+  EXPECT_GT(lit, a.texels.size() / 4);
+  EXPECT_GT(shadowed, 0u);
+  // Same rays; a shadow ray grazing an edge may tie differently: at most 0.1 % of texels.
+  EXPECT_LE(differ, a.texels.size() / 1000) << differ << " of " << a.texels.size();
+}
+
+// The raygen shader's direction mode: the mixers' GLSL (exported by shader/ at build time)
+// computes the same mixforge-cmj points and directions as the CPU, bit for bit.
+TEST(VulkanBackend, GeneratedDirectionsAreBitIdenticalToTheCpuSampler) {
+  REQUIRE_VULKAN_RT();
+  const auto vk = make_vulkan_tracer(cornell_box());
+  for (std::uint32_t spp : {1u, 7u, 16u, 24u}) {
+    const std::uint64_t seed = spp == 24 ? 0xfedcba9876543210ull : 1;
+    const auto sampler = make_sampler(SamplerKind::mixforge_cmj, spp, seed, default_mixer4());
+    expect_bit_identical(*vk, *sampler, spp, seed, spp % 3);
+  }
+}
+
+// The GLSL compiled into the raygen shader is the exporter's code for the default family.
+TEST(VulkanBackend, BuildTimeMixersAreTheExportOfTheDefaultFamily) {
+  EXPECT_EQ(std::string(shader_sources::default_mixers), mixers_glsl(default_mixer4()->lanes()));
+  EXPECT_NE(std::string(shader_sources::raygen).find("#include \"mixers.glsl\""), std::string::npos);
+}
+
+// User mixers (the JIT path on the CPU): their GLSL is compiled at run time (glslang). A
+// family of different step kinds (no packed vec4 export) is applied lane by lane.
+TEST(VulkanBackend, RunTimeCompiledUserMixersGiveTheJitSamplersDirections) {
+  REQUIRE_VULKAN_RT();
+  std::vector<MixerInfo> lanes;
+  for (const char* text : {"x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;",
+                           "x += 0x9e3779b9; x ^= x >> 15; x *= 0x2c1b3c6d; x ^= x >> 12; x *= 0x297a2d39; "
+                           "x ^= x >> 15;"})
+    lanes.push_back({mixforge::parse_program(text), -1, false});
+  VulkanOptions o;
+  o.mixers = lanes;
+  const auto vk = make_vulkan_tracer(cornell_box(), o);
+  const auto jit = make_jit_mixer4(lanes, std::make_shared<mixforge::jit::Engine>());
+  const auto sampler = make_sampler(SamplerKind::mixforge_cmj, 12, 9, jit);
+  expect_bit_identical(*vk, *sampler, 12, 9, 1);
+}
+
+TEST(VulkanBackend, MixersThatDoNotCompileAreReported) {
+  REQUIRE_VULKAN_RT();
+  VulkanOptions o;
+  o.mixers_glsl_override = "uvec4 mixforge_mixers(uvec4 v) { return v +; }\n";
+  try {
+    make_vulkan_tracer(cornell_box(), o);
+    FAIL() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("does not compile"), std::string::npos) << e.what();
+  }
+}
+
+// A shader stuck in a loop (here a mixer iterated on its own output until it hits a value
+// it never reaches) fails by the fence timeout instead of hanging; in a child process, since
+// the driver's thread keeps spinning.
+TEST(VulkanBackend, AShaderStuckInALoopFailsByFenceTimeout) {
+  REQUIRE_VULKAN_RT();
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        VulkanOptions o;
+        o.fence_timeout = std::chrono::milliseconds(1500);
+        o.mixers_glsl_override =
+            "uvec4 mixforge_mixers(uvec4 v) {\n"
+            "  while (v.x != 0xffffffffu || v.y != 0u) v = (v ^ (v >> 16u)) * 0x7feb352du | uvec4(1u);\n"
+            "  return v;\n"
+            "}\n";
+        const auto vk = make_vulkan_tracer(cornell_box(), o);
+        const auto texels = some_texels(4);
+        std::vector<GeneratedDirection> out(texels.size());
+        try {
+          vk->cmj_directions(texels, 4, 1, 0, 0, out);
+        } catch (const VulkanTimeout& e) {
+          std::fprintf(stderr, "timeout: %s\n", e.what());
+          std::_Exit(3);
+        }
+        std::_Exit(4);
+      },
+      ::testing::ExitedWithCode(3), "timeout: .*did not finish within 1500 ms");
+}
