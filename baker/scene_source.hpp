@@ -1,7 +1,6 @@
 #pragma once
-// Scene by name or file: "cornell" (built in), *.obj. Quake .map files are read by
-// baker/quake_map (its own types) and turned into a Scene by an adapter; until that lands
-// a .map gives a clear error here.
+// Scene by name or file: "cornell" (built in), *.obj, or a Quake *.map (read by
+// baker/quake_map into its own types and turned into a Scene by baker/quake_scene).
 #include <string>
 
 #include "baker/scene.hpp"

@@ -1,10 +1,12 @@
 // mixforge bake: bake a lightmap (baker/) with mixforge-cmj sampling or a baseline sampler.
 // Mixers come from the default family compiled into the baker, or from --mixers /
-// --bundle (JIT-compiled); ids are looked up in the database here, never in baker/.
+// --bundle / --run (JIT-compiled); ids and runs are looked up in the database here
+// (cli/stored_functions), never in baker/.
 #include <CLI/CLI.hpp>
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -20,6 +22,7 @@
 #include "baker/scene_source.hpp"
 #include "cli/commands.hpp"
 #include "cli/program_input.hpp"
+#include "cli/stored_functions.hpp"
 #include "evolver/run_manager.hpp"
 #include "jit/engine.hpp"
 #include "mixer/json_form.hpp"
@@ -53,6 +56,10 @@ std::uint64_t parse_seed(const std::string& s) {
   return v;
 }
 
+baker::MixerInfo mixer_of(const evolver::ScoredFunction& f) {
+  return {f.program, f.chi2_exact.value_or(f.chi2), f.chi2_exact.has_value() || f.exact};
+}
+
 // Each --mixers value: a FUNCTION_ID (or several, comma-separated), a file, or program text.
 std::vector<baker::MixerInfo> mixers_from_arguments(const Opts& o) {
   static const std::regex ids("[0-9a-f]{16}(,[0-9a-f]{16})*");
@@ -62,20 +69,12 @@ std::vector<baker::MixerInfo> mixers_from_arguments(const Opts& o) {
   for (const std::string& arg : o.mixers) {
     std::error_code ec;
     if (std::regex_match(arg, ids) && !std::filesystem::exists(arg, ec)) {
-      if (!db) {
-        const auto file = std::filesystem::path(o.data) / "mixforge.db";
-        if (!std::filesystem::exists(file, ec))
-          throw UsageError("bake: no mixforge database in " + o.data + " to look up " + arg);
-        evolver::RunManager::Options opt;
-        opt.data_dir = o.data;
-        opt.interpreter_only = true;
-        db = std::make_unique<evolver::RunManager>(opt);
-      }
+      if (!db) db = open_store(o.data, "bake");
       std::stringstream ss(arg);
       for (std::string id; std::getline(ss, id, ',');) {
         const auto f = db->function(id);
         if (!f) throw UsageError("bake: no function with id " + id + " in " + o.data);
-        lanes.push_back({f->program, f->chi2_exact.value_or(f->chi2), f->chi2_exact.has_value() || f->exact});
+        lanes.push_back(mixer_of(*f));
       }
       continue;
     }
@@ -89,6 +88,15 @@ std::vector<baker::MixerInfo> mixers_from_arguments(const Opts& o) {
       m.chi2 = evaluator->exact(m.program).chi2;
       m.exact = true;
     }
+  return lanes;
+}
+
+// --run ID: the run's best family of four 32-bit lanes with the same step kinds, picked as
+// `mixforge export --family 32,32,32,32 --run ID` picks it.
+std::vector<baker::MixerInfo> mixers_from_run(const Opts& o) {
+  const auto db = open_store(o.data, "bake");
+  std::vector<baker::MixerInfo> lanes;
+  for (const auto& f : best_family(*db, o.run, {32, 32, 32, 32}, "bake")) lanes.push_back(mixer_of(f));
   return lanes;
 }
 
@@ -143,11 +151,8 @@ class ProgressBar {
 };
 
 void run(const Opts& o) {
-  if (!o.run.empty())
-    throw UsageError("bake: --run is not wired to the store yet; use `mixforge export --family "
-                     "32,32,32,32 --run " + o.run + " --bundle -o family.json` and `--bundle family.json`");
-  if (!o.mixers.empty() && !o.bundle.empty())
-    throw UsageError("bake: give --mixers or --bundle, not both");
+  if (int(!o.mixers.empty()) + int(!o.bundle.empty()) + int(!o.run.empty()) > 1)
+    throw UsageError("bake: give one of --mixers, --bundle and --run");
   baker::BakeConfig config;
   try {
     config.sampler = baker::sampler_from_name(o.sampler);
@@ -171,6 +176,7 @@ void run(const Opts& o) {
     std::vector<baker::MixerInfo> lanes;
     if (!o.bundle.empty()) lanes = mixers_from_bundle(o.bundle);
     else if (!o.mixers.empty()) lanes = mixers_from_arguments(o);
+    else if (!o.run.empty()) lanes = mixers_from_run(o);
     try {
       mixers = lanes.empty() ? baker::default_mixer4()
                              : baker::make_jit_mixer4(lanes, std::make_shared<jit::Engine>());
@@ -218,12 +224,14 @@ void run(const Opts& o) {
 void add_bake_command(CLI::App& app) {
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("bake", "Bake a lightmap (default: the Cornell box into ./bake-out/)");
-  cmd->add_option("scene", o->scene, "cornell (built in) or an .obj file (default: cornell)");
+  cmd->add_option("scene", o->scene, "cornell (built in), an .obj file or a Quake .map file (default: cornell)");
   cmd->add_option("--mixers", o->mixers,
                   "Mixer lanes x,y,z,w: FUNCTION_IDs (comma-separated) or 32-bit program texts "
                   "(repeat the option); fewer than four repeat the last");
   cmd->add_option("--bundle", o->bundle, "Mixers from a shader bundle (mixforge export --bundle)");
-  cmd->add_option("--run", o->run, "Mixers from a run's best family (not wired yet)");
+  cmd->add_option("--run", o->run,
+                  "Mixers from a run's pool: its best family of four 32-bit lanes with the same step kinds "
+                  "(as export --family 32,32,32,32 --run picks it)");
   cmd->add_option("--sampler", o->sampler, "mixforge-cmj (default), kensler-cmj, pcg, sobol-owen, independent");
   cmd->add_option("--spp", o->spp, "Hemisphere samples per texel and pass (default 256)");
   cmd->add_option("--bounces", o->bounces, "Indirect bounces (default 2)");
@@ -234,7 +242,9 @@ void add_bake_command(CLI::App& app) {
   cmd->add_option("--out", o->out, "Output folder (default ./bake-out)");
   cmd->add_option("--reference", o->reference, "A lightmap.exr to compute the rmse against");
   cmd->add_option("--seed", o->seed, "Seed, 0..18446744073709551615 (default 1)");
-  cmd->add_option("--data", o->data, "Database folder for FUNCTION_IDs (default ./mixforge-data)");
+  if (const char* env = std::getenv("MIXFORGE_DATA")) o->data = env;
+  cmd->add_option("--data", o->data,
+                  "Database folder for FUNCTION_IDs and --run (default $MIXFORGE_DATA or ./mixforge-data)");
   cmd->add_flag("--json", o->json, "Print the report as one JSON line (last line of stdout)");
   cmd->callback([o] { run(*o); });
 }

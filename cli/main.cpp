@@ -17,7 +17,9 @@ int main(int argc, char** argv) {
   add_evolve_command(app);
   add_runs_command(app);
   add_serve_command(app);
+#ifdef MIXFORGE_WITH_BAKER
   add_bake_command(app);
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -149,3 +149,34 @@ TEST(BakeCli, AutoBackendSaysWhichRanAndWhy) {
   EXPECT_EQ(report["backend_choice"].get<std::string>().rfind("auto: ", 0), 0u);
   fs::remove_all(d);
 }
+
+// --run ID: the run's best family of four same-kind 32-bit lanes, as export --family picks
+// it, from a small kind-locked 32-bit run in a fresh data directory.
+TEST(BakeCli, RunTakesTheRunsBestFamily) {
+  const fs::path d = temp_dir() / "run";
+  fs::create_directories(d);
+  const std::string data = (d / "data").string();
+  auto r = run_mixforge("evolve --width 32 --max-steps 5 --kind-sequence xsr,mul,xsr,mul,xsr --seconds 2 "
+                        "--pool 64 --threads 1 --json --data " + quoted(data));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string run_id = last_line_json(r.output)["run_id"];
+  const auto family = run_mixforge("export --family 32,32,32,32 --bundle --run " + run_id + " --data " + quoted(data));
+  ASSERT_EQ(family.exit_code, 0) << family.output;
+  const auto bundle = nlohmann::json::parse(family.output);
+  r = run_mixforge("bake --spp 2 --bounces 0 --texel 0.5 --json --run " + run_id + " --data " + quoted(data) +
+                   " --out " + quoted((d / "out").string()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto report = last_line_json(r.output);
+  expect_valid(report);
+  EXPECT_EQ(report["mixer_origin"], "jit");
+  ASSERT_EQ(report["mixers"].size(), 4u);
+  for (std::size_t i = 0; i < 4; ++i)
+    EXPECT_EQ(report["mixers"][i]["id"], bundle["programs"][i]["id"]) << "lane " << i;
+  r = run_mixforge("bake --run r000000000000 --data " + quoted(data));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("no run with id r000000000000"), std::string::npos) << r.output;
+  r = run_mixforge("bake --run " + run_id + " --bundle x.json");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("one of --mixers, --bundle and --run"), std::string::npos) << r.output;
+  fs::remove_all(d);
+}
