@@ -75,16 +75,15 @@ Response get_hall_of_fame(ApiContext& ctx, const Request& req) {
   const auto limit = q.integer("limit", 1, static_cast<std::int64_t>(ctx.limits.max_page)).value_or(100);
   const std::string run_id = q.string("run_id").value_or("");
   if (!run_id.empty()) ctx.runs.get(run_id);  // 404 for an unknown run
-  const bool filtered = width || max_steps;
-  // The store orders by width, then exact chi2; filters are applied here.
-  const auto all = ctx.runs.hall_of_fame(run_id, filtered ? 1'000'000 : static_cast<std::size_t>(limit));
+  // Filters and the page are applied in SQL, on the hall_of_fame_rank indexes (ordered by
+  // width, exact first, then chi2): the route never reads more rows than it answers.
+  evolver::HallOfFameQuery hq;
+  hq.run_id = run_id;
+  if (width) hq.width = static_cast<int>(*width);
+  if (max_steps) hq.max_steps = static_cast<int>(*max_steps);
+  hq.limit = static_cast<std::size_t>(limit);
   nlohmann::json items = nlohmann::json::array();
-  for (const auto& e : all) {
-    if (width && e.function.width != *width) continue;
-    if (max_steps && e.function.steps > *max_steps) continue;
-    if (items.size() >= static_cast<std::size_t>(limit)) break;
-    items.push_back(evolver::to_json(e));
-  }
+  for (const auto& e : ctx.runs.hall_of_fame(hq).items) items.push_back(evolver::to_json(e));
   return Response::json(200, {{"items", std::move(items)}});
 }
 }  // namespace
