@@ -147,6 +147,7 @@ void Run::start(const Budget& budget, NewBestCallback on_new_best) {
 }
 
 void Run::request_stop() {
+  exact_cancel_ = true;
   std::lock_guard lk(mu_);
   stop_ = true;
   cv_.notify_all();
@@ -398,9 +399,12 @@ void Run::ranker_loop() {
     lk.unlock();
     Estimate e;
     const auto t0 = std::chrono::steady_clock::now();
-    {
+    if (exact_start_hook_) exact_start_hook_();
+    try {
       tbb::task_arena arena(static_cast<int>(config_.worker_threads()));
-      arena.execute([&] { e = estimate_of(evaluator_.exact(m.program)); });
+      arena.execute([&] { e = estimate_of(score(evaluator_.counts_exact(m.program, &exact_cancel_))); });
+    } catch (const EvaluationCancelled&) {
+      return;  // a requested stop: nothing of this score is kept
     }
     const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     lk.lock();

@@ -58,7 +58,12 @@ class Run {
 
   // Starts the workers; the budget counts from now. Called once.
   void start(const Budget& budget, NewBestCallback on_new_best = {});
+  // A requested stop also interrupts the background ranker's exact score in flight (its
+  // result is dropped); a run that ends because its budget is spent lets it finish.
   void request_stop();
+  // Test seam: called on the ranker's thread when an exact score of a leader begins. Set
+  // before start().
+  void on_exact_start(std::function<void()> hook) { exact_start_hook_ = std::move(hook); }
   // False when the run has already ended or is ending (stopped, budget spent, failed).
   bool pause();
   void unpause();
@@ -154,6 +159,8 @@ class Run {
   std::vector<Member> exact_queue_;        // leaders waiting for the background ranker
   std::vector<std::uint64_t> exact_done_;  // hashes the ranker scored (or is scoring)
   bool exact_unaffordable_ = false;        // exact scores would take too long here
+  std::atomic<bool> exact_cancel_{false};  // a requested stop: drop the exact score in flight
+  std::function<void()> exact_start_hook_;
   double exact_seconds_ = 0;               // measured time of one exact score (smoothed)
 
 

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <future>
 #include <filesystem>
 #include <set>
 
@@ -312,5 +313,42 @@ TEST(Run, SmallPoolsWithMoreThreadsThanMembers) {
       EXPECT_LE(cp.pool.size(), pool);
       EXPECT_GE(cp.pool.size(), 2u);
     }
+  }
+}
+
+// A stop requested while the background ranker scores a leader exactly (2^32 inputs:
+// tens of seconds) interrupts that scoring: the hook tells the test the exact score has
+// begun, the test stops the run, and no exact score is counted or stored.
+TEST(Run, StopInterruptsTheLeadersExactScoring) {
+  const auto ev = Evaluator::with_own_engine();
+  RunConfig c;
+  c.width = 32;
+  c.max_steps = 5;
+  c.pool_size = 40;
+  c.seed = 3;
+  c.threads = 1;
+  c.precision.initial_samples = 1024;
+  c.precision.max_samples = 1024;
+  c.precision.leaders = 2;
+  c.precision.leader_interval = 20;
+  c.precision.exact_max_seconds = 1e9;
+  c.early_reject.first_samples = 64;
+  c.budget.seconds = 3600;
+  evolver::Run run("stop-test", c, *ev);
+  std::promise<void> started;
+  std::atomic<bool> once{false};
+  run.on_exact_start([&] {
+    if (!once.exchange(true)) started.set_value();
+  });
+  run.start(c.budget);
+  ASSERT_EQ(started.get_future().wait_for(std::chrono::minutes(5)), std::future_status::ready)
+      << "the ranker never began an exact score";
+  run.request_stop();
+  ASSERT_TRUE(run.wait(600));
+  EXPECT_EQ(run.error(), "");
+  EXPECT_EQ(run.counters().exact_scored, 0u);
+  const auto best = run.best();
+  if (best) {
+    EXPECT_FALSE(best->estimate.exact) << "a cancelled exact score was kept";
   }
 }
