@@ -195,14 +195,19 @@ Store::Store(const std::filesystem::path& data_dir) {
     // WAL + NORMAL: a commit survives a killed process (not necessarily a power cut).
     db.exec("PRAGMA synchronous=NORMAL");
     db.exec("PRAGMA foreign_keys=ON");
-    int version = db.execAndGet("PRAGMA user_version").getInt();
     const int latest = static_cast<int>(std::size(migrations));  // written as SQL
     std::error_code ec_ignored;
-    if (version > schema_version)
-      throw std::runtime_error("database schema version " + std::to_string(version) +
-                               " is newer than this mixforge understands (" + std::to_string(schema_version) + ")");
-    for (; version < schema_version; ++version) {
-      SQLite::Transaction t(db);
+    // Other processes may open the same file at this moment: each step takes the write
+    // lock first (BEGIN IMMEDIATE, waiting up to the busy timeout) and reads the version
+    // inside its transaction, so a step another connection has done is never done twice.
+    for (;;) {
+      SQLite::Transaction t(db, SQLite::TransactionBehavior::IMMEDIATE);
+      const int version = db.execAndGet("PRAGMA user_version").getInt();
+      if (version > schema_version)
+        throw std::runtime_error("database schema version " + std::to_string(version) +
+                                 " is newer than this mixforge understands (" + std::to_string(schema_version) +
+                                 ")");
+      if (version == schema_version) break;  // the transaction rolls back: nothing to write
       if (version < latest)
         db.exec(migrations[version]);
       else if (version == 1)

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <latch>
+#include <thread>
 #include <set>
 #include <tuple>
 
@@ -261,4 +263,58 @@ TEST(Store, MigrationImportsServeStateOnce) {
     EXPECT_EQ(db.execAndGet("PRAGMA user_version").getInt(), Store::schema_version);
   }
   std::filesystem::remove_all(dir);
+}
+
+// Processes opening one database at once (a daemon and a CLI command, say) each open it
+// on their own connection; the schema is created or migrated exactly once. Here: 4
+// connections released together by a latch, on a fresh folder and on a version-1 file.
+TEST(Store, ConnectionsOpeningTogetherMigrateOnce) {
+  auto open_together = [](const std::filesystem::path& dir) {
+    constexpr int n = 4;
+    std::latch go(n);
+    std::vector<std::string> errors(n);
+    std::vector<std::thread> threads;
+    for (int i = 0; i < n; ++i)
+      threads.emplace_back([&, i] {
+        go.arrive_and_wait();
+        try {
+          Store s(dir);
+        } catch (const std::exception& e) {
+          errors[i] = e.what();
+        }
+      });
+    for (auto& t : threads) t.join();
+    for (int i = 0; i < n; ++i) EXPECT_EQ(errors[i], "") << "connection " << i;
+  };
+  for (int round = 0; round < 5; ++round) {
+    const auto dir = temp_dir("race");
+    open_together(dir);
+    {
+      SQLite::Database db((dir / "mixforge.db").string(), SQLite::OPEN_READONLY);
+      EXPECT_EQ(db.execAndGet("PRAGMA user_version").getInt(), Store::schema_version);
+    }
+    // Back to version 1, with rows and a serve-state.json, then migrated by 4 at once.
+    Checkpoint c;
+    c.pool = {member(0x7feb352d, 1e-3, false), member(0x846ca68b, 2e-5, true)};
+    {
+      Store s(dir);
+      s.create_run("r1", RunConfig{}, 1.7e9);
+      s.checkpoint("r1", RunState::running, c, {}, 0);
+    }
+    {
+      SQLite::Database db((dir / "mixforge.db").string(), SQLite::OPEN_READWRITE);
+      db.exec("DROP INDEX pool_rank; DROP INDEX pool_born; DROP INDEX hall_of_fame_run_rank; DROP INDEX hall_of_fame_rank;"
+              "ALTER TABLE runs DROP COLUMN resume_on_start; ALTER TABLE pool DROP COLUMN rank;"
+              "ALTER TABLE pool DROP COLUMN kinds; CREATE INDEX hall_of_fame_rank ON hall_of_fame(width, chi2);"
+              "PRAGMA user_version=1");
+    }
+    std::ofstream(dir / "serve-state.json") << R"({"running": ["r1"]})";
+    open_together(dir);
+    Store s(dir);
+    EXPECT_EQ(s.runs_to_resume(), std::vector<std::string>{"r1"});
+    PoolQuery q;
+    EXPECT_EQ(s.pool_page("r1", q).total, 2u);
+    EXPECT_EQ(s.integrity_check(), "ok");
+    std::filesystem::remove_all(dir);
+  }
 }
