@@ -36,7 +36,7 @@ std::vector<evolver::ScoredFunction> best_family(evolver::RunManager& store, con
     for (auto& e : store.hall_of_fame({}, 100000)) found.push_back(e.function);
   }
   std::vector<shader::FamilyCandidate> candidates;
-  for (const auto& f : found) candidates.push_back({f.program, f.chi2_exact.value_or(f.chi2)});
+  for (const auto& f : found) candidates.push_back({f.program, f.rank()});
   std::vector<shader::Family> families;
   try {
     families = shader::find_families(candidates, widths, 1);

@@ -1,6 +1,7 @@
 #pragma once
 // The value types of runs (summaries, progress, pool pages, history, hall of fame, events),
 // shared by the run, the store and the run manager; to_json() gives their wire form.
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -45,6 +46,14 @@ struct ScoredFunction {
   std::optional<double> chi2_exact;
   double bias = 0;             // hash-prospector's unit, from chi2
   std::uint64_t born = 0;      // the run's tournament count when it entered the pool
+  // The value to rank by (as Estimate::rank): the exact chi2, else max(chi2, its standard
+  // error, 0), so a sampled estimate lost in its own noise (even below zero) never looks
+  // better than it can be shown to be.
+  double rank() const {
+    if (chi2_exact) return *chi2_exact;
+    if (exact) return chi2;
+    return std::max({chi2, chi2_stderr, 0.0});
+  }
 };
 
 struct RunCounters {

@@ -1,6 +1,7 @@
 #include "shader/families.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <set>
@@ -19,6 +20,9 @@ std::vector<Family> find_families(std::span<const FamilyCandidate> pool,
 
   std::map<int, double> best;  // width -> best chi2 in the pool
   for (const auto& c : pool) {
+    if (!(c.chi2 >= 0) || !std::isfinite(c.chi2))
+      throw std::invalid_argument("family candidate " + c.program.id() + " has a negative chi2 (" +
+                                  std::to_string(c.chi2) + "): rank sampled scores by an upper bound");
     auto [it, fresh] = best.emplace(c.program.width(), c.chi2);
     if (!fresh) it->second = std::min(it->second, c.chi2);
   }

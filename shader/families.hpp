@@ -13,7 +13,8 @@ namespace mixforge::shader {
 
 struct FamilyCandidate {
   Program program;
-  double chi2 = 0;  // lower is better (exact or noise-corrected)
+  double chi2 = 0;  // lower is better, >= 0: an exact score or a sampled one's upper rank
+                    // (evolver's ScoredFunction::rank())
 };
 
 struct Family {

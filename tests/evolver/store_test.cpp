@@ -318,3 +318,19 @@ TEST(Store, ConnectionsOpeningTogetherMigrateOnce) {
     std::filesystem::remove_all(dir);
   }
 }
+
+// The value families and listings rank a stored function by: exact where known, else an
+// upper rank of the sampled estimate that is never negative.
+TEST(ScoredFunctionRank, ExactElseNoBetterThanItsNoise) {
+  ScoredFunction f;
+  f.chi2 = -2e-6;  // a noise-corrected estimate below zero
+  f.chi2_stderr = 5e-6;
+  EXPECT_EQ(f.rank(), 5e-6);
+  f.chi2_stderr = 0;
+  EXPECT_EQ(f.rank(), 0.0);
+  f.chi2 = 3e-5;
+  f.chi2_stderr = 1e-6;
+  EXPECT_EQ(f.rank(), 3e-5);
+  f.chi2_exact = 1.5418e-5;
+  EXPECT_EQ(f.rank(), 1.5418e-5);
+}

@@ -54,5 +54,18 @@ TEST(Families, DuplicatesDoNotFillTwoLanesAndBadWidthsThrow) {
   EXPECT_THROW(find_families(pool, bad), std::invalid_argument);
 }
 
+// A negative chi2 (a noise-corrected sampled estimate below zero) is not a score to rank
+// by: it made every other ratio infinite. The function refuses it and names the program.
+TEST(Families, NegativeScoresAreRefused) {
+  std::vector<FamilyCandidate> pool{{xm(16, 8, 0x2c2b, 7), 0.1}, {xm(16, 7, 0x2c2d, 8), -3e-6}};
+  const std::vector<int> two{16, 16};
+  try {
+    find_families(pool, two);
+    FAIL() << "a negative chi2 was ranked";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("negative chi2"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace mixforge::shader
