@@ -96,10 +96,10 @@ TEST(StaticE2E, ServesOnlyTheDashboardFolder) {
   auto js = c.Get("/sub/app.js");
   ASSERT_EQ(js->status, 200);
   EXPECT_EQ(js->get_header_value("Content-Type"), "text/javascript; charset=utf-8");
-  for (const std::string& bad : {"/../secret.txt", "/sub/../../secret.txt", "/%2e%2e/secret.txt",
-                                 "/sub/%2e%2e/%2e%2e/secret.txt", "/..%2fsecret.txt", "/link.txt",
-                                 "/%00index.html", "/nope.html", "/sub/../index.html"}) {
-    auto r = raw_exchange(d.port(), "GET " + bad + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+  for (const char* bad : {"/../secret.txt", "/sub/../../secret.txt", "/%2e%2e/secret.txt",
+                          "/sub/%2e%2e/%2e%2e/secret.txt", "/..%2fsecret.txt", "/link.txt", "/%00index.html",
+                          "/nope.html", "/sub/../index.html"}) {
+    auto r = raw_exchange(d.port(), "GET " + std::string(bad) + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
     EXPECT_TRUE(r.rfind("HTTP/1.1 404", 0) == 0 || r.rfind("HTTP/1.1 400", 0) == 0) << bad << ": " << r.substr(0, 100);
     EXPECT_EQ(r.find("TOP-SECRET-CONTENT"), std::string::npos) << bad;
   }

@@ -261,7 +261,9 @@ TEST(BadInputE2E, CorpusAnswersProblemsNamingTheField) {
       EXPECT_EQ(p.value("line", 0), k.line) << r->body;
       EXPECT_GE(p.value("column", 0), 1) << r->body;
     }
-    if (r->status == 405) EXPECT_FALSE(r->get_header_value("Allow").empty());
+    if (r->status == 405) {
+      EXPECT_FALSE(r->get_header_value("Allow").empty());
+    }
   }
   // Nothing crashed, nothing was half-created.
   auto h = c.Get("/healthz");
