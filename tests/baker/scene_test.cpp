@@ -41,8 +41,12 @@ TEST(CornellBox, PublishedGeometryAndTungstenMaterials) {
   for (const Triangle& t : s.triangles) {
     const Vec3 n = normalize(cross(t.v[1] - t.v[0], t.v[2] - t.v[0]));
     const Vec3 c = (t.v[0] + t.v[1] + t.v[2]) / 3.0f;
-    if (t.material == 3) EXPECT_LT(n.y, -0.99f);
-    if (t.face < 5) EXPECT_GT(dot(n, centre - c), 0) << "face " << t.face;
+    if (t.material == 3) {
+      EXPECT_LT(n.y, -0.99f);
+    }
+    if (t.face < 5) {
+      EXPECT_GT(dot(n, centre - c), 0) << "face " << t.face;
+    }
   }
 }
 

@@ -270,7 +270,7 @@ class Generator {
     std::vector<Case> out;
     for (const auto& [tmpl, method] : v_.operations()) operation(tmpl, method, out);
     // Outside the document.
-    for (const std::string& m : {"GET", "PUT", "PATCH", "TRACE", "BREW", "POST"})
+    for (const std::string m : {"GET", "PUT", "PATCH", "TRACE", "BREW", "POST"})
       out.push_back({"unknown path", m, "/api/v1/nothing-here", json_headers(), m == "POST" ? "{}" : ""});
     out.push_back({"undocumented method", "PUT", "/api/v1/runs", json_headers(), "{}"});
     out.push_back({"undocumented method", "PATCH", "/api/v1/runs/" + f_.run_id, json_headers(), "{}"});
@@ -370,7 +370,7 @@ class Generator {
       if (method != "POST") return;
     }
     // Content types and body encodings.
-    for (const std::string& ct : {"text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x",
+    for (const std::string ct : {"text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x",
                                   "application/json; charset=latin1", "application/problem+json", "APPLICATION/JSON", ""})
       add("Content-Type '" + ct + "'", target(""), ct.empty() ? decltype(jh){} : decltype(jh){{"Content-Type", ct}}, body);
     add("empty body", target(""), jh, "");
