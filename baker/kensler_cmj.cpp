@@ -71,15 +71,10 @@ Vec2 cmj(std::uint32_t s, std::uint32_t N, std::uint32_t p) {
 
 namespace {
 
-class KenslerCmj final : public Sampler {
+class KenslerCmj final : public TexelSeededSampler {
  public:
-  KenslerCmj(std::uint32_t count, std::uint64_t seed) : Sampler(count, seed) {}
+  KenslerCmj(std::uint32_t count, std::uint64_t seed) : TexelSeededSampler(count, seed) {}
   std::string_view name() const override { return "kensler-cmj"; }
-  SamplerState start(std::uint32_t x, std::uint32_t y, std::uint32_t pass) const override {
-    SamplerState st;
-    st.w[0] = texel_seed(seed_, x, y, pass);
-    return st;
-  }
   void generate(std::span<SamplerState> states, std::uint32_t s,
                 std::span<Vec2> out) const override {
     for (std::size_t t = 0; t < states.size(); ++t) out[t] = kensler::cmj(s, count_, states[t].w[0]);

@@ -1,9 +1,17 @@
 #include "baker/sampler.hpp"
 
+#include "baker/hash_utils.hpp"
+
 #include <stdexcept>
 #include <string>
 
 namespace mixforge::baker {
+
+SamplerState TexelSeededSampler::start(std::uint32_t x, std::uint32_t y, std::uint32_t pass) const {
+  SamplerState st;
+  st.w[0] = texel_seed(seed_, x, y, pass);
+  return st;
+}
 
 std::unique_ptr<Sampler> make_mixforge_cmj(std::uint32_t count, std::uint64_t seed,
                                            std::shared_ptr<const Mixer4> mixers);

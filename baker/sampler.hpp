@@ -35,6 +35,15 @@ class Sampler {
   std::uint64_t seed_;
 };
 
+// A sampler whose state is one 32-bit seed per (texel, pass): texel_seed() in w[0].
+class TexelSeededSampler : public Sampler {
+ public:
+  SamplerState start(std::uint32_t x, std::uint32_t y, std::uint32_t pass) const override;
+
+ protected:
+  using Sampler::Sampler;
+};
+
 enum class SamplerKind { mixforge_cmj, kensler_cmj, pcg, sobol_owen, independent };
 inline constexpr SamplerKind all_sampler_kinds[] = {
     SamplerKind::mixforge_cmj, SamplerKind::kensler_cmj, SamplerKind::pcg,

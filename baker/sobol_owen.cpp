@@ -43,15 +43,10 @@ constexpr std::uint32_t sobol1(std::uint32_t index) {
   return r;
 }
 
-class SobolOwen final : public Sampler {
+class SobolOwen final : public TexelSeededSampler {
  public:
-  SobolOwen(std::uint32_t count, std::uint64_t seed) : Sampler(count, seed) {}
+  SobolOwen(std::uint32_t count, std::uint64_t seed) : TexelSeededSampler(count, seed) {}
   std::string_view name() const override { return "sobol-owen"; }
-  SamplerState start(std::uint32_t x, std::uint32_t y, std::uint32_t pass) const override {
-    SamplerState st;
-    st.w[0] = texel_seed(seed_, x, y, pass);
-    return st;
-  }
   void generate(std::span<SamplerState> states, std::uint32_t s,
                 std::span<Vec2> out) const override {
     for (std::size_t t = 0; t < states.size(); ++t) {
