@@ -15,6 +15,7 @@
 #include <random>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include "avalanche/evaluator.hpp"
 #include "evolver/run.hpp"
@@ -95,6 +96,12 @@ struct RunManager::Impl {
     bool suspend = false;         // by shutdown(): keep the resume intent and a pause
     bool session_done = false;
     Progress progress;
+
+    // The state and whether the session is ending, read together.
+    std::pair<RunState, bool> state_and_ending() {
+      std::lock_guard lk(m);
+      return {state, ending || session_done};
+    }
   };
 
   Options options;
@@ -451,13 +458,7 @@ struct RunManager::Impl {
   void resume_locked(const std::string& id, std::optional<Budget> extra) {
     if (auto a = find_active(id)) {
       std::unique_lock p(a->persist);
-      RunState st;
-      bool ending;
-      {
-        std::lock_guard lk(a->m);
-        st = a->state;
-        ending = a->ending || a->session_done;
-      }
+      const auto [st, ending] = a->state_and_ending();
       if (!ending) {
         const RunState to = transition(id, st, RunCommand::resume);  // a running run: 409
         a->run->unpause();
@@ -588,13 +589,7 @@ void RunManager::pause(const std::string& id) {
   std::lock_guard lk(*c);
   if (auto a = impl_->find_active(id)) {
     std::unique_lock p(a->persist);
-    RunState st;
-    bool ending;
-    {
-      std::lock_guard g(a->m);
-      st = a->state;
-      ending = a->ending || a->session_done;
-    }
+    const auto [st, ending] = a->state_and_ending();
     if (!ending) {
       if (st == RunState::paused) return;  // idempotent: no transition, no event
       const RunState to = transition(id, st, RunCommand::pause);
