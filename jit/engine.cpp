@@ -306,7 +306,17 @@ Engine::Engine(const EngineOptions& options) : core_(std::make_shared<Core>()) {
   }
 }
 
-Engine::~Engine() = default;
+Engine::~Engine() {
+  // The ring of recent kernels holds their code, and the code holds the core: a cycle that
+  // would keep the whole LLJIT alive after the engine. Drop the ring (outside the lock); the
+  // core then goes with the last kernel a caller still holds. Found by LeakSanitizer.
+  if (!core_) return;
+  std::vector<std::shared_ptr<const Kernel>> recent;
+  {
+    std::lock_guard lock(core_->cache_mu);
+    recent.swap(core_->recent);
+  }
+}
 
 std::shared_ptr<const Kernel> Engine::compile(const Program& program, unsigned parts,
                                               int codegen_level) {
