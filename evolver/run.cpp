@@ -17,12 +17,6 @@
 
 namespace mixforge::evolver {
 
-namespace {
-double unix_now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-}  // namespace
-
 ScoredFunction scored_function(const Member& m) {
   ScoredFunction f;
   f.id = m.program.id();

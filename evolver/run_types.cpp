@@ -2,10 +2,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
+
 #include "mixer/json_form.hpp"
 #include "mixer/text_form.hpp"
 
 namespace mixforge::evolver {
+
+double unix_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
 
 std::string_view state_name(RunState s) {
   switch (s) {

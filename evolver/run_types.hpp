@@ -21,6 +21,8 @@ namespace mixforge::evolver {
 enum class RunState { created, running, paused, stopped, finished, failed };
 // "created", "running", "paused", "stopped" (by request), "finished" (budget spent), "failed".
 std::string_view state_name(RunState state);
+// Wall-clock seconds since the Unix epoch: the time stamps stored with runs and entries.
+double unix_now();
 std::optional<RunState> state_from_name(std::string_view name);
 
 class RunNotFound : public std::runtime_error {

@@ -14,9 +14,6 @@
 namespace mixforge::evolver {
 namespace {
 
-double unix_now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 std::string hex64(std::uint64_t v) {
   char b[20];

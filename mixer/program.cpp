@@ -4,6 +4,8 @@
 
 #include <cstdio>
 
+#include "mixer/text_form.hpp"
+
 namespace mixforge {
 
 std::string Program::canonical() const {
@@ -33,11 +35,6 @@ std::string Program::id() const {
   return buf;
 }
 
-static std::string hex(std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 std::string step_error(const Step& step, int width) {
   const std::uint64_t m = width_mask(width);
@@ -54,10 +51,10 @@ std::string step_error(const Step& step, int width) {
     return {};
   }
   if (step.operand & ~m)
-    return "constant " + hex(step.operand) + " does not fit in " + n + " bits (largest is " +
-           hex(m) + ")";
+    return "constant " + hex_literal(step.operand) + " does not fit in " + n + " bits (largest is " +
+           hex_literal(m) + ")";
   if (step.kind == StepKind::mul_const && (step.operand & 1) == 0)
-    return "multiplier " + hex(step.operand) + " is even; a multiply step needs an odd constant";
+    return "multiplier " + hex_literal(step.operand) + " is even; a multiply step needs an odd constant";
   return {};
 }
 

@@ -33,11 +33,6 @@ struct Token {
   throw ParseError(p.line, p.column, message);
 }
 
-std::string hex(std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 bool is_ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
 bool is_ident_char(char c) { return is_ident_start(c) || std::isdigit(static_cast<unsigned char>(c)); }
@@ -85,7 +80,7 @@ class Lexer {
         }
         if (!found) {
           std::string shown(1, c);
-          if (!std::isprint(static_cast<unsigned char>(c))) shown = "\\x" + hex(static_cast<unsigned char>(c)).substr(2);
+          if (!std::isprint(static_cast<unsigned char>(c))) shown = "\\x" + hex_literal(static_cast<unsigned char>(c)).substr(2);
           fail(p, "unexpected character '" + shown + "'");
         }
       }
@@ -489,9 +484,9 @@ class Parser {
     int w = 0;
     while (w < 64 && ((v >> w) & 1)) ++w;
     if (w == 0 || (w < 64 && (v >> w) != 0))
-      fail(m.pos, "mask " + hex(v) + " is not of the form 2^n - 1 (e.g. 127 for 7 bits)");
+      fail(m.pos, "mask " + hex_literal(v) + " is not of the form 2^n - 1 (e.g. 127 for 7 bits)");
     if (mask_width && *mask_width != w)
-      fail(m.pos, "mask " + hex(v) + " gives width " + std::to_string(w) + " but an earlier mask gave " + std::to_string(*mask_width));
+      fail(m.pos, "mask " + hex_literal(v) + " gives width " + std::to_string(w) + " but an earlier mask gave " + std::to_string(*mask_width));
     if (!mask_width) mask_pos = m.pos;
     mask_width = w;
   }
@@ -638,10 +633,10 @@ std::string format_step(const Step& s, int width, std::string_view v) {
   const std::string x(v);
   const std::string k = std::to_string(s.operand);
   switch (s.kind) {
-    case StepKind::xor_const: return x + " ^= " + hex(s.operand) + ";";
-    case StepKind::mul_const: return x + " *= " + hex(s.operand) + ";";
-    case StepKind::add_const: return x + " += " + hex(s.operand) + ";";
-    case StepKind::sub_const: return x + " -= " + hex(s.operand) + ";";
+    case StepKind::xor_const: return x + " ^= " + hex_literal(s.operand) + ";";
+    case StepKind::mul_const: return x + " *= " + hex_literal(s.operand) + ";";
+    case StepKind::add_const: return x + " += " + hex_literal(s.operand) + ";";
+    case StepKind::sub_const: return x + " -= " + hex_literal(s.operand) + ";";
     case StepKind::xorshift_right: return x + " ^= " + x + " >> " + k + ";";
     case StepKind::xorshift_left: return x + " ^= " + x + " << " + k + ";";
     case StepKind::add_shift: return x + " += " + x + " << " + k + ";";
@@ -668,9 +663,15 @@ std::string format_short(const Program& p) {
     if (i) out += ", ";
     out += kind_short_name(s.kind);
     out += ' ';
-    out += takes_shift(s.kind) ? std::to_string(s.operand) : hex(s.operand);
+    out += takes_shift(s.kind) ? std::to_string(s.operand) : hex_literal(s.operand);
   }
   return out;
+}
+
+std::string hex_literal(std::uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
 }
 
 }  // namespace mixforge

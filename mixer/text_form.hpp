@@ -45,5 +45,7 @@ std::string format_program(const Program& program, std::string_view variable = "
 std::string format_step(const Step& step, int width, std::string_view variable = "x");
 // Compact one-line form: "xsr 16, mul 0x7feb352d, xsr 15".
 std::string format_short(const Program& program);
+// A constant as the text form writes it: "0x7feb352d".
+std::string hex_literal(std::uint64_t value);
 
 }  // namespace mixforge

@@ -20,8 +20,6 @@ namespace mixforge::server {
 namespace {
 using evolver::RunState;
 
-bool is_active_state(RunState s) { return s == RunState::running || s == RunState::paused; }
-
 nlohmann::json run_json(ApiContext& ctx, const std::string& id) {
   nlohmann::json j = evolver::to_json(ctx.runs.get(id));
   j["active"] = ctx.runs.active(id);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "avalanche/evaluator.hpp"
+#include "support/process.hpp"
 #include "evolver/run.hpp"
 #include "evolver/run_manager.hpp"
 #include "evolver/run_state_machine.hpp"
@@ -21,11 +22,6 @@ using namespace mixforge::evolver;
 
 namespace {
 
-std::filesystem::path temp_dir(const std::string& name) {
-  auto p = std::filesystem::temp_directory_path() / ("mixforge-manager-" + name + "-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(p);
-  return p;
-}
 
 RunManager::Options options(const std::filesystem::path& dir) {
   RunManager::Options o;
@@ -114,7 +110,8 @@ TEST(RunStateMachine, LegalTransitionsAreExactlyTheDecidedOnes) {
 
 // Issue 14: pausing a finished run is a 409 like stopping it, and changes nothing.
 TEST(RunManager, PausingOrStoppingAFinishedRunIsAStateError) {
-  const auto dir = temp_dir("finished");
+  const mixforge::test::TempDir tmp1("manager-finished");
+  const auto& dir = tmp1.path();
   {
     RunManager m(options(dir));
     const std::string id = m.create(with_tournaments(300));
@@ -132,7 +129,8 @@ TEST(RunManager, PausingOrStoppingAFinishedRunIsAStateError) {
 // Every transition publishes exactly one state event, pause and resume included; a
 // pause of a paused run is no transition and publishes none.
 TEST(RunManager, EveryTransitionPublishesOneStateEvent) {
-  const auto dir = temp_dir("events");
+  const mixforge::test::TempDir tmp2("manager-events");
+  const auto& dir = tmp2.path();
   RunManager m(options(dir));
   StateLog log(m);
   const std::string id = m.create(endless());
@@ -162,7 +160,8 @@ TEST(RunManager, EveryTransitionPublishesOneStateEvent) {
 // Issue 8 defect 5: two concurrent resumes both started the run (std::terminate). Now
 // exactly one of many wins; the others are state errors.
 TEST(RunManager, ConcurrentResumesStartTheRunOnce) {
-  const auto dir = temp_dir("resumes");
+  const mixforge::test::TempDir tmp3("manager-resumes");
+  const auto& dir = tmp3.path();
   RunManager m(options(dir));
   StateLog log(m);
   for (int round = 0; round < 5; ++round) {
@@ -191,7 +190,8 @@ TEST(RunManager, ConcurrentResumesStartTheRunOnce) {
 // Issue 8 defect 5: delete racing resume left a running run without rows. Whatever the
 // order, the run ends deleted and inactive.
 TEST(RunManager, DeleteRacingResumeLeavesNothingRunning) {
-  const auto dir = temp_dir("delete");
+  const mixforge::test::TempDir tmp4("manager-delete");
+  const auto& dir = tmp4.path();
   RunManager m(options(dir));
   for (int round = 0; round < 10; ++round) {
     const std::string id = m.create(endless(round + 1), round % 2 == 0);
@@ -223,7 +223,8 @@ TEST(RunManager, DeleteRacingResumeLeavesNothingRunning) {
 // the pause wins (the run stays paused, in memory and in the store) or the run
 // finishes and the pause is a state error; never a finished run stored as paused.
 TEST(RunManager, PauseRacingTheNaturalFinish) {
-  const auto dir = temp_dir("finish-race");
+  const mixforge::test::TempDir tmp5("manager-finish-race");
+  const auto& dir = tmp5.path();
   int paused_wins = 0, finished_wins = 0;
   {
     RunManager m(options(dir));
@@ -258,7 +259,8 @@ TEST(RunManager, PauseRacingTheNaturalFinish) {
 // a RunStateError, the published states of each run form a chain of legal transitions
 // that ends in its final state, and the manager's view agrees with the store's.
 TEST(RunManager, RandomControlCallsFromManyThreads) {
-  const auto dir = temp_dir("chaos");
+  const mixforge::test::TempDir tmp6("manager-chaos");
+  const auto& dir = tmp6.path();
   RunManager m(options(dir));
   StateLog log(m);
   const std::vector<std::string> ids = {m.create(endless(1)), m.create(endless(2), false)};
@@ -304,7 +306,8 @@ TEST(RunManager, RandomControlCallsFromManyThreads) {
 // Runs that were running when their manager ended (a daemon's shutdown, or a kill) are
 // resumed by the next one; paused, stopped and finished runs are not.
 TEST(RunManager, ResumesInterruptedRunsFromTheStore) {
-  const auto dir = temp_dir("restart");
+  const mixforge::test::TempDir tmp7("manager-restart");
+  const auto& dir = tmp7.path();
   std::string running, paused, stopped, finished;
   {
     RunManager m(options(dir));
@@ -339,7 +342,8 @@ TEST(RunManager, ResumesInterruptedRunsFromTheStore) {
 
 // Progress of an inactive run counts its pool in SQL.
 TEST(RunManager, ProgressOfAStoredRun) {
-  const auto dir = temp_dir("progress");
+  const mixforge::test::TempDir tmp8("manager-progress");
+  const auto& dir = tmp8.path();
   RunManager m(options(dir));
   const std::string id = m.create(with_tournaments(200));
   ASSERT_TRUE(m.wait(id, 120.0));
@@ -378,7 +382,8 @@ TEST(Run, NewBestCallbackRunsWithoutTheRunLock) {
 // The manager's side of the same inversion: summaries and progress read while the
 // callback path is busy never deadlock (many readers against a run finding new bests).
 TEST(RunManager, ReadersDoNotDeadlockWithNewBests) {
-  const auto dir = temp_dir("readers");
+  const mixforge::test::TempDir tmp9("manager-readers");
+  const auto& dir = tmp9.path();
   RunManager m(options(dir));
   RunConfig c = with_tournaments(4000);
   c.threads = 2;

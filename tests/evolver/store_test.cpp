@@ -11,17 +11,13 @@
 #include <set>
 #include <tuple>
 
+#include "support/process.hpp"
 #include "evolver/store.hpp"
 
 using namespace mixforge;
 using namespace mixforge::evolver;
 
 namespace {
-std::filesystem::path temp_dir(const std::string& name) {
-  auto p = std::filesystem::temp_directory_path() / ("mixforge-store-" + name + "-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(p);
-  return p;
-}
 
 Member member(std::uint64_t mul, double chi2, bool exact) {
   Program p(32, {{StepKind::xorshift_right, 16}, {StepKind::mul_const, mul}, {StepKind::xorshift_right, 15}});
@@ -30,7 +26,8 @@ Member member(std::uint64_t mul, double chi2, bool exact) {
 }  // namespace
 
 TEST(Store, CheckpointRoundTrip) {
-  const auto dir = temp_dir("roundtrip");
+  const mixforge::test::TempDir tmp1("store-roundtrip");
+  const auto& dir = tmp1.path();
   RunConfig config;
   config.width = 32;
   config.name = "round trip";
@@ -93,7 +90,8 @@ TEST(Store, CheckpointRoundTrip) {
 }
 
 TEST(Store, RefusesANewerSchema) {
-  const auto dir = temp_dir("newer");
+  const mixforge::test::TempDir tmp2("store-newer");
+  const auto& dir = tmp2.path();
   { Store s(dir); }
   {
     SQLite::Database db((dir / "mixforge.db").string(), SQLite::OPEN_READWRITE);
@@ -129,7 +127,8 @@ std::vector<Member> varied_pool(int n) {
 // Pool pages in SQL select, order and page exactly as PoolQuery does in memory (the run
 // manager's path for live runs): one set of rules for both.
 TEST(Store, PoolPagesInSqlMatchTheQueryInMemory) {
-  const auto dir = temp_dir("poolpage");
+  const mixforge::test::TempDir tmp3("store-poolpage");
+  const auto& dir = tmp3.path();
   Store s(dir);
   s.create_run("r1", RunConfig{}, 1.7e9);
   Checkpoint c;
@@ -175,7 +174,8 @@ TEST(Store, PoolPagesInSqlMatchTheQueryInMemory) {
 
 // The hall of fame pages in SQL: every entry once, in the listing order, with the total.
 TEST(Store, HallOfFamePagesInSql) {
-  const auto dir = temp_dir("hofpage");
+  const mixforge::test::TempDir tmp4("store-hofpage");
+  const auto& dir = tmp4.path();
   Store s(dir);
   std::vector<HallOfFameEntry> entries;
   const std::vector<Member> pool = varied_pool(2500);
@@ -220,7 +220,8 @@ TEST(Store, HallOfFamePagesInSql) {
 // migration imports the file once into the runs table, removes it, and fills the new
 // pool columns so pool pages work on old rows.
 TEST(Store, MigrationImportsServeStateOnce) {
-  const auto dir = temp_dir("migrate");
+  const mixforge::test::TempDir tmp5("store-migrate");
+  const auto& dir = tmp5.path();
   Checkpoint c;
   c.pool = {member(0x7feb352d, 1e-3, false), member(0x846ca68b, 2e-5, true)};
   {
@@ -287,7 +288,8 @@ TEST(Store, ConnectionsOpeningTogetherMigrateOnce) {
     for (int i = 0; i < n; ++i) EXPECT_EQ(errors[i], "") << "connection " << i;
   };
   for (int round = 0; round < 5; ++round) {
-    const auto dir = temp_dir("race");
+    const mixforge::test::TempDir tmp6("store-race");
+    const auto& dir = tmp6.path();
     open_together(dir);
     {
       SQLite::Database db((dir / "mixforge.db").string(), SQLite::OPEN_READONLY);
