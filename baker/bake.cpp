@@ -51,6 +51,7 @@ BakeOutput bake(const Scene& scene, const BakeConfig& config, std::shared_ptr<co
 
   auto t0 = Clock::now();
   AtlasOptions ao;
+  ao.max_size = config.max_atlas_size;
   ao.texel_size = config.texel > 0 ? config.texel : bounds(scene).diagonal() / 200.0f;
   out.atlas = build_atlas(scene, ao);
   const double atlas_s = since(t0);
@@ -95,10 +96,12 @@ BakeOutput bake(const Scene& scene, const BakeConfig& config, std::shared_ptr<co
   io.bounces = config.bounces;
   io.coherent = config.coherent;
   io.progress = config.progress;
+  io.cancel = config.cancel;
   t0 = Clock::now();
   out.result = integrate(scene, out.atlas, *tracer, *sampler, io);
   const double integrate_s = since(t0);
 
+  if (config.cancel && config.cancel->load()) throw BakeCancelled();
   // The preview casts 4 rays per call: Embree, whose calls cost no submission (a Vulkan
   // queue round trip per 4 rays would take longer than the bake).
   t0 = Clock::now();

@@ -31,7 +31,9 @@ struct BakeConfig {
   bool coherent = true;
   std::optional<std::filesystem::path> reference;  // EXR for the rmse
   std::uint32_t preview_width = 512, preview_height = 512;
+  std::uint32_t max_atlas_size = 16384;  // lightmap edge limit in texels (a smaller --texel is refused)
   std::function<void(const BakeProgress&)> progress;
+  const std::atomic<bool>* cancel = nullptr;  // see IntegratorOptions::cancel
 };
 
 struct BakeOutput {

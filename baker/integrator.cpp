@@ -157,6 +157,7 @@ IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTrac
     ProgressReporter progress(options, pass, passes, atlas.texels.size());
 
     tbb::parallel_for(std::size_t{0}, atlas.tiles.size(), [&](std::size_t ti) {
+      if (options.cancel && options.cancel->load(std::memory_order_relaxed)) throw BakeCancelled();
       const Atlas::Tile tile = atlas.tiles[ti];
       const std::size_t n = tile.end - tile.begin;
       std::uint64_t rays = 0;
@@ -183,6 +184,8 @@ IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTrac
         std::vector<Ray> all;
         std::vector<std::uint32_t> owner;
         for (std::uint32_t s = 0; s < spp; ++s) {
+          // A relaxed load every 16 sample batches: cheap, and a cancel lands in milliseconds.
+          if (options.cancel && s % 16 == 0 && options.cancel->load(std::memory_order_relaxed)) throw BakeCancelled();
           sampler.generate(states, s, u);
           for (std::size_t k = 0; k < n; ++k) {
             const AtlasTexel& t = atlas.texels[tile.begin + k];

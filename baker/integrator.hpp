@@ -5,8 +5,10 @@
 // (bilinear, dilated). The lightmap stores incident irradiance / pi, so a surface shows
 // albedo x lightmap + emission, and a closed furnace of albedo rho and emission E gives
 // E (1 - rho^(B+1)) / (1 - rho).
+#include <atomic>
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <vector>
 
 #include "baker/atlas.hpp"
@@ -30,6 +32,14 @@ struct IntegratorOptions {
   bool coherent = true;
   // Called from worker threads, serialised by the integrator, at most every ~100 ms.
   std::function<void(const BakeProgress&)> progress;
+  // When it turns true the integrator stops within a few sample batches of a tile and throws
+  // BakeCancelled (null: never).
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+class BakeCancelled : public std::runtime_error {
+ public:
+  BakeCancelled() : std::runtime_error("bake cancelled") {}
 };
 
 struct PassStats {

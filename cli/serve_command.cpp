@@ -44,6 +44,19 @@ void add_serve_command(CLI::App& app) {
   cmd->add_option("--max-sse-clients", opts->limits.max_sse_clients, "Event-stream clients at once (429 beyond)")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
+  cmd->add_option("--max-bakes", opts->bakes.max_running, "Bakes running at once (POST /bakes; more wait)")
+      ->check(CLI::Range(1, 16))
+      ->capture_default_str();
+  cmd->add_option("--max-queued-bakes", opts->bakes.max_queued, "Bakes allowed to wait (429 beyond)")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
+  cmd->add_option("--bake-threads", opts->bakes.bake_threads,
+                  "Threads one bake traces on (0: all cores but one, so evolution keeps a core)")
+      ->check(CLI::Range(0, 1024))
+      ->capture_default_str();
+  cmd->add_option("--max-bake-spp", opts->bakes.max_spp, "Largest spp a bake may ask for (422 beyond)")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
   cmd->add_option("--page-cache", opts->limits.page_cache_s,
                   "Seconds a pool / best page of a run may be reused (0: off)")
       ->check(CLI::Range(0.0, 60.0))

@@ -15,6 +15,7 @@ namespace mixforge::evolver { class RunManager; }
 namespace mixforge::server {
 
 class EvaluationQueue;
+class BakeJobs;
 class EventHub;
 class Metrics;
 class SchemaSet;
@@ -48,6 +49,7 @@ struct ApiContext {
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   std::mutex admission;  // serialises run creation / resumption against max_active_runs
   ResponseCache pages;   // GET pool / best of runs
+  BakeJobs* bakes = nullptr;  // set when this build has the baker
 };
 
 void add_run_routes(Router& router, ApiContext& context);
@@ -55,15 +57,19 @@ void add_function_routes(Router& router, ApiContext& context);
 void add_evaluate_routes(Router& router, ApiContext& context);
 void add_export_routes(Router& router, ApiContext& context);
 void add_meta_routes(Router& router, ApiContext& context);
+void add_bake_routes(Router& router, ApiContext& context);
 inline void add_api_routes(Router& router, ApiContext& context) {
   add_run_routes(router, context);
   add_function_routes(router, context);
   add_evaluate_routes(router, context);
   add_export_routes(router, context);
   add_meta_routes(router, context);
+  add_bake_routes(router, context);
 }
 
 // Whether the export routes are backed by the shader exporters in this build.
 bool export_available();
+// Whether the bake routes are backed by the baker in this build (else they answer 501).
+bool bakes_available();
 
 }  // namespace mixforge::server

@@ -83,6 +83,9 @@ struct Daemon::Impl {
   std::unique_ptr<EvaluationQueue> evaluations;
   std::unique_ptr<EventHub> events;
   std::unique_ptr<ApiContext> ctx;
+#ifdef MIXFORGE_WITH_BAKER
+  std::unique_ptr<BakeJobs> bakes;
+#endif
   Router router;
   std::unique_ptr<StaticFiles> web;
   std::unique_ptr<BearerAuth> auth;
@@ -151,6 +154,14 @@ struct Daemon::Impl {
     if (o.before_scoring) evaluations->set_before_scoring(o.before_scoring);
     events = std::make_unique<EventHub>(*manager, o.limits.max_sse_clients);
     ctx = std::make_unique<ApiContext>(*manager, *evaluator, *evaluations, *events, metrics, schemas, o.limits);
+#ifdef MIXFORGE_WITH_BAKER
+    try {
+      bakes = std::make_unique<BakeJobs>(o.data_dir / "bakes", o.bakes, *evaluator);
+    } catch (const std::exception& e) {
+      throw DaemonConfigError(e.what());
+    }
+    ctx->bakes = bakes.get();
+#endif
     add_api_routes(router, *ctx);
     web = std::make_unique<StaticFiles>(o.web_dir.empty() ? default_web_dir() : o.web_dir);
     router.set_fallback([w = web.get()](const Request& r) { return w->serve(r); });
@@ -188,6 +199,9 @@ struct Daemon::Impl {
     // First step of the shutdown, on an I/O thread as soon as the signal arrives.
     server->on_stop([this] {
       events->shutdown();
+#ifdef MIXFORGE_WITH_BAKER
+      if (bakes) bakes->shutdown();  // cancels the running bake; queued ones come back as interrupted
+#endif
       evaluations->close();  // refuses new scoring, cancels the running counts
     });
     const unsigned short port = server->port();
@@ -232,6 +246,9 @@ struct Daemon::Impl {
     server.reset();
     read_lane.reset();
     control_lane.reset();
+#ifdef MIXFORGE_WITH_BAKER
+    bakes.reset();  // joins the bake threads (they use the evaluator)
+#endif
     evaluations.reset();
     ctx.reset();
     events.reset();

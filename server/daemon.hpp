@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "server/api.hpp"
+#include "server/bake_jobs.hpp"
 #include "server/logging.hpp"
 
 namespace mixforge::server {
@@ -25,6 +26,7 @@ struct DaemonOptions {
   std::optional<std::filesystem::path> port_file;  // the bound port is written here
   std::filesystem::path web_dir;                   // static dashboard files
   ApiLimits limits;
+  BakeLimits bakes;
   unsigned io_threads = 2;
   unsigned read_threads = 2;     // store reads (pool, best, hall of fame, runs, metrics)
   unsigned control_threads = 2;  // run control and export; never shared with scoring

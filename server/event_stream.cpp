@@ -84,6 +84,15 @@ void EventHub::prune_locked() const {
                  clients_.end());
 }
 
+void EventHub::admit_locked() const {
+  if (closed_) throw HttpError(503, "shutting-down", "the server is shutting down");
+  prune_locked();
+  if (clients_.size() >= max_clients_)
+    throw HttpError(429, "too-many-event-streams",
+                    "too many event-stream clients (limit " + std::to_string(max_clients_) + ")")
+        .with_header("Retry-After", "5");
+}
+
 void EventHub::on_event(const evolver::RunEvent& e) {
   const nlohmann::json j = evolver::to_json(e);
   const std::string type = j.at("type").get<std::string>();
@@ -109,12 +118,7 @@ std::shared_ptr<SseClient> EventHub::open(const std::string& run_id,
   const evolver::Progress snapshot = runs_.progress(run_id);
   auto client = std::make_shared<SseClient>(run_id);
   std::lock_guard lk(mu_);
-  if (closed_) throw HttpError(503, "shutting-down", "the server is shutting down");
-  prune_locked();
-  if (clients_.size() >= max_clients_)
-    throw HttpError(429, "too-many-event-streams",
-                    "too many event-stream clients (limit " + std::to_string(max_clients_) + ")")
-        .with_header("Retry-After", "5");
+  admit_locked();
   client->push("retry: 2000\n\n");
   if (last_event_id) {
     if (auto it = recent_.find(run_id); it != recent_.end())
@@ -127,6 +131,15 @@ std::shared_ptr<SseClient> EventHub::open(const std::string& run_id,
   e.progress = snapshot;
   e.state = snapshot.state;
   client->push(frame(0, "progress", evolver::to_json(e).dump()));
+  clients_.push_back(client);
+  return client;
+}
+
+std::shared_ptr<SseClient> EventHub::attach(const std::string& key) {
+  auto client = std::make_shared<SseClient>(key);
+  std::lock_guard lk(mu_);
+  admit_locked();
+  client->push("retry: 2000\n\n");
   clients_.push_back(client);
   return client;
 }

@@ -50,6 +50,9 @@ class EventHub {
   // then a snapshot of the run's progress, then live events. Throws RunNotFound, or
   // HttpError 429 when max_clients are connected, 503 after shutdown.
   std::shared_ptr<SseClient> open(const std::string& run_id, std::optional<std::uint64_t> last_event_id);
+  // A client fed by another source than the run manager (a bake's progress): it counts
+  // against max_clients and is closed at shutdown like the others. Throws HttpError 429 / 503.
+  std::shared_ptr<SseClient> attach(const std::string& key);
   std::size_t clients() const;
   std::size_t max_clients() const { return max_clients_; }
   std::uint64_t last_id() const;
@@ -62,6 +65,7 @@ class EventHub {
  private:
   void on_event(const evolver::RunEvent& e);
   void prune_locked() const;
+  void admit_locked() const;  // throws 503 after shutdown, 429 when full
 
   evolver::RunManager& runs_;
   const std::size_t max_clients_, replay_;

@@ -307,8 +307,10 @@ int main(int argc, char** argv) try {
       "#include \"server/embedded_schemas.hpp\"\n\n"
       "namespace mixforge::server {\n\n"
       "std::string_view embedded_openapi() {\n"
-      "  static constexpr std::string_view text = R\"" + delim + "(" + text + ")" + delim + "\";\n"
-      "  return text;\n"
+      // An array and its size, not a constexpr string_view: the length of a document this
+      // large (> 256 KiB) would exceed GCC's constexpr loop limit.
+      "  static const char text[] = R\"" + delim + "(" + text + ")" + delim + "\";\n"
+      "  return std::string_view(text, sizeof text - 1);\n"
       "}\n\n"
       "}  // namespace mixforge::server\n";
   write_file(argv[3], cpp);

@@ -215,3 +215,31 @@ TEST(Bake, ReportAndOutputs) {
   EXPECT_GT(again.report["rmse"].get<double>(), 0.0);
   fs::remove_all(d);
 }
+
+// A cancel stops the integrator inside a tile (every 16 sample batches), not at the end of
+// the pass: with one huge tile of 4096 spp, the flag set from the first progress report
+// (after the first tiles) ends the bake long before all texels are done.
+TEST(Cancel, AFlagStopsTheIntegratorWithBakeCancelled) {
+  const Scene s = furnace_box(0.5f, 1.0f);
+  const Atlas a = build_atlas(s, {0.0625f, 2, 16, 4096});
+  const auto tracer = make_embree_tracer(s);
+  const auto sampler = make_sampler(SamplerKind::independent, 4096, 1, nullptr);
+  std::atomic<bool> cancel{true};
+  IntegratorOptions o;
+  o.cancel = &cancel;
+  EXPECT_THROW(integrate(s, a, *tracer, *sampler, o), BakeCancelled) << "set before the start";
+
+  cancel = false;
+  std::uint64_t done_when_cancelled = 0, last_done = 0;
+  o.progress = [&](const BakeProgress& p) {
+    last_done = p.texels_done;
+    if (!cancel) {
+      cancel = true;
+      done_when_cancelled = p.texels_done;
+    }
+  };
+  EXPECT_THROW(integrate(s, a, *tracer, *sampler, o), BakeCancelled);
+  EXPECT_TRUE(cancel);
+  EXPECT_LT(last_done, a.texels.size()) << "the pass did not run to its end";
+  EXPECT_LE(last_done, done_when_cancelled + 2 * 256) << "at most the tiles in flight finished";
+}
