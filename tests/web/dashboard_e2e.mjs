@@ -297,6 +297,47 @@ step('compare-and-delete', async () => {
   assert.equal((await fetch(`${origin()}/api/v1/runs/${second.id}`)).status, 404);
 });
 
+step('bakes', async () => {
+  await page.goto(`${origin()}/#/bakes`);
+  await page.getByRole('heading', { name: 'Bakes' }).waitFor();
+  await page.getByText('No bakes yet').waitFor();
+  const form = page.getByRole('form', { name: 'Start a bake' });
+  // A value the server refuses: its message, naming the field, next to the form.
+  allowConsole(/status of 422 /);
+  await form.locator('#bake-spp').fill('0');
+  await form.getByRole('button', { name: 'Start bake' }).click();
+  await page.locator('#bake-form-error .error[data-field="/spp"]').waitFor();
+  // A small bake of the Cornell box with the shipped mixers: live progress, then the images.
+  await form.locator('#bake-spp').fill('4');
+  await form.locator('#bake-bounces').fill('1');
+  await form.locator('#bake-texel').fill('0.1');
+  await form.getByRole('button', { name: 'Start bake' }).click();
+  await page.waitForURL(/#\/bakes\/b[0-9a-f]{11}$/);
+  const id = page.url().split('/').pop();
+  await page.locator('.badge.state-done').waitFor({ timeout: 120000 });
+  for (const img of await page.locator('img.bake-image').all()) {
+    await img.scrollIntoViewIfNeeded();
+    await page.waitForFunction((el) => el.complete && el.naturalWidth > 0, await img.elementHandle());
+  }
+  const job = await apiGet(`/api/v1/bakes/${id}`);
+  const stats = await page.locator('.stats').textContent();
+  assert.ok(stats.includes(job.report.texels.toLocaleString('en-US')), `texels on the page: ${stats}`);
+  assert.equal(await page.locator('table.mixers tbody tr').count(), 4, 'four mixer lanes');
+  const zoom = page.locator('button.zoom').first();
+  await zoom.click();
+  assert.equal(await zoom.getAttribute('aria-pressed'), 'true');
+  await zoom.click();
+  await shot('bake');
+  // The list shows it; Delete (with confirmation) removes it and its files.
+  await page.goto(`${origin()}/#/bakes`);
+  await page.locator(`tr[data-bake="${id}"] .badge.state-done`).waitFor();
+  await page.goto(`${origin()}/#/bakes/${id}`);
+  await page.getByRole('button', { name: 'Delete' }).click();
+  await confirm();
+  await page.waitForURL(/#\/bakes$/);
+  assert.equal((await fetch(`${origin()}/api/v1/bakes/${id}`)).status, 404);
+});
+
 step('pool-100k', async () => {
   // A run with a pool of 100,000 functions (8-bit: all scored exactly and fast).
   const big = await apiPost('/api/v1/runs', { name: 'e2e 100k pool', width: 8, max_steps: 8, pool_size: 100000, budget: { tournaments: 1 } });

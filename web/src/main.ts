@@ -1,5 +1,5 @@
 // The dashboard: hash routes (the daemon serves static files only, so every page is
-// index.html): #/ runs, #/runs/ID, #/functions/ID, #/evaluate.
+// index.html): #/ runs, #/runs/ID, #/functions/ID, #/evaluate, #/bakes, #/bakes/ID.
 import './style.css';
 import { h, replace } from './lib/dom';
 
@@ -11,6 +11,8 @@ const routes: [RegExp, () => Promise<PageFactory>][] = [
   [/^#\/runs\/([A-Za-z0-9_-]+)$/, async () => (await import('./pages/run')).runPage],
   [/^#\/functions\/([A-Za-z0-9_-]+)$/, async () => (await import('./pages/function')).functionPage],
   [/^#\/evaluate$/, async () => (await import('./pages/evaluate')).evaluatePage],
+  [/^#\/bakes$/, async () => (await import('./pages/bakes')).bakesPage],
+  [/^#\/bakes\/([a-z0-9]+)$/, async () => (await import('./pages/bakes')).bakePage],
 ];
 
 const root = document.getElementById('app') as HTMLElement;
