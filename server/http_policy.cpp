@@ -10,11 +10,6 @@
 namespace mixforge::server {
 
 namespace {
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 std::string trim(std::string s) {
   const auto b = s.find_first_not_of(" \t");
   if (b == std::string::npos) return "";
@@ -24,7 +19,7 @@ std::string trim(std::string s) {
 
 // "Example.COM:8080" -> "example.com"; "[::1]:80" -> "::1".
 std::string host_name(const std::string& host) {
-  std::string h = lower(trim(host));
+  std::string h = ascii_lower(trim(host));
   if (!h.empty() && h.front() == '[') {
     const auto close = h.find(']');
     return close == std::string::npos ? h : h.substr(1, close - 1);
@@ -60,14 +55,14 @@ bool is_localhost_name(const std::string& h) {
 }
 
 std::string media_type(const std::string& content_type) {
-  return lower(trim(content_type.substr(0, content_type.find(';'))));
+  return ascii_lower(trim(content_type.substr(0, content_type.find(';'))));
 }
 }  // namespace
 
 HttpPolicy::HttpPolicy(HttpPolicyOptions options) : o_(std::move(options)) {
   for (auto& h : o_.allowed_hosts) h = host_name(h);
   for (auto& c : o_.cors_origins) {
-    c = lower(trim(c));
+    c = ascii_lower(trim(c));
     while (!c.empty() && c.back() == '/') c.pop_back();
   }
   const std::string b = host_name(o_.bind);
@@ -93,7 +88,7 @@ std::optional<Response> HttpPolicy::check_host(const Request& request) const {
 }
 
 bool HttpPolicy::cors_allowed(const std::string& origin) const {
-  const std::string o = lower(origin);
+  const std::string o = ascii_lower(origin);
   return std::any_of(o_.cors_origins.begin(), o_.cors_origins.end(),
                      [&](const std::string& a) { return a == "*" || a == o; });
 }
@@ -101,9 +96,9 @@ bool HttpPolicy::cors_allowed(const std::string& origin) const {
 bool HttpPolicy::origin_allowed(const Request& request) const {
   const auto it = request.headers.find("origin");
   if (it == request.headers.end()) return true;  // not from a browser page
-  const std::string origin = lower(trim(it->second));
+  const std::string origin = ascii_lower(trim(it->second));
   const auto host = request.headers.find("host");
-  if (host != request.headers.end() && origin == "http://" + lower(trim(host->second))) return true;
+  if (host != request.headers.end() && origin == "http://" + ascii_lower(trim(host->second))) return true;
   return cors_allowed(origin);
 }
 

@@ -52,12 +52,6 @@ struct Shared {
   std::atomic<bool> stopping{false};
 };
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(tcp::socket&& socket, std::shared_ptr<Shared> shared)
@@ -124,7 +118,7 @@ class Session : public std::enable_shared_from_this<Session> {
     req.path = std::move(*path);
     req.query = std::move(*query);
     for (const auto& f : msg) {
-      std::string name = lower(std::string(f.name_string()));
+      std::string name = ascii_lower(std::string_view(f.name_string().data(), f.name_string().size()));
       auto [it, fresh] = req.headers.emplace(name, std::string(f.value()));
       if (!fresh) it->second += ", " + std::string(f.value());
     }

@@ -15,6 +15,12 @@ bool iequals(std::string_view a, std::string_view b) {
 }
 }  // namespace
 
+std::string ascii_lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
 std::string Request::header(std::string_view lower_name) const {
   auto it = headers.find(std::string(lower_name));
   return it == headers.end() ? std::string() : it->second;

@@ -15,6 +15,9 @@ namespace mixforge::server {
 
 class SseClient;
 
+// ASCII lower case (header names, media types, host names).
+std::string ascii_lower(std::string_view s);
+
 struct Request {
   std::string method;  // "GET", "POST", ...
   std::string target;  // as sent: path and query

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/server/daemon_process.hpp"
+#include "tests/server/sse_reader.hpp"
 
 namespace mixforge::test {
 namespace {
@@ -54,35 +55,6 @@ json wait_for(httplib::Client& c, const std::string& id, std::initializer_list<c
   return job;
 }
 
-struct SseEvent {
-  std::string event, data;
-};
-
-// The whole stream of a bake until the daemon closes it.
-std::vector<SseEvent> read_stream(const Daemon& d, const std::string& path) {
-  auto c = d.client(120);
-  std::vector<SseEvent> events;
-  std::string buffer;
-  SseEvent current;
-  c.Get(path.c_str(), [&](const char* data, std::size_t n) {
-    buffer.append(data, n);
-    for (std::size_t nl; (nl = buffer.find('\n')) != std::string::npos;) {
-      const std::string line = buffer.substr(0, nl);
-      buffer.erase(0, nl + 1);
-      if (line.empty()) {
-        if (!current.event.empty()) events.push_back(current);
-        current = {};
-      } else if (line.rfind("event: ", 0) == 0) {
-        current.event = line.substr(7);
-      } else if (line.rfind("data: ", 0) == 0) {
-        current.data = line.substr(6);
-      }
-    }
-    return true;
-  });
-  return events;
-}
-
 TEST(BakesE2E, CornellBakeRunsToTheEndAndServesItsFiles) {
   Daemon d;
   auto c = d.client();
@@ -126,7 +98,7 @@ TEST(BakesE2E, CornellBakeRunsToTheEndAndServesItsFiles) {
   EXPECT_EQ(l["items"][0]["id"], id);
 
   // The stream of a finished bake is its job, then the end.
-  const auto events = read_stream(d, "/api/v1/bakes/" + id + "/events");
+  const auto events = read_all_events(d, "/api/v1/bakes/" + id + "/events");
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0].event, "bake");
   EXPECT_EQ(json::parse(events[0].data)["state"], "done");
@@ -138,7 +110,7 @@ TEST(BakesE2E, ProgressStreamsUntilTheBakeEnds) {
   // Enough work for several progress reports (each pass reports at most every 0.1 s).
   const json job = post_bake(c, R"({"scene": "cornell", "spp": 64, "bounces": 2, "texel": 0.05})");
   const std::string id = job["id"];
-  const auto events = read_stream(d, "/api/v1/bakes/" + id + "/events");
+  const auto events = read_all_events(d, "/api/v1/bakes/" + id + "/events");
   ASSERT_GE(events.size(), 3u);
   EXPECT_EQ(events.front().event, "bake");
   EXPECT_EQ(events.back().event, "state");
