@@ -1,8 +1,11 @@
 // bench_bake_coherence: rays/s of the baker's hemisphere gather with coherent batches (one
 // stratum for all texels of a Morton-ordered tile) against the same rays traced in a
-// shuffled order (IntegratorOptions::coherent = false), on a scene of >= 2M triangles,
-// both measured in the same run (issue 9, benchmark 2); and the coherent batches traced
-// by Embree one ray at a time (rtcIntersect1, the default) against 16-ray packets.
+// shuffled order (IntegratorOptions::coherent = false: shuffled within each tile), on a
+// scene of >= 2M triangles, both measured in the same run (issue 9, benchmark 2); the same
+// pass's rays traced in the baker's order against a random order over the whole pass (all
+// texels and samples, the order a renderer without stratum batches could have); and the
+// coherent batches traced by Embree one ray at a time (rtcIntersect1, the default)
+// against 16-ray packets.
 //
 // The scene: the Cornell box (the receivers: its atlas) with a field of 2M+ small
 // triangles (a displaced, finely tessellated sheet) standing in the room as occluders.
@@ -14,6 +17,7 @@
 //                        triangles)] [--spp S (default 64)] [--texel T (default 0.05 m)]
 //                        [--threads K (default: all)] [--trials R (default 3)]
 #include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
 
 #include <algorithm>
 #include <chrono>
@@ -27,6 +31,7 @@
 #include "baker/cornell_box.hpp"
 #include "baker/default_mixer4.hpp"
 #include "baker/embree_tracer.hpp"
+#include "baker/hemisphere.hpp"
 #include "baker/integrator.hpp"
 #include "baker/sampler.hpp"
 
@@ -64,6 +69,52 @@ double rays_per_s(const Scene& scene, const Atlas& atlas, const RayTracer& trace
   // The indirect pass is the hemisphere gather (pass 0 is direct light and shadow rays).
   const PassStats& s = r.stats.back();
   return static_cast<double>(s.rays) / s.seconds;
+}
+
+// Every hemisphere ray of one gather pass, generated as the integrator does (per tile, one
+// stratum s for all of the tile's texels at a time), in that order: batch b holds the rays
+// [batch_begin[b], batch_begin[b + 1]).
+struct PassRays {
+  std::vector<Ray> rays;
+  std::vector<std::size_t> batch_begin;
+};
+
+PassRays gather_rays(const Atlas& atlas, const Sampler& sampler, float eps) {
+  PassRays p;
+  p.batch_begin.push_back(0);
+  for (const Atlas::Tile& tile : atlas.tiles) {
+    const std::size_t n = tile.end - tile.begin;
+    std::vector<SamplerState> states(n);
+    std::vector<Vec2> u(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      const AtlasTexel& t = atlas.texels[tile.begin + k];
+      states[k] = sampler.start(t.x, t.y, 1);
+    }
+    for (std::uint32_t s = 0; s < sampler.count(); ++s) {
+      sampler.generate(states, s, u);
+      for (std::size_t k = 0; k < n; ++k) {
+        const AtlasTexel& t = atlas.texels[tile.begin + k];
+        Ray r;
+        r.origin = t.position + t.normal * eps;
+        r.direction = Frame(t.normal).to_world(cosine_hemisphere(u[k]));
+        p.rays.push_back(r);
+      }
+      p.batch_begin.push_back(p.rays.size());
+    }
+  }
+  return p;
+}
+
+// Traces the rays in batches (in parallel, as the integrator does); rays/s.
+double trace_batches(const RayTracer& tracer, const std::vector<Ray>& rays, const std::vector<std::size_t>& begin) {
+  std::vector<Hit> hits(rays.size());
+  const auto t0 = std::chrono::steady_clock::now();
+  tbb::parallel_for(std::size_t{0}, begin.size() - 1, [&](std::size_t b) {
+    const std::size_t lo = begin[b], hi = begin[b + 1];
+    tracer.intersect(std::span<const Ray>(rays.data() + lo, hi - lo), std::span<Hit>(hits.data() + lo, hi - lo), true);
+  });
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return static_cast<double>(rays.size()) / s;
 }
 
 }  // namespace
@@ -109,13 +160,29 @@ int main(int argc, char** argv) {
               scene.triangles.size(), receivers, scene.triangles.size() - receivers, atlas.width, atlas.height,
               atlas.texels.size(), spp, build_s);
   const auto packets = make_embree_tracer(scene, EmbreeMode::packet16);
+  // The whole pass, in the baker's order and in one random permutation of all its rays
+  // (Fisher-Yates, fixed seed), cut into batches of the same sizes.
+  const float eps = 1e-4f * std::max(bounds(scene).diagonal(), 1e-3f);  // the integrator's
+  const PassRays pass = gather_rays(atlas, *sampler, eps);
+  std::vector<Ray> random_order = pass.rays;
+  std::uint64_t r = 0x9e3779b97f4a7c15ull;
+  for (std::size_t i = random_order.size(); i > 1; --i) {
+    r ^= r << 13, r ^= r >> 7, r ^= r << 17;  // xorshift64
+    std::swap(random_order[i - 1], random_order[r % i]);
+  }
+  std::printf("whole pass: %zu rays in %zu batches\n", pass.rays.size(), pass.batch_begin.size() - 1);
+  std::vector<double> pass_coherent, pass_random;
   std::vector<double> coherent, shuffled, packet;
   for (int k = 0; k < trials; ++k) {  // interleaved, so drifting load hits all alike
     coherent.push_back(rays_per_s(scene, atlas, *tracer, *sampler, true));
     shuffled.push_back(rays_per_s(scene, atlas, *tracer, *sampler, false));
     packet.push_back(rays_per_s(scene, atlas, *packets, *sampler, true));
-    std::printf("trial %d: coherent %.3f Mrays/s, shuffled %.3f Mrays/s, coherent in 16-ray packets %.3f Mrays/s\n",
-                k + 1, coherent.back() / 1e6, shuffled.back() / 1e6, packet.back() / 1e6);
+    pass_coherent.push_back(trace_batches(*tracer, pass.rays, pass.batch_begin));
+    pass_random.push_back(trace_batches(*tracer, random_order, pass.batch_begin));
+    std::printf("trial %d: coherent %.3f Mrays/s, shuffled %.3f Mrays/s, coherent in 16-ray packets %.3f Mrays/s; "
+                "whole pass: baker's order %.3f Mrays/s, random order %.3f Mrays/s\n",
+                k + 1, coherent.back() / 1e6, shuffled.back() / 1e6, packet.back() / 1e6, pass_coherent.back() / 1e6,
+                pass_random.back() / 1e6);
   }
   auto median = [](std::vector<double> v) {
     std::sort(v.begin(), v.end());
@@ -124,6 +191,10 @@ int main(int argc, char** argv) {
   const double c = median(coherent), s = median(shuffled);
   std::printf("embree, hemisphere gather: coherent %.3f Mrays/s, shuffled %.3f Mrays/s (medians of %d) -> %.2fx\n",
               c / 1e6, s / 1e6, trials, c / s);
+  const double pc = median(pass_coherent), pr = median(pass_random);
+  std::printf("embree, whole gather pass: baker's order %.3f Mrays/s, random order over the pass %.3f Mrays/s "
+              "(medians of %d) -> %.2fx\n",
+              pc / 1e6, pr / 1e6, trials, pc / pr);
   const double pk = median(packet);
   std::printf("embree, coherent batches: rtcIntersect1 %.3f Mrays/s, 16-ray packets %.3f Mrays/s -> packets %.2fx\n",
               c / 1e6, pk / 1e6, pk / c);

@@ -377,8 +377,11 @@ struct RunManager::Impl {
       raw->wake = true;
       raw->cv.notify_all();
     });
+    // Copied before the session starts: from then on the session writes a->progress (under
+    // a->m). TSan caught the copy made after the start racing with the session's first write.
+    const Progress initial = a->progress;
     a->session = std::thread([this, id, a] { session(id, a); });
-    emit_state(id, RunState::running, a->progress);
+    emit_state(id, RunState::running, initial);
   }
 
   // Waits for a session's final checkpoint and forgets it.
@@ -789,11 +792,27 @@ std::optional<ScoredFunction> RunManager::function(const std::string& function_i
     std::lock_guard lk(impl_->mu);
     for (auto& [id, a] : impl_->active) actives.push_back(a);
   }
-  for (auto& a : actives)
+  std::optional<ScoredFunction> live;
+  for (auto& a : actives) {
     for (const Member& m : a->run->snapshot().pool)
-      if (m.program.id() == function_id) return scored_function(m);
-  std::lock_guard lk(impl_->store_mu);
-  return impl_->store->function(function_id);
+      if (m.program.id() == function_id) {
+        live = scored_function(m);
+        break;
+      }
+    if (live) break;
+  }
+  if (live && (live->exact || live->chi2_exact)) return live;
+  // A live pool member may be less precise than a stored record of it: after a kill the
+  // resumed pool is the last checkpoint's, while the hall of fame already holds the exact
+  // score. The most precise record wins: exact first, then more samples.
+  std::optional<ScoredFunction> stored;
+  {
+    std::lock_guard lk(impl_->store_mu);
+    stored = impl_->store->function(function_id);
+  }
+  if (!live || !stored) return live ? live : stored;
+  auto precision = [](const ScoredFunction& f) { return std::pair(f.exact || f.chi2_exact.has_value(), f.samples); };
+  return precision(*stored) > precision(*live) ? stored : live;
 }
 
 std::string RunManager::dump(const std::string& id) const {

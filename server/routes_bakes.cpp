@@ -42,6 +42,14 @@ const std::string& bake_id_param(const Request& req) {
   return id;
 }
 
+// The daemon sets the jobs up; a server assembled without them (in-process tests) answers
+// as a build without the baker does.
+BakeJobs& jobs(ApiContext& ctx) {
+  if (!ctx.bakes)
+    throw HttpError(501, "bakes-not-available", "this server runs no bake jobs (started without them)");
+  return *ctx.bakes;
+}
+
 HttpError not_found(const std::string& id) { return HttpError(404, "bake-not-found", "no bake with id " + quoted(id)); }
 
 BakeSpec::Lane lane_of(const evolver::ScoredFunction& f) {
@@ -106,7 +114,7 @@ void read_mixers(ApiContext& ctx, const nlohmann::json& m, BakeSpec& spec) {
 BakeSpec read_bake_request(ApiContext& ctx, const Request& req) {
   const nlohmann::json body = parse_json_body(req);
   ctx.schemas.validate("bake_request.schema.json", body);
-  const BakeLimits& limits = ctx.bakes->limits();
+  const BakeLimits& limits = jobs(ctx).limits();
   BakeSpec spec;
   nlohmann::json echo = body;
   if (body.contains("scene") && body["scene"].is_object()) {
@@ -154,7 +162,7 @@ BakeSpec read_bake_request(ApiContext& ctx, const Request& req) {
 
 Response post_bake(ApiContext& ctx, const Request& req) {
   QueryReader q(req, {});
-  nlohmann::json job = ctx.bakes->submit(read_bake_request(ctx, req));
+  nlohmann::json job = jobs(ctx).submit(read_bake_request(ctx, req));
   Response r = Response::json(202, job);
   r.headers.emplace_back("Location", "/api/v1/bakes/" + job["id"].get<std::string>());
   return r;
@@ -165,14 +173,14 @@ Response list_bakes(ApiContext& ctx, const Request& req) {
   const auto limit = q.integer("limit", 1, static_cast<std::int64_t>(ctx.limits.max_page)).value_or(100);
   const auto offset = q.integer("offset", 0, 1'000'000'000).value_or(0);
   std::size_t total = 0;
-  const auto items = ctx.bakes->list(static_cast<std::size_t>(offset), static_cast<std::size_t>(limit), &total);
+  const auto items = jobs(ctx).list(static_cast<std::size_t>(offset), static_cast<std::size_t>(limit), &total);
   return Response::json(200, {{"total", total}, {"items", items}});
 }
 
 Response get_bake(ApiContext& ctx, const Request& req) {
   QueryReader q(req, {});
   const std::string& id = bake_id_param(req);
-  auto job = ctx.bakes->get(id);
+  auto job = jobs(ctx).get(id);
   if (!job) throw not_found(id);
   return Response::json(200, *job);
 }
@@ -180,7 +188,7 @@ Response get_bake(ApiContext& ctx, const Request& req) {
 Response delete_bake(ApiContext& ctx, const Request& req) {
   QueryReader q(req, {});
   const std::string& id = bake_id_param(req);
-  if (!ctx.bakes->remove(id)) throw not_found(id);
+  if (!jobs(ctx).remove(id)) throw not_found(id);
   Response r;
   r.status = 204;
   r.content_type.clear();
@@ -190,9 +198,9 @@ Response delete_bake(ApiContext& ctx, const Request& req) {
 Response get_events(ApiContext& ctx, const Request& req) {
   QueryReader q(req, {});
   const std::string& id = bake_id_param(req);
-  if (!ctx.bakes->get(id)) throw not_found(id);
+  if (!jobs(ctx).get(id)) throw not_found(id);
   auto client = ctx.events.attach("bake:" + id);
-  if (!ctx.bakes->follow(id, client)) {
+  if (!jobs(ctx).follow(id, client)) {
     client->close();
     throw not_found(id);
   }
@@ -206,9 +214,9 @@ Response get_events(ApiContext& ctx, const Request& req) {
 Response get_file(ApiContext& ctx, const Request& req, const std::string& name, const std::string& type) {
   QueryReader q(req, {});
   const std::string& id = bake_id_param(req);
-  const auto job = ctx.bakes->get(id);
+  const auto job = jobs(ctx).get(id);
   if (!job) throw not_found(id);
-  const auto path = ctx.bakes->file(id, name);
+  const auto path = jobs(ctx).file(id, name);
   if (!path)
     throw HttpError(409, "bake-not-done",
                     "bake " + id + " is " + (*job)["state"].get<std::string>() + ": its files exist once it is done");

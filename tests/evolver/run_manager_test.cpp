@@ -8,13 +8,16 @@
 #include <future>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unistd.h>
 
 #include "avalanche/evaluator.hpp"
 #include "support/process.hpp"
 #include "evolver/run.hpp"
+#include "evolver/pool_query.hpp"
 #include "evolver/run_manager.hpp"
+#include "evolver/store.hpp"
 #include "evolver/run_state_machine.hpp"
 
 using namespace mixforge;
@@ -398,4 +401,43 @@ TEST(RunManager, ReadersDoNotDeadlockWithNewBests) {
   ASSERT_TRUE(m.wait(id, 120.0));
   ASSERT_EQ(reader.wait_for(std::chrono::seconds(30)), std::future_status::ready);
   std::filesystem::remove_all(dir);
+}
+
+// Chaos found it (seed 4476194402268740): after a SIGKILL the resumed run's pool comes from
+// the last checkpoint, where a member may still be sampled, while its exact score was
+// already in the hall of fame (written at once). GET /functions/{id} then reported the
+// pool's sampled estimate. The lookup must give the most precise record anywhere.
+TEST(RunManager, FunctionLookupPrefersTheExactRecordOverAnActivePoolsEstimate) {
+  mixforge::test::TempDir dir("mf_fn_lookup");
+  RunManager m(options(dir.path()));
+  RunConfig c = endless();
+  c.width = 24;  // sampled scores: wider than the exact leaders' limit
+  c.pool_size = 8;
+  const std::string id = m.create(c, true);
+  std::optional<ScoredFunction> member;
+  for (int i = 0; i < 600 && !member; ++i) {
+    PoolQuery q;
+    q.limit = 8;
+    for (const auto& f : m.pool(id, q).items)
+      if (!f.exact && !f.chi2_exact) member = f;
+    if (!member) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(member) << "no sampled member in the pool";
+  {
+    Store other(dir.path());  // what the hall-of-fame writer had stored
+    HallOfFameEntry e;
+    e.function = *member;
+    e.function.exact = true;
+    e.function.chi2 = 0.125;
+    e.function.chi2_exact = 0.125;
+    e.function.chi2_stderr = 0;
+    e.function.samples = std::uint64_t{1} << 24;
+    e.run_id = id;
+    other.add_hall_of_fame({e});
+  }
+  const auto found = m.function(member->id);
+  ASSERT_TRUE(found);
+  ASSERT_TRUE(found->chi2_exact.has_value()) << "reported the pool's sampled estimate";
+  EXPECT_EQ(*found->chi2_exact, 0.125);
+  m.stop(id);
 }
