@@ -1,6 +1,7 @@
 #include "evolver/store.hpp"
 
 #include <SQLiteCpp/SQLiteCpp.h>
+#include <sqlite3.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <thread>
 
 #include "mixer/json_form.hpp"
 
@@ -184,7 +186,28 @@ struct Store::Impl {
 Store::Store(const std::filesystem::path& data_dir) {
   std::filesystem::create_directories(data_dir);
   path_ = data_dir / "mixforge.db";
-  try {
+  // SQLite answers SQLITE_BUSY at once, without the busy handler, in a few cases that
+  // connections opening a fresh file together meet (switching it to WAL while another
+  // connection reads it, a read lock upgraded to a write lock): the whole opening is retried
+  // until the busy timeout has passed. (Store.ConnectionsOpeningTogetherMigrateOnce failed
+  // about one time in four before.)
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  for (int attempt = 0;; ++attempt) {
+    try {
+      open_and_migrate(data_dir);
+      return;
+    } catch (const SQLite::Exception& e) {
+      const bool busy = (e.getErrorCode() & 0xff) == SQLITE_BUSY;
+      if (!busy || std::chrono::steady_clock::now() >= deadline)
+        throw std::runtime_error("store " + path_.string() + ": " + e.what());
+      impl_.reset();
+      std::this_thread::sleep_for(std::chrono::milliseconds(5 + 5 * std::min(attempt, 20)));
+    }
+  }
+}
+
+void Store::open_and_migrate(const std::filesystem::path& data_dir) {
+  {
     impl_ = std::make_unique<Impl>(path_.string());
     auto& db = impl_->db;
     db.setBusyTimeout(10000);  // other processes (CLI beside a daemon) may hold the lock
@@ -213,8 +236,6 @@ Store::Store(const std::filesystem::path& data_dir) {
       t.commit();
       if (version == 1) std::filesystem::remove(data_dir / "serve-state.json", ec_ignored);
     }
-  } catch (const SQLite::Exception& e) {
-    throw std::runtime_error("store " + path_.string() + ": " + e.what());
   }
 }
 

@@ -65,6 +65,7 @@ class Store {
   std::string integrity_check();
 
  private:
+  void open_and_migrate(const std::filesystem::path& data_dir);  // one attempt
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::filesystem::path path_;
