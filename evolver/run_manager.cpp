@@ -29,14 +29,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 
-std::string new_run_id() {
-  std::random_device rd;
-  const std::uint64_t r = (std::uint64_t{rd()} << 32) ^ rd() ^
-                          static_cast<std::uint64_t>(Clock::now().time_since_epoch().count());
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "r%011" PRIx64, static_cast<std::uint64_t>(r & 0xfffffffffffull));
-  return buf;
-}
 
 bool process_alive(int pid) { return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM); }
 
@@ -563,7 +555,7 @@ std::string RunManager::create(const RunConfig& config, bool start) {
   impl_->reap();
   // Round trip through JSON: the same validation as a config file, and what is stored.
   const RunConfig checked = run_config_from_json(to_json(config));
-  const std::string id = new_run_id();
+  const std::string id = random_id('r');
   {
     std::lock_guard lk(impl_->store_mu);
     impl_->store->create_run(id, checked, unix_now());

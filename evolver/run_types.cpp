@@ -3,6 +3,9 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <random>
 
 #include "mixer/json_form.hpp"
 #include "mixer/text_form.hpp"
@@ -11,6 +14,15 @@ namespace mixforge::evolver {
 
 double unix_now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::string random_id(char prefix) {
+  std::random_device rd;
+  const std::uint64_t r = (std::uint64_t{rd()} << 32) ^ rd() ^
+                          static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%c%011" PRIx64, prefix, static_cast<std::uint64_t>(r & 0xfffffffffffull));
+  return buf;
 }
 
 std::string_view state_name(RunState s) {

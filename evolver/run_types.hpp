@@ -23,6 +23,8 @@ enum class RunState { created, running, paused, stopped, finished, failed };
 std::string_view state_name(RunState state);
 // Wall-clock seconds since the Unix epoch: the time stamps stored with runs and entries.
 double unix_now();
+// A fresh id: the prefix and 11 random hex digits ("r..." runs, "b..." bakes).
+std::string random_id(char prefix);
 std::optional<RunState> state_from_name(std::string_view name);
 
 class RunNotFound : public std::runtime_error {

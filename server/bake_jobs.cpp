@@ -33,15 +33,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 
-std::string new_bake_id() {
-  std::random_device rd;
-  const std::uint64_t r = (std::uint64_t{rd()} << 32) ^ rd() ^
-                          static_cast<std::uint64_t>(Clock::now().time_since_epoch().count());
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "b%011" PRIx64, static_cast<std::uint64_t>(r & 0xfffffffffffull));
-  return buf;
-}
-
 bool finished(const std::string& state) { return state == "done" || state == "failed" || state == "cancelled"; }
 
 nlohmann::json null_or(double v) { return v < 0 ? nlohmann::json(nullptr) : nlohmann::json(v); }
@@ -182,7 +173,7 @@ nlohmann::json BakeJobs::submit(BakeSpec spec) {
       throw HttpError(429, "too-many-bakes",
                       "too many bakes waiting (limit " + std::to_string(limits_.max_queued) + ")")
           .with_header("Retry-After", "30");
-    do job->id = new_bake_id();
+    do job->id = evolver::random_id('b');
     while (jobs_.count(job->id));
     job->seq = next_seq_++;
   }
