@@ -19,8 +19,6 @@
 #include "baker/scene_source.hpp"
 #include "evolver/run_types.hpp"
 #include "jit/engine.hpp"
-#include "mixer/json_form.hpp"
-#include "mixer/text_form.hpp"
 #include "server/event_stream.hpp"
 #include "server/problem.hpp"
 

@@ -11,7 +11,6 @@
 #include <cstdint>
 #include <deque>
 #include <filesystem>
-#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -23,22 +22,13 @@
 #include <nlohmann/json.hpp>
 
 #include "mixer/program.hpp"
+#include "server/bake_limits.hpp"
 
 namespace mixforge { class Evaluator; }
 
 namespace mixforge::server {
 
 class SseClient;
-
-struct BakeLimits {
-  std::size_t max_running = 1;
-  std::size_t max_queued = 4;
-  std::size_t max_kept = 100;       // finished bakes kept; the oldest go first
-  unsigned bake_threads = 0;        // 0: hardware threads - 1 (at least 1)
-  std::uint32_t max_spp = 65536;
-  std::uint32_t max_bounces = 16;
-  std::uint32_t max_atlas_size = 2048;  // lightmap edge in texels
-};
 
 // What a bake is made of, checked (the route turns a request body into this).
 struct BakeSpec {

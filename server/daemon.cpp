@@ -1,5 +1,9 @@
 #include "server/daemon.hpp"
 
+#ifdef MIXFORGE_WITH_BAKER
+#include "server/bake_jobs.hpp"
+#endif
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "server/api.hpp"
-#include "server/bake_jobs.hpp"
+#include "server/bake_limits.hpp"
 #include "server/logging.hpp"
 
 namespace mixforge::server {
