@@ -1,10 +1,15 @@
 #!/bin/sh
 # Builds the libFuzzer targets with clang (-fsanitize=fuzzer,address,undefined) from the
-# sources they need and runs each for a few seconds. Exit status non-zero when a target
-# does not build or the fuzzer finds a crash (its reproducer is left in the work folder).
-# usage: run_fuzzers.sh CLANGXX SOURCE_DIR BINARY_DIR SECONDS
+# sources they need and runs each on a number of inputs (PARSER_RUNS, REQUEST_RUNS) from a fixed seed (FUZZ_SEED, default
+# 1), so the smoke test tries the same inputs on every machine and a failure in CI
+# reproduces anywhere; MAX_SECONDS only caps a very slow machine. Longer, randomly seeded
+# runs: FUZZ_SEED=0 (libFuzzer picks one) and more runs. Exit status non-zero when a
+# target does not build or a fuzzer fails; the reason is printed last, with the
+# reproducer's bytes in hex (it stays in the work folder).
+# usage: run_fuzzers.sh CLANGXX SOURCE_DIR BINARY_DIR PARSER_RUNS REQUEST_RUNS [MAX_SECONDS]
 set -eu
-CXX=$1 SRC=$2 BIN=$3 SECONDS_EACH=$4
+CXX=$1 SRC=$2 BIN=$3 PARSER_RUNS=$4 REQUEST_RUNS=$5 MAX_SECONDS=${6:-300}
+SEED=${FUZZ_SEED:-1}
 WORK="$BIN/fuzz-work"
 mkdir -p "$WORK/obj"
 FLAGS="-std=c++20 -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -I$SRC -DVALIJSON_USE_EXCEPTIONS=1"
@@ -26,7 +31,10 @@ compile_group() {
   if [ -z "$stale" ] && [ -n "$(find "$SRC/server" "$SRC/mixer" "$SRC/evolver" -maxdepth 1 -name '*.hpp' -newer "$obj" 2>/dev/null | head -1)" ]; then
     stale=1
   fi
-  [ -n "$stale" ] && $CXX $FLAGS -c "$unit" -o "$obj"
+  if [ -n "$stale" ] && ! $CXX $FLAGS -c "$unit" -o "$obj"; then
+    echo "fuzz_smoke: compiling $name failed ($CXX)" >&2
+    exit 1
+  fi
   echo "$obj"
 }
 
@@ -47,10 +55,26 @@ R=$(compile_group fuzz_request "$SRC/tests/fuzz/fuzz_request.cpp")
 $CXX $FLAGS -fsanitize=fuzzer "$R" $SERVER $MIXER -lxxhash -o "$WORK/fuzz_request"
 
 status=0
+failures=""
 for t in program_parser request; do
-  mkdir -p "$WORK/corpus-$t"
-  echo "== fuzz_$t: ${SECONDS_EACH}s"
-  (cd "$WORK" && ./fuzz_$t -max_total_time="$SECONDS_EACH" -max_len=4096 -rss_limit_mb=2048 \
-      -print_final_stats=1 "$WORK/corpus-$t" "$SRC/tests/fuzz/corpus/$t") || status=1
+  # A fresh corpus each time: what an earlier run added would change the inputs tried.
+  rm -rf "$WORK/corpus-$t" "$WORK/artifacts-$t"
+  mkdir -p "$WORK/corpus-$t" "$WORK/artifacts-$t"
+  if [ "$t" = program_parser ]; then RUNS=$PARSER_RUNS; else RUNS=$REQUEST_RUNS; fi
+  echo "== fuzz_$t: $RUNS runs, seed $SEED"
+  code=0
+  (cd "$WORK" && ./fuzz_$t -seed="$SEED" -runs="$RUNS" -max_total_time="$MAX_SECONDS" -max_len=4096 \
+      -rss_limit_mb=2048 -artifact_prefix="$WORK/artifacts-$t/" -print_final_stats=1 \
+      "$WORK/corpus-$t" "$SRC/tests/fuzz/corpus/$t") || code=$?
+  if [ "$code" -ne 0 ]; then
+    status=1
+    failures="$failures fuzz_$t(exit $code)"
+    for a in "$WORK/artifacts-$t"/*; do
+      [ -f "$a" ] || continue
+      echo "fuzz_smoke: reproducer $a:"
+      od -An -tx1 -v "$a" | head -64
+    done
+  fi
 done
+if [ "$status" -ne 0 ]; then echo "fuzz_smoke FAILED:$failures (seed $SEED)"; else echo "fuzz_smoke passed (seed $SEED)"; fi
 exit $status
