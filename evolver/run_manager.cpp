@@ -807,6 +807,35 @@ std::optional<ScoredFunction> RunManager::function(const std::string& function_i
   return precision(*stored) > precision(*live) ? stored : live;
 }
 
+std::optional<Note> RunManager::note(NoteSubject subject, const std::string& id) const {
+  std::optional<Note> stored;
+  {
+    std::lock_guard g(impl_->store_mu);
+    stored = impl_->store->note(subject, id);
+  }
+  if (stored) return stored;
+  if (subject == NoteSubject::run)
+    impl_->stored(id);  // RunNotFound
+  else if (!function(id))
+    return std::nullopt;
+  return Note{subject, id, {}, 0, std::nullopt};
+}
+
+std::optional<Note> RunManager::set_note(NoteSubject subject, const std::string& id, const std::string& text,
+                                         std::optional<std::uint64_t> base_version) {
+  if (subject == NoteSubject::function && !function(id)) {
+    std::lock_guard g(impl_->store_mu);
+    if (!impl_->store->note(subject, id)) return std::nullopt;
+  }
+  std::optional<Note> saved;
+  {
+    std::lock_guard g(impl_->store_mu);
+    saved = impl_->store->put_note(subject, id, text, base_version, unix_now());
+  }
+  if (!saved && subject == NoteSubject::run) throw RunNotFound(id);
+  return saved;
+}
+
 std::string RunManager::dump(const std::string& id) const {
   const RunSummary s = get(id);
   std::vector<Member> members = impl_->pool_of(id);

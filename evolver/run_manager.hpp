@@ -25,6 +25,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "evolver/note.hpp"
 #include "evolver/run_config.hpp"
 #include "evolver/run_types.hpp"
 #include "mixer/program.hpp"
@@ -97,6 +98,14 @@ class RunManager {
   std::optional<ScoredFunction> function(const std::string& function_id) const;
   // The pool in the original tool's text style: one function per block with its chi2.
   std::string dump(const std::string& id) const;
+
+  // The note on a run or a function (empty, version 0, when none was saved). A run must
+  // exist (RunNotFound); a function must be known or have a note (else nullopt).
+  std::optional<Note> note(NoteSubject subject, const std::string& id) const;
+  // Saves a note as its next version. RunNotFound; NoteConflict when base_version is given
+  // and is not the current version; nullopt: an unknown function.
+  std::optional<Note> set_note(NoteSubject subject, const std::string& id, const std::string& text,
+                               std::optional<std::uint64_t> base_version);
 
   // run_id empty: events of every run. Callbacks run on an internal thread or on the
   // thread of a control call; keep them short, and do not call control functions

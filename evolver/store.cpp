@@ -165,6 +165,20 @@ CREATE INDEX hall_of_fame_run_rank ON hall_of_fame(run_id, width, exact DESC, ch
   }
 }
 
+// Version 3: users' Markdown notes on runs and functions. A run's note goes with the run;
+// a function's note stays as long as the database (functions outlive their runs in the
+// hall of fame).
+const char* const migration_3 = R"SQL(
+CREATE TABLE notes (
+  subject TEXT NOT NULL CHECK (subject IN ('run', 'function')),
+  id TEXT NOT NULL,
+  text TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  updated_at REAL NOT NULL,
+  PRIMARY KEY (subject, id)
+);
+)SQL";
+
 std::string order_sql(const PoolQuery& q) {
   const char* dir = q.descending ? " DESC" : "";
   switch (q.order) {
@@ -232,6 +246,8 @@ void Store::open_and_migrate(const std::filesystem::path& data_dir) {
         db.exec(migrations[version]);
       else if (version == 1)
         migrate_to_2(db, data_dir);
+      else if (version == 2)
+        db.exec(migration_3);
       db.exec("PRAGMA user_version=" + std::to_string(version + 1));
       t.commit();
       if (version == 1) std::filesystem::remove(data_dir / "serve-state.json", ec_ignored);
@@ -607,12 +623,58 @@ std::optional<ScoredFunction> Store::function(const std::string& program_id) {
 void Store::remove_run(const std::string& id) {
   SQLite::Transaction t(impl_->db);
   for (const char* sql : {"DELETE FROM pool WHERE run_id=?", "DELETE FROM history WHERE run_id=?",
-                          "DELETE FROM runs WHERE id=?"}) {
+                          "DELETE FROM notes WHERE subject='run' AND id=?", "DELETE FROM runs WHERE id=?"}) {
     SQLite::Statement q(impl_->db, sql);
     q.bind(1, id);
     q.exec();
   }
   t.commit();
+}
+
+std::optional<Note> Store::note(NoteSubject subject, const std::string& id) {
+  SQLite::Statement q(impl_->db, "SELECT text, version, updated_at FROM notes WHERE subject=? AND id=?");
+  q.bind(1, std::string(subject_name(subject)));
+  q.bind(2, id);
+  if (!q.executeStep()) return std::nullopt;
+  return Note{subject, id, q.getColumn(0).getString(), static_cast<std::uint64_t>(q.getColumn(1).getInt64()),
+              q.getColumn(2).getDouble()};
+}
+
+std::optional<Note> Store::put_note(NoteSubject subject, const std::string& id, const std::string& text,
+                                    std::optional<std::uint64_t> base_version, double now) {
+  auto& db = impl_->db;
+  // IMMEDIATE: the version read and the write are one step for every connection (a CLI
+  // beside the daemon), so two saves from the same base never both succeed.
+  SQLite::Transaction t(db, SQLite::TransactionBehavior::IMMEDIATE);
+  if (subject == NoteSubject::run) {
+    bool found = false;
+    {
+      SQLite::Statement exists(db, "SELECT 1 FROM runs WHERE id=?");
+      exists.bind(1, id);
+      found = exists.executeStep();
+    }
+    if (!found) return std::nullopt;  // deleted meanwhile: no orphan note
+  }
+  std::uint64_t current = 0;
+  {
+    SQLite::Statement q(db, "SELECT version FROM notes WHERE subject=? AND id=?");
+    q.bind(1, std::string(subject_name(subject)));
+    q.bind(2, id);
+    if (q.executeStep()) current = static_cast<std::uint64_t>(q.getColumn(0).getInt64());
+  }
+  if (base_version && *base_version != current) throw NoteConflict(*base_version, current);
+  SQLite::Statement w(db,
+                      "INSERT INTO notes(subject, id, text, version, updated_at) VALUES (?, ?, ?, ?, ?) "
+                      "ON CONFLICT(subject, id) DO UPDATE SET text=excluded.text, version=excluded.version, "
+                      "updated_at=excluded.updated_at");
+  w.bind(1, std::string(subject_name(subject)));
+  w.bind(2, id);
+  w.bind(3, text);
+  w.bind(4, static_cast<std::int64_t>(current + 1));
+  w.bind(5, now);
+  w.exec();
+  t.commit();
+  return Note{subject, id, text, current + 1, now};
 }
 
 std::string Store::integrity_check() {

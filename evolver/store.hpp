@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "evolver/note.hpp"
 #include "evolver/run.hpp"
 #include "evolver/run_types.hpp"
 
@@ -33,7 +34,8 @@ class Store {
   Store& operator=(const Store&) = delete;
 
   // 2: runs.resume_on_start (serve-state.json imported), pool.kinds, paging indexes.
-  static constexpr int schema_version = 2;
+  // 3: notes.
+  static constexpr int schema_version = 3;
   const std::filesystem::path& path() const { return path_; }
 
   void create_run(const std::string& id, const RunConfig& config, double created_at);
@@ -60,7 +62,13 @@ class Store {
   // Ids of runs marked resume_on_start, oldest first.
   std::vector<std::string> runs_to_resume();
   std::optional<ScoredFunction> function(const std::string& program_id);
+  // Removes the run with its pool, history and note (its hall-of-fame entries stay).
   void remove_run(const std::string& id);
+  std::optional<Note> note(NoteSubject subject, const std::string& id);
+  // Saves the text as the next version. nullopt: the run does not exist (function notes are
+  // not checked here). NoteConflict: base_version is given and is not the current version.
+  std::optional<Note> put_note(NoteSubject subject, const std::string& id, const std::string& text,
+                               std::optional<std::uint64_t> base_version, double now);
   // PRAGMA integrity_check: "ok" when the file is sound.
   std::string integrity_check();
 

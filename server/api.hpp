@@ -52,7 +52,11 @@ struct ApiContext {
   BakeJobs* bakes = nullptr;  // set when this build has the baker
 };
 
+// The {id} of a /functions/{id} path: 16 lowercase hex digits, else 404 function-not-found.
+const std::string& function_id_param(const Request& request);
+
 void add_run_routes(Router& router, ApiContext& context);
+void add_note_routes(Router& router, ApiContext& context);
 void add_function_routes(Router& router, ApiContext& context);
 void add_evaluate_routes(Router& router, ApiContext& context);
 void add_export_routes(Router& router, ApiContext& context);
@@ -65,6 +69,7 @@ inline void add_api_routes(Router& router, ApiContext& context) {
   add_export_routes(router, context);
   add_meta_routes(router, context);
   add_bake_routes(router, context);
+  add_note_routes(router, context);
 }
 
 // Whether the export routes are backed by the shader exporters in this build.

@@ -32,17 +32,6 @@ nlohmann::json matrix_rows(const std::vector<double>& m, int n) {
   return rows;
 }
 
-const std::string& function_id_param(const Request& req) {
-  const std::string& id = req.param("id");
-  const bool ok = id.size() == 16 && std::all_of(id.begin(), id.end(), [](char c) {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-  });
-  if (!ok)
-    throw HttpError(404, "function-not-found",
-                    "no function with id " + nlohmann::json(id).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + " (ids are 16 lowercase hex digits)");
-  return id;
-}
-
 Response get_function(ApiContext& ctx, const Request& req) {
   QueryReader q(req, {"matrix"});
   const bool with_matrix = q.boolean("matrix").value_or(true);
@@ -87,6 +76,17 @@ Response get_hall_of_fame(ApiContext& ctx, const Request& req) {
   return Response::json(200, {{"items", std::move(items)}});
 }
 }  // namespace
+
+const std::string& function_id_param(const Request& req) {
+  const std::string& id = req.param("id");
+  const bool ok = id.size() == 16 && std::all_of(id.begin(), id.end(), [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+  });
+  if (!ok)
+    throw HttpError(404, "function-not-found",
+                    "no function with id " + nlohmann::json(id).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + " (ids are 16 lowercase hex digits)");
+  return id;
+}
 
 void add_function_routes(Router& router, ApiContext& ctx) {
   router.add("GET", "/api/v1/functions/{id}", [&ctx](const Request& r) { return get_function(ctx, r); },

@@ -236,6 +236,7 @@ TEST(Store, MigrationImportsServeStateOnce) {
     db.exec("DROP INDEX pool_rank; DROP INDEX pool_born; DROP INDEX hall_of_fame_run_rank; DROP INDEX hall_of_fame_rank;"
             "ALTER TABLE runs DROP COLUMN resume_on_start; ALTER TABLE pool DROP COLUMN rank;"
             "ALTER TABLE pool DROP COLUMN kinds; CREATE INDEX hall_of_fame_rank ON hall_of_fame(width, chi2);"
+            "DROP TABLE notes;"
             "PRAGMA user_version=1");
   }
   {
@@ -253,6 +254,8 @@ TEST(Store, MigrationImportsServeStateOnce) {
     ASSERT_EQ(page.total, 2u);
     EXPECT_EQ(page.items[0].chi2, 2e-5);  // ranks filled in
     s.set_state("r1", RunState::stopped, 0, {}, false);
+    // Version 3's notes table exists after the migration from 1.
+    EXPECT_EQ(s.put_note(NoteSubject::run, "r1", "migrated", std::nullopt, 1)->version, 1u);
     EXPECT_EQ(s.integrity_check(), "ok");
   }
   {
@@ -264,6 +267,48 @@ TEST(Store, MigrationImportsServeStateOnce) {
     EXPECT_EQ(db.execAndGet("PRAGMA user_version").getInt(), Store::schema_version);
   }
   std::filesystem::remove_all(dir);
+}
+
+TEST(Store, NotesVersionedPerSubjectAndGoneWithTheirRun) {
+  const mixforge::test::TempDir tmp("store-notes");
+  const auto& dir = tmp.path();
+  {
+    Store s(dir);
+    s.create_run("r1", RunConfig{}, 1.7e9);
+    EXPECT_FALSE(s.note(NoteSubject::run, "r1"));
+    // A run that does not exist gets no note (and no orphan row).
+    EXPECT_FALSE(s.put_note(NoteSubject::run, "nope", "x", std::nullopt, 1));
+    EXPECT_FALSE(s.note(NoteSubject::run, "nope"));
+
+    auto n1 = s.put_note(NoteSubject::run, "r1", "# first", std::nullopt, 10);
+    ASSERT_TRUE(n1);
+    EXPECT_EQ(n1->version, 1u);
+    auto n2 = s.put_note(NoteSubject::run, "r1", "# second", 1, 11);
+    ASSERT_TRUE(n2);
+    EXPECT_EQ(n2->version, 2u);
+    try {
+      s.put_note(NoteSubject::run, "r1", "stale", 1, 12);
+      ADD_FAILURE() << "a save from version 1 over version 2 must be refused";
+    } catch (const NoteConflict& e) {
+      EXPECT_EQ(e.current_version(), 2u);
+    }
+    // A save without base_version is a plain overwrite (last writer wins, as the user asked).
+    EXPECT_EQ(s.put_note(NoteSubject::run, "r1", "# third", std::nullopt, 13)->version, 3u);
+    // The same id under the other subject is another note.
+    EXPECT_EQ(s.put_note(NoteSubject::function, "r1", "fn", 0, 14)->version, 1u);
+    EXPECT_EQ(s.put_note(NoteSubject::function, "0123456789abcdef", "kept", std::nullopt, 15)->version, 1u);
+  }
+  Store s(dir);  // reopened: stored, not cached
+  const auto n = s.note(NoteSubject::run, "r1");
+  ASSERT_TRUE(n);
+  EXPECT_EQ(n->text, "# third");
+  EXPECT_EQ(n->version, 3u);
+  EXPECT_EQ(*n->updated_at, 13);
+  s.remove_run("r1");
+  EXPECT_FALSE(s.note(NoteSubject::run, "r1"));
+  EXPECT_EQ(s.note(NoteSubject::function, "r1")->text, "fn");
+  EXPECT_EQ(s.note(NoteSubject::function, "0123456789abcdef")->text, "kept");
+  EXPECT_EQ(s.integrity_check(), "ok");
 }
 
 // Processes opening one database at once (a daemon and a CLI command, say) each open it
@@ -308,6 +353,7 @@ TEST(Store, ConnectionsOpeningTogetherMigrateOnce) {
       db.exec("DROP INDEX pool_rank; DROP INDEX pool_born; DROP INDEX hall_of_fame_run_rank; DROP INDEX hall_of_fame_rank;"
               "ALTER TABLE runs DROP COLUMN resume_on_start; ALTER TABLE pool DROP COLUMN rank;"
               "ALTER TABLE pool DROP COLUMN kinds; CREATE INDEX hall_of_fame_rank ON hall_of_fame(width, chi2);"
+            "DROP TABLE notes;"
               "PRAGMA user_version=1");
     }
     std::ofstream(dir / "serve-state.json") << R"({"running": ["r1"]})";

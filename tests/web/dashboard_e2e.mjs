@@ -262,6 +262,52 @@ step('evaluate', async () => {
   await shot('evaluate');
 });
 
+step('notes', async () => {
+  // A Markdown note on the run: typed, previewed, saved with Ctrl+Enter, rendered safely.
+  await page.goto(`${origin()}/#/runs/${runId}`);
+  const panel = page.locator('section.notes[data-subject=run]');
+  await panel.getByRole('button', { name: 'Edit note' }).click();
+  const area = panel.locator('textarea.note-text');
+  await area.fill('## Why seed 7\n\n| step | chi2 |\n|---|---|\n| 5 | 1.5e-5 |\n\n<img src=x onerror="window.pwned=1"> [bad](javascript:window.pwned=2)');
+  await panel.locator('.note-preview table').waitFor();
+  await area.press('Control+Enter');
+  await panel.locator('.note-view .markdown h2', { hasText: 'Why seed 7' }).waitFor();
+  assert.equal(await panel.locator('.note-view .markdown table td').nth(1).textContent(), '1.5e-5');
+  assert.equal(await panel.locator('.note-view .markdown img').count(), 0, 'raw HTML in a note must not become an element');
+  assert.equal(await panel.locator('.note-view a[href^="javascript"]').count(), 0, 'javascript: links must be dropped');
+  assert.equal(await page.evaluate(() => window.pwned), undefined);
+  assert.equal(await panel.getAttribute('data-version'), '1');
+  // Stored in the database: a reload shows it, and the API has it.
+  await page.reload();
+  await page.locator('section.notes[data-subject=run] .markdown h2', { hasText: 'Why seed 7' }).waitFor();
+  const stored = await apiGet(`/api/v1/runs/${runId}/note`);
+  assert.equal(stored.version, 1);
+  assert.ok(stored.text.startsWith('## Why seed 7'));
+  // Another tab saves while this one edits: the save is a visible conflict, not a loss.
+  await panel.getByRole('button', { name: 'Edit note' }).click();
+  await area.fill('my edit');
+  const other = await fetch(`${origin()}/api/v1/runs/${runId}/note`, { method: 'PUT', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ text: 'their edit', base_version: 1 }) });
+  assert.equal(other.status, 200);
+  allowConsole(/status of 409 /);
+  await panel.getByRole('button', { name: 'Save', exact: true }).click();
+  await panel.locator('.note-conflict').waitFor();
+  assert.equal((await apiGet(`/api/v1/runs/${runId}/note`)).text, 'their edit');
+  await panel.getByRole('button', { name: 'Save mine over theirs' }).click();
+  await panel.locator('.note-view .markdown', { hasText: 'my edit' }).waitFor();
+  const after = await apiGet(`/api/v1/runs/${runId}/note`);
+  assert.deepEqual([after.text, after.version], ['my edit', 3]);
+  // A function's note, on its page.
+  await page.goto(`${origin()}/#/functions/${functionId}`);
+  const fpanel = page.locator('section.notes[data-subject=function]');
+  await fpanel.getByRole('button', { name: 'Edit note' }).click();
+  await fpanel.locator('textarea.note-text').fill('*lattice-free* in the accumulation view');
+  await fpanel.getByRole('button', { name: 'Save', exact: true }).click();
+  await fpanel.locator('.note-view .markdown em', { hasText: 'lattice-free' }).waitFor();
+  assert.equal((await apiGet(`/api/v1/functions/${functionId}/note`)).version, 1);
+  await shot('notes');
+});
+
 step('reconnect-after-restart', async () => {
   await page.goto(`${origin()}/#/runs/${runId}`);
   const before = await waitLive(2);

@@ -6,6 +6,7 @@ import { copyText, download, h, replace, spinner } from '../lib/dom';
 import { fixed, int, samples, sci } from '../lib/format';
 import { heatmap } from '../ui/heatmap';
 import { preview } from '../ui/preview';
+import { notesPanel } from '../ui/notes';
 import type { Page } from '../main';
 
 const TARGETS = ['glsl', 'hlsl', 'wgsl', 'msl', 'cuda', 'cpp'] as const;
@@ -118,7 +119,8 @@ export async function functionPage(root: HTMLElement, id: string): Promise<Page>
       h('section', null, h('h2', null, 'Avalanche matrix'),
         f.matrix ? heatmap(f.matrix.rows) : h('p', { class: 'muted' }, 'No matrix for this function.'))),
     h('section', null, h('h2', null, 'Export'), opts, exportOut, h('h3', null, 'vec4 family'), family, familyOut),
-    h('section', null, h('h2', null, 'Live preview (WebGL2)'), previewBox));
+    h('section', null, h('h2', null, 'Live preview (WebGL2)'), previewBox),
+    notesPanel('function', id));
   void doExport();
   void loadPreview();
   return {};

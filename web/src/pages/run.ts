@@ -8,6 +8,7 @@ import { download, h, replace, spinner } from '../lib/dom';
 import { Chi2Chart, REFERENCE_LINES } from '../ui/chart';
 import { controls, stateBadge } from '../ui/controls';
 import { PoolTable } from '../ui/pooltable';
+import { notesPanel } from '../ui/notes';
 import type { Page } from '../main';
 
 type XAxis = 'elapsed' | 'tournaments';
@@ -151,6 +152,7 @@ export async function runPage(root: HTMLElement, id: string): Promise<Page> {
     h('div', { class: 'two' },
       h('section', null, h('h2', null, 'Leaders'), leaders),
       h('section', null, h('h2', null, 'Hall of fame'), fame)),
+    notesPanel('run', id),
     h('section', { 'aria-label': 'Pool' },
       h('div', { class: 'row' }, h('h2', null, 'Pool'), dl('pool CSV', () => downloadPool('csv')), dl('pool JSON', () => downloadPool('json'))),
       pool.el));
