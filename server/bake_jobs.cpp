@@ -5,6 +5,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <random>
 
 #include <tbb/task_arena.h>
@@ -36,6 +37,7 @@ bool finished(const std::string& state) { return state == "done" || state == "fa
 nlohmann::json null_or(double v) { return v < 0 ? nlohmann::json(nullptr) : nlohmann::json(v); }
 
 const char* const output_files[] = {"lightmap.png", "lightmap.exr", "preview.png", "report.json"};
+const char* const reference_file = "reference.exr";
 
 }  // namespace
 
@@ -160,8 +162,36 @@ void BakeJobs::load() {
   }
 }
 
+fs::path BakeJobs::reference_locked(const BakeSpec& spec) const {
+  auto it = jobs_.find(spec.reference);
+  if (it == jobs_.end())
+    throw HttpError(422, "reference-unusable", "no bake with id " + spec.reference).with_field("/reference");
+  const Job& ref = *it->second;
+  if (ref.state != "done")
+    throw HttpError(422, "reference-unusable", "bake " + spec.reference + " is " + ref.state +
+                                                   ": a reference must be a finished bake")
+        .with_field("/reference");
+  // The same scene and texel size give the same atlas (the rmse compares texel by texel).
+  const nlohmann::json& r = ref.spec.request;
+  bool same_scene = r.value("scene", nlohmann::json()) == spec.request.value("scene", nlohmann::json());
+  if (same_scene && !spec.scene_format.empty()) {
+    // Uploaded scenes: the same bytes (name and size alone could hide another map).
+    std::ifstream in(ref.dir / ("scene." + spec.scene_format), std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    same_scene = in.is_open() && bytes == spec.scene_content;
+  }
+  const bool same_texel = r.value("texel", 0.0) == spec.texel;
+  if (!same_scene || !same_texel)
+    throw HttpError(422, "reference-unusable",
+                    "bake " + spec.reference + " baked " + r.value("scene", nlohmann::json()).dump() + " at texel " +
+                        nlohmann::json(r.value("texel", 0.0)).dump() + "; a reference must be a bake of the same scene at the same texel size")
+        .with_field("/reference");
+  return ref.dir / "lightmap.exr";
+}
+
 nlohmann::json BakeJobs::submit(BakeSpec spec) {
   auto job = std::make_shared<Job>();
+  fs::path reference;
   job->spec = std::move(spec);
   job->created_at = evolver::unix_now();
   {
@@ -171,12 +201,24 @@ nlohmann::json BakeJobs::submit(BakeSpec spec) {
       throw HttpError(429, "too-many-bakes",
                       "too many bakes waiting (limit " + std::to_string(limits_.max_queued) + ")")
           .with_header("Retry-After", "30");
+    if (!job->spec.reference.empty()) reference = reference_locked(job->spec);
     do job->id = evolver::random_id('b');
     while (jobs_.count(job->id));
     job->seq = next_seq_++;
   }
   job->dir = dir_ / job->id;
   fs::create_directories(job->dir);
+  if (!reference.empty()) {
+    // A copy: the reference bake may be deleted or pruned before this one runs.
+    std::error_code ec;
+    fs::copy_file(reference, job->dir / reference_file, fs::copy_options::overwrite_existing, ec);
+    if (ec) {
+      fs::remove_all(job->dir, ec);
+      throw HttpError(422, "reference-unusable", "cannot copy the lightmap of bake " + job->spec.reference + ": " +
+                                                     ec.message())
+          .with_field("/reference");
+    }
+  }
   if (!job->spec.scene_format.empty()) {
     // Uploaded files under fixed names (the route checked the material names).
     const fs::path scene = job->dir / ("scene." + job->spec.scene_format);
@@ -364,6 +406,7 @@ void BakeJobs::run(Job& job) {
     config.backend = spec.backend;
     config.max_atlas_size = limits_.max_atlas_size;
     config.cancel = &job.cancel;
+    if (!spec.reference.empty()) config.reference = job.dir / reference_file;
     config.progress = [&](const baker::BakeProgress& p) {
       const nlohmann::json pj = {{"pass", p.pass},   {"passes", p.passes}, {"texels_done", p.texels_done},
                                  {"texels", p.texels}, {"rays", p.rays},    {"seconds", p.seconds}};
@@ -384,6 +427,7 @@ void BakeJobs::run(Job& job) {
       mixers = lanes.empty() ? baker::default_mixer4() : baker::make_jit_mixer4(lanes, std::make_shared<jit::Engine>());
     baker::BakeOutput out = arena.execute([&] { return baker::bake(scene, config, mixers); });
     set_phase("writing");
+    if (!spec.reference.empty()) out.report["reference"] = spec.reference;  // the bake, not a path
     baker::write_outputs(out, job.dir);
     report = std::move(out.report);
   } catch (const baker::BakeCancelled&) {

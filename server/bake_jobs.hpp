@@ -49,6 +49,7 @@ struct BakeSpec {
   double texel = 0;
   std::uint64_t seed = 1;
   std::string backend = "embree";
+  std::string reference;  // a finished bake whose lightmap is the rmse reference ("": none)
   nlohmann::json request;  // the request as the job reports it (scene content left out)
 };
 
@@ -83,6 +84,8 @@ class BakeJobs {
   void worker();
   void run(Job& job);
   void save(const Job& job) const;       // job.json, atomically
+  // The lightmap.exr of spec.reference, checked (HttpError 422 naming /reference).
+  std::filesystem::path reference_locked(const BakeSpec& spec) const;
   void load();                           // finished jobs from an earlier daemon
   void prune_locked();                   // keeps max_kept finished jobs
   void publish(Job& job, const std::string& event, const nlohmann::json& data);

@@ -144,6 +144,7 @@ BakeSpec read_bake_request(ApiContext& ctx, const Request& req) {
   spec.texel = body.value("texel", 0.0);
   spec.seed = body.value("seed", std::uint64_t{1});
   spec.backend = body.value("backend", spec.backend);
+  spec.reference = body.value("reference", std::string());
   if (body.contains("mixers")) {
     if (spec.sampler != "mixforge-cmj")
       throw HttpError(422, "mixers-unused", "mixers are used by the mixforge-cmj sampler only, not " + spec.sampler)

@@ -276,6 +276,50 @@ TEST(BakesE2E, MixersFromStoredFunctionsAndFromARunsFamily) {
   for (const auto& m : by_run["report"]["mixers"]) EXPECT_EQ(m["width"], 32);
 }
 
+// A convergence benchmark over the API: bakes measured against an earlier bake of the same
+// scene and texel size. More samples, less error; the reference survives its own deletion.
+TEST(BakesE2E, ReferenceBakeGivesEachReportItsRmse) {
+  Daemon d;
+  auto c = d.client();
+  const json ref = post_bake(c, R"({"scene": "cornell", "spp": 64, "bounces": 1, "texel": 0.1, "sampler": "sobol-owen", "seed": 99})");
+  const std::string ref_id = ref["id"];
+  const json early = wait_for(c, ref_id, {"done", "failed"});
+  ASSERT_EQ(early["state"], "done") << early.dump();
+  EXPECT_TRUE(early["report"]["rmse"].is_null());
+
+  std::vector<double> rmse;
+  std::vector<std::string> ids;
+  for (int spp : {1, 16}) {
+    const json b = post_bake(c, R"({"scene": "cornell", "bounces": 1, "texel": 0.1, "sampler": "mixforge-cmj", "spp": )" +
+                                    std::to_string(spp) + R"(, "reference": ")" + ref_id + R"("})");
+    ids.push_back(b["id"]);
+  }
+  // The reference may go: each bake kept its own copy of the reference lightmap.
+  EXPECT_EQ(c.Delete(("/api/v1/bakes/" + ref_id).c_str())->status, 204);
+  for (const auto& id : ids) {
+    const json done = wait_for(c, id, {"done", "failed"});
+    ASSERT_EQ(done["state"], "done") << done.dump();
+    ASSERT_TRUE(done["report"]["rmse"].is_number()) << done["report"].dump();
+    EXPECT_EQ(done["report"]["reference"], ref_id);
+    EXPECT_EQ(done["request"]["reference"], ref_id);
+    rmse.push_back(done["report"]["rmse"].get<double>());
+  }
+  EXPECT_GT(rmse[0], 0);
+  EXPECT_LT(rmse[1], rmse[0] * 0.6) << "16 spp must be much closer to the reference than 1 spp";
+
+  // References that cannot be used name the field.
+  const json gone = post_bake(c, R"({"spp": 1, "texel": 0.1, "reference": ")" + ref_id + R"("})", 422);
+  EXPECT_EQ(gone["field"], "/reference");
+  const json other_texel = post_bake(c, R"({"spp": 1, "texel": 0.2, "reference": ")" + ids[0] + R"("})", 422);
+  EXPECT_EQ(other_texel["field"], "/reference");
+  EXPECT_NE(other_texel["detail"].get<std::string>().find("texel"), std::string::npos) << other_texel.dump();
+  const json running = post_bake(c, long_bake);
+  const json unfinished = post_bake(c, R"({"spp": 1, "texel": 0.02, "reference": ")" + running["id"].get<std::string>() + R"("})", 422);
+  EXPECT_NE(unfinished["detail"].get<std::string>().find("finished"), std::string::npos) << unfinished.dump();
+  post_bake(c, R"({"spp": 1, "reference": "not-a-bake"})", 422);
+  EXPECT_EQ(c.Delete(("/api/v1/bakes/" + running["id"].get<std::string>()).c_str())->status, 204);
+}
+
 TEST(BakesE2E, FinishedBakesOutliveTheDaemonAndInterruptedOnesComeBackFailed) {
   Daemon d;
   std::string done_id, running_id;

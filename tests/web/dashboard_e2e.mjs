@@ -384,6 +384,43 @@ step('bakes', async () => {
   assert.equal((await fetch(`${origin()}/api/v1/bakes/${id}`)).status, 404);
 });
 
+step('bake-convergence', async () => {
+  // A small convergence benchmark run from the page: a reference bake, then two samplers at
+  // three sample counts measured against it; the chart and the slopes come from the bakes.
+  await page.goto(`${origin()}/#/bakes`);
+  const form = page.getByRole('form', { name: 'Convergence benchmark' });
+  for (const s of ['kensler-cmj', 'sobol-owen', 'independent']) await form.getByRole('checkbox', { name: `benchmark ${s}` }).uncheck();
+  allowConsole(/status of 422 /);
+  await form.locator('#conv-spp').fill('4, x');
+  await form.getByRole('button', { name: 'Run benchmark' }).click();
+  await form.getByText('"x" is not a whole number').waitFor();
+  await form.locator('#conv-spp').fill('1, 4, 16');
+  await form.locator('#conv-ref').fill('256');
+  await form.locator('#conv-bounces').fill('1');
+  await form.getByRole('button', { name: 'Run benchmark' }).click();
+  await page.getByText(/Benchmark done: 7 bakes against reference b[0-9a-f]{11}/).waitFor({ timeout: 300000 });
+  const view = page.locator('.convergence-view');
+  await view.locator('.convergence-chart canvas').first().waitFor();
+  const reference = await view.getAttribute('data-reference');
+  const slopes = {};
+  for (const s of ['mixforge-cmj', 'pcg']) {
+    const row = view.locator(`tr[data-sampler="${s}"]`);
+    assert.equal(await row.locator('td').nth(1).textContent(), '3');
+    slopes[s] = Number(await row.locator('td[data-slope]').getAttribute('data-slope'));
+    assert.ok(slopes[s] < 0, `${s}: more samples must mean less error (slope ${slopes[s]})`);
+  }
+  // The figures are the daemon's: every point is a finished bake measured against the reference.
+  const list = await apiGet('/api/v1/bakes?limit=100');
+  const measured = list.items.filter((b) => b.report?.reference === reference);
+  assert.equal(measured.length, 6);
+  assert.ok(measured.every((b) => b.report.rmse > 0));
+  // The chart is there again after a reload (it is drawn from the stored bakes).
+  await page.reload();
+  await page.locator(`.convergence-view[data-reference="${reference}"] .convergence-chart canvas`).first().waitFor();
+  figures.bake_convergence_slopes = slopes;
+  await shot('bakes-convergence');
+});
+
 step('pool-100k', async () => {
   // A run with a pool of 100,000 functions (8-bit: all scored exactly and fast).
   const big = await apiPost('/api/v1/runs', { name: 'e2e 100k pool', width: 8, max_steps: 8, pool_size: 100000, budget: { tournaments: 1 } });

@@ -1,10 +1,12 @@
 // Bakes: start a lightmap bake (scene, sampler, spp, bounces, mixers from a run, stored
 // functions or the shipped family), the list of bakes, and one bake live: progress over
-// SSE, then the lightmap and preview images (click to zoom) and the report's figures.
+// SSE, then the lightmap and preview images (click to zoom) and the report's figures; and
+// the convergence chart of a benchmark (ui/convergence.ts).
 import { api, call, ApiError, type Schemas } from '../api/client';
 import { h, replace, spinner, confirmDialog } from '../lib/dom';
 import { age, fixed, int, rate, sci } from '../lib/format';
 import { stateBadge } from '../ui/controls';
+import { convergencePanel } from '../ui/convergence';
 import type { Page } from '../main';
 
 type Bake = Schemas['bake'];
@@ -85,6 +87,7 @@ export function bakesPage(root: HTMLElement): Page {
 
   let timer = 0;
   let disposed = false;
+  const convergence = convergencePanel(() => void load());
   async function load(): Promise<void> {
     clearTimeout(timer);
     try {
@@ -96,10 +99,12 @@ export function bakesPage(root: HTMLElement): Page {
         h('td', null, stateBadge(b.state)),
         h('td', null, String((b.request as Record<string, unknown>)['sampler'] ?? '')),
         h('td', { class: 'num' }, String((b.request as Record<string, unknown>)['spp'] ?? '')),
+        h('td', { class: 'num mono' }, b.report?.rmse != null ? sci(b.report.rmse, 3) : ''),
         h('td', { class: 'num' }, b.report ? rate(b.report.rays_per_s / 1e6, 'Mrays/s') : progressText(b)),
         h('td', { class: 'num', title: new Date(b.created_at * 1000).toISOString() }, age(b.created_at))))
-        : h('tr', null, h('td', { colspan: 6, class: 'muted' }, 'No bakes yet: start one below.')));
+        : h('tr', null, h('td', { colspan: 7, class: 'muted' }, 'No bakes yet: start one below.')));
       status.textContent = `${list.total} bake${list.total === 1 ? '' : 's'} · updated ${new Date().toLocaleTimeString()}`;
+      convergence.update(list.items);
     } catch (e) {
       if (!(e instanceof ApiError)) throw e;
       replace(message, h('p', { class: 'error' }, `${e.problem.title}: ${e.problem.detail}`));
@@ -113,10 +118,11 @@ export function bakesPage(root: HTMLElement): Page {
     message, status,
     h('div', { class: 'table-wrap' }, h('table', { class: 'bakes' },
       h('caption', { class: 'sr-only' }, 'Bakes'),
-      h('thead', null, h('tr', null, ['bake', 'state', 'sampler', 'spp', 'speed / progress', 'age'].map((c) => h('th', { scope: 'col' }, c)))),
+      h('thead', null, h('tr', null, ['bake', 'state', 'sampler', 'spp', 'RMSE', 'speed / progress', 'age'].map((c) => h('th', { scope: 'col' }, c)))),
       tbody)),
-    form);
-  replace(tbody, h('tr', null, h('td', { colspan: 6 }, spinner())));
+    form,
+    convergence.el);
+  replace(tbody, h('tr', null, h('td', { colspan: 7 }, spinner())));
   void load();
   return { dispose() { disposed = true; clearTimeout(timer); } };
 }
