@@ -382,6 +382,24 @@ step('bakes', async () => {
   await confirm();
   await page.waitForURL(/#\/bakes$/);
   assert.equal((await fetch(`${origin()}/api/v1/bakes/${id}`)).status, 404);
+  // An uploaded OBJ with its .mtl: a closed furnace box that bakes to E (1 - rho^3) / (1 - rho).
+  const upload = page.getByRole('form', { name: 'Start a bake' });
+  await upload.locator('#bake-scene').selectOption('upload');
+  const files = upload.locator('#bake-scene-files');
+  await files.setInputFiles([{ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('x') }]);
+  await upload.getByRole('button', { name: 'Start bake' }).click();
+  await page.locator('#bake-form-error .error[data-field="/scene"]', { hasText: 'only .map, .obj and .mtl' }).waitFor();
+  await files.setInputFiles([
+    { name: 'box.obj', mimeType: 'text/plain', buffer: Buffer.from('mtllib box.mtl\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nv 1 0 1\nv 1 1 1\nv 0 1 1\nusemtl wall\nf 1 2 3 4\nf 5 8 7 6\nf 1 5 6 2\nf 4 3 7 8\nf 1 4 8 5\nf 2 6 7 3\n') },
+    { name: 'box.mtl', mimeType: 'text/plain', buffer: Buffer.from('newmtl wall\nKd 0.5 0.5 0.5\nKe 1 1 1\n') }]);
+  await upload.locator('#bake-spp').fill('4');
+  await upload.locator('#bake-bounces').fill('2');
+  await upload.getByRole('button', { name: 'Start bake' }).click();
+  await page.waitForURL(/#\/bakes\/b[0-9a-f]{11}$/);
+  await page.locator('.badge.state-done').waitFor({ timeout: 120000 });
+  const box = await apiGet(`/api/v1/bakes/${page.url().split('/').pop()}`);
+  assert.equal(box.request.scene.name, 'box.obj');
+  assert.ok(Math.abs(box.report.radiance.mean[0] - 1.75) < 0.02, `furnace box radiance ${box.report.radiance.mean[0]}, want 1.75`);
 });
 
 step('bake-convergence', async () => {

@@ -7,6 +7,7 @@ import { h, replace, spinner, confirmDialog } from '../lib/dom';
 import { age, fixed, int, rate, sci } from '../lib/format';
 import { stateBadge } from '../ui/controls';
 import { convergencePanel } from '../ui/convergence';
+import { uploadedScene } from '../lib/scene_upload';
 import type { Page } from '../main';
 
 type Bake = Schemas['bake'];
@@ -52,11 +53,15 @@ export function bakesPage(root: HTMLElement): Page {
   const source = h('select', { id: 'bake-source' },
     h('option', { value: 'default' }, 'the shipped family'), h('option', { value: 'run' }, 'a run\'s best family'), h('option', { value: 'functions' }, 'function ids'));
   const mixers = h('input', { id: 'bake-mixers', type: 'text', size: 40, placeholder: 'run id, or 1-4 function ids', class: 'mono' });
+  const sceneKind = h('select', { id: 'bake-scene' }, h('option', { value: 'cornell' }, 'the Cornell box (built in)'), h('option', { value: 'upload' }, 'a Quake .map or an OBJ (+ .mtl) file'));
+  const sceneFiles = h('input', { id: 'bake-scene-files', type: 'file', accept: '.map,.obj,.mtl', multiple: true, hidden: true });
+  sceneKind.addEventListener('change', () => { sceneFiles.hidden = sceneKind.value !== 'upload'; });
   const formError = h('div', { id: 'bake-form-error', role: 'alert' });
   const start = h('button', { type: 'submit' }, 'Start bake');
   // novalidate: the daemon checks every field and names the one it refuses (shown below).
   const form = h('form', { class: 'bake-form', 'aria-label': 'Start a bake', novalidate: true, onsubmit: (e: Event) => { e.preventDefault(); void submit(); } },
-    h('h2', null, 'Start a bake of the Cornell box'),
+    h('h2', null, 'Start a bake'),
+    field('bake-scene', 'scene', h('span', null, sceneKind, ' ', sceneFiles)),
     field('bake-sampler', 'sampler', sampler),
     field('bake-spp', 'samples per texel', spp),
     field('bake-bounces', 'bounces', bounces),
@@ -65,15 +70,25 @@ export function bakesPage(root: HTMLElement): Page {
     field('bake-mixers', 'from', mixers),
     formError, start);
 
-  const inputs: Record<string, HTMLElement> = { '/spp': spp, '/bounces': bounces, '/texel': texel, '/sampler': sampler, '/mixers': mixers };
+  const inputs: Record<string, HTMLElement> = { '/spp': spp, '/bounces': bounces, '/texel': texel, '/sampler': sampler, '/mixers': mixers, '/scene': sceneFiles };
   async function submit(): Promise<void> {
     replace(formError);
     for (const el of Object.values(inputs)) el.removeAttribute('aria-invalid');
+    const body = bakeRequest({ sampler: sampler.value, spp: spp.value, bounces: bounces.value, texel: texel.value, mixers: mixers.value, source: source.value });
+    if (sceneKind.value === 'upload') {
+      const files = await Promise.all([...(sceneFiles.files ?? [])].map(async (f) => ({ name: f.name, text: await f.text() })));
+      const scene = uploadedScene(files);
+      if (typeof scene === 'string') {
+        replace(formError, h('p', { class: 'error', 'data-field': '/scene' }, `scene: ${scene}`));
+        sceneFiles.setAttribute('aria-invalid', 'true');
+        sceneFiles.focus();
+        return;
+      }
+      body.scene = scene;
+    }
     start.disabled = true;
     try {
-      const b = await call(() => api.POST('/api/v1/bakes', {
-        body: bakeRequest({ sampler: sampler.value, spp: spp.value, bounces: bounces.value, texel: texel.value, mixers: mixers.value, source: source.value }),
-      }));
+      const b = await call(() => api.POST('/api/v1/bakes', { body }));
       location.hash = `#/bakes/${b.id}`;
     } catch (e) {
       if (!(e instanceof ApiError)) throw e;
