@@ -56,8 +56,11 @@ std::uint64_t parse_seed(const std::string& s) {
   return v;
 }
 
+// A stored function's lane, as the daemon's bakes take it (server/routes_bakes.cpp): its
+// ranking score (exact, else the estimate, never below 0). A noise-corrected estimate can
+// fall below zero, which would read as "not scored" here and cost an exact scoring.
 baker::MixerInfo mixer_of(const evolver::ScoredFunction& f) {
-  return {f.program, f.chi2_exact.value_or(f.chi2), f.chi2_exact.has_value() || f.exact};
+  return {f.program, f.rank(), f.chi2_exact.has_value() || f.exact};
 }
 
 // Each --mixers value: a FUNCTION_ID (or several, comma-separated), a file, or program text.

@@ -11,6 +11,9 @@
 #include <valijson/validator.hpp>
 
 #include "cli/run_command.hpp"
+#include "evolver/run.hpp"
+#include "evolver/store.hpp"
+#include "mixer/text_form.hpp"
 
 namespace fs = std::filesystem;
 
@@ -178,5 +181,28 @@ TEST(BakeCli, RunTakesTheRunsBestFamily) {
   r = run_mixforge("bake --run " + run_id + " --bundle x.json");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("one of --mixers, --bundle and --run"), std::string::npos) << r.output;
+  fs::remove_all(d);
+}
+
+// A stored function whose only score is a sampled estimate below zero (noise correction can
+// give that for a good function): the bake's report carries its ranking score, never a
+// negative chi2 (the report schema's minimum is 0), as the daemon's bakes do.
+TEST(BakeCli, StoredSampledScoresBelowZeroAreReportedAsTheirRank) {
+  const fs::path d = temp_dir() / "negative";
+  fs::create_directories(d);
+  const mixforge::Program p = mixforge::parse_program("x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;");
+  {
+    mixforge::evolver::Store store(d / "data");
+    mixforge::evolver::Member m{p, p.hash(), {-2e-6, 3e-6, 1u << 20, false}, 0};
+    store.add_hall_of_fame({{mixforge::evolver::scored_function(m), "r000000000001", 1.0, 10, 1.7e9}});
+  }
+  auto r = run_mixforge("bake --spp 1 --bounces 0 --texel 0.5 --json --mixers " + p.id() + " --data " +
+                        quoted((d / "data").string()) + " --out " + quoted((d / "out").string()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto report = last_line_json(r.output);
+  expect_valid(report);
+  ASSERT_EQ(report["mixers"].size(), 4u);
+  EXPECT_DOUBLE_EQ(report["mixers"][0]["chi2"].get<double>(), 3e-6);  // max(estimate, stderr, 0)
+  EXPECT_FALSE(report["mixers"][0]["exact"].get<bool>());
   fs::remove_all(d);
 }
