@@ -13,9 +13,15 @@
 // rays, the subject): their atlas entries point at one covered texel, so a ray that hits
 // one shades with that texel's light. The tracing work per ray is that of the full scene.
 //
+// With --vulkan 1 the whole pass is also traced by the Vulkan ray-tracing back end, in both
+// orders, in launches of --vulkan-batch rays (default 65,536: one launch per stratum batch
+// would measure the queue round trip, not the tracing); where no Vulkan device has
+// ray-tracing pipelines that row says why instead.
+//
 //   bench_bake_coherence [--grid N (sheet of N x N quads, default 1024: 2,097,152
 //                        triangles)] [--spp S (default 64)] [--texel T (default 0.05 m)]
 //                        [--threads K (default: all)] [--trials R (default 3)]
+//                        [--vulkan 0|1 (default 0)] [--vulkan-batch B]
 #include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 
@@ -34,6 +40,7 @@
 #include "baker/hemisphere.hpp"
 #include "baker/integrator.hpp"
 #include "baker/sampler.hpp"
+#include "baker/vulkan_tracer.hpp"
 
 using namespace mixforge::baker;
 
@@ -117,10 +124,32 @@ double trace_batches(const RayTracer& tracer, const std::vector<Ray>& rays, cons
   return static_cast<double>(rays.size()) / s;
 }
 
+// Consecutive batches joined into launches of at least `size` rays.
+std::vector<std::size_t> merged_batches(const std::vector<std::size_t>& begin, std::size_t size) {
+  std::vector<std::size_t> out{0};
+  for (std::size_t b = 1; b < begin.size(); ++b)
+    if (begin[b] - out.back() >= size || b + 1 == begin.size()) out.push_back(begin[b]);
+  return out;
+}
+
+// One thread submits launches one after the other: the driver spreads each launch over the
+// cores itself (lavapipe: LP_NUM_THREADS), and the tracer serialises its queue anyway.
+double trace_launches(const RayTracer& tracer, const std::vector<Ray>& rays, const std::vector<std::size_t>& begin) {
+  std::vector<Hit> hits(rays.size());
+  const auto t0 = std::chrono::steady_clock::now();
+  for (std::size_t b = 0; b + 1 < begin.size(); ++b) {
+    const std::size_t lo = begin[b], hi = begin[b + 1];
+    tracer.intersect(std::span<const Ray>(rays.data() + lo, hi - lo), std::span<Hit>(hits.data() + lo, hi - lo), true);
+  }
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return static_cast<double>(rays.size()) / s;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  int grid = 1024, trials = 3, threads = 0;
+  int grid = 1024, trials = 3, threads = 0, vulkan = 0;
+  std::size_t vulkan_batch = 65536;
   std::uint32_t spp = 64;
   float texel = 0.05f;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -130,6 +159,8 @@ int main(int argc, char** argv) {
     else if (a == "--texel") texel = static_cast<float>(std::atof(argv[i + 1]));
     else if (a == "--threads") threads = std::atoi(argv[i + 1]);
     else if (a == "--trials") trials = std::atoi(argv[i + 1]);
+    else if (a == "--vulkan") vulkan = std::atoi(argv[i + 1]);
+    else if (a == "--vulkan-batch") vulkan_batch = static_cast<std::size_t>(std::atoll(argv[i + 1]));
     else {
       std::fprintf(stderr, "bench_bake_coherence: unknown option %s\n", a.c_str());
       return 2;
@@ -198,5 +229,29 @@ int main(int argc, char** argv) {
   const double pk = median(packet);
   std::printf("embree, coherent batches: rtcIntersect1 %.3f Mrays/s, 16-ray packets %.3f Mrays/s -> packets %.2fx\n",
               c / 1e6, pk / 1e6, pk / c);
+  if (vulkan) {
+    std::unique_ptr<VulkanTracer> vk;
+    try {
+      const auto v0 = std::chrono::steady_clock::now();
+      vk = make_vulkan_tracer(scene);
+      std::printf("vulkan: %s, acceleration structures built in %.2f s\n", vk->device_name().c_str(),
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - v0).count());
+    } catch (const std::exception& e) {
+      std::printf("vulkan: not measured: %s\n", e.what());
+      return 0;
+    }
+    const std::vector<std::size_t> launches = merged_batches(pass.batch_begin, vulkan_batch);
+    std::vector<double> vc, vr;
+    for (int k = 0; k < trials; ++k) {
+      vc.push_back(trace_launches(*vk, pass.rays, launches));
+      vr.push_back(trace_launches(*vk, random_order, launches));
+      std::printf("vulkan trial %d: baker's order %.3f Mrays/s, random order %.3f Mrays/s\n", k + 1, vc.back() / 1e6,
+                  vr.back() / 1e6);
+    }
+    const double mc = median(vc), mr = median(vr);
+    std::printf("vulkan (%s), whole gather pass in %zu launches of >= %zu rays: baker's order %.3f Mrays/s, "
+                "random order %.3f Mrays/s (medians of %d) -> %.2fx\n",
+                vk->device_name().c_str(), launches.size() - 1, vulkan_batch, mc / 1e6, mr / 1e6, trials, mc / mr);
+  }
   return 0;
 }
