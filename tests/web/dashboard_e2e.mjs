@@ -234,6 +234,20 @@ step('function-page', async () => {
   const cli = out.trim().split('\n').map(Number);
   assert.deepEqual(gpu, cli, 'WebGL2 pixels differ from `mixforge apply`');
   figures.webgl_vs_apply = { inputs: inputs.length, width: fn.width, equal: true };
+  // The function, an LCG step and PCG as the hash of CMJ sets, computed in WebGL2: equal to
+  // the JavaScript construction and stratified, drawn on the disk and the hemisphere.
+  const cmj = page.locator('.preview-cmj[data-result]');
+  await cmj.waitFor({ timeout: 60000 });
+  assert.equal(await cmj.getAttribute('data-result'), 'match', await cmj.textContent());
+  const sets = await page.evaluate(() => { const c = window.mixforgePreview.cmj; return { ...c, points: c.points.length }; });
+  assert.ok(sets.matches && sets.stratified, JSON.stringify(sets));
+  assert.equal(sets.points, 256);
+  for (const cls of ['cmj-disk', 'cmj-hemisphere']) {
+    assert.equal(await page.locator(`canvas.${cls}`).count(), 3, cls);
+    await page.locator(`canvas.${cls}`).first().scrollIntoViewIfNeeded();
+    assert.ok(await page.locator(`canvas.${cls}`).first().isVisible(), cls);
+  }
+  figures.webgl_cmj = { samples: sets.samples, patterns: sets.patterns, hashes: 3, equal: sets.matches, stratified: sets.stratified };
   // Every other target exports.
   for (const t of ['hlsl', 'wgsl', 'msl', 'cuda', 'cpp']) {
     await page.locator('select[name=target]').selectOption(t);
