@@ -18,8 +18,14 @@ BitIndependence bit_independence(const BatchFunction& f, int width, std::uint64_
   const int n = width;
   const std::uint64_t mask = width_mask(n);
   const std::size_t pairs = static_cast<std::size_t>(n) * (n - 1) / 2;
+  // Once the samples would cover every input, count every pair {x, x ^ 2^i} once instead:
+  // the 2^(n-1) inputs with bit i clear. (Resampling a small domain would weigh the
+  // function's own finite-population deviations N / 2^(n-1) times too heavily.)
+  const bool exact = n <= 63 && samples_per_bit >= (std::uint64_t{1} << (n - 1));
+  if (exact) samples_per_bit = std::uint64_t{1} << (n - 1);
   BitIndependence out;
   out.width = n;
+  out.exact = exact;
   out.samples_per_bit = samples_per_bit;
   out.cells = static_cast<std::uint64_t>(n) * pairs;
   if (pairs == 0) return out;
@@ -39,7 +45,9 @@ BitIndependence bit_independence(const BatchFunction& f, int width, std::uint64_
     for (std::uint64_t first = 0; first < samples_per_bit; first += chunk) {
       const std::size_t m = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, samples_per_bit - first));
       for (std::size_t s = 0; s < m; ++s) {
-        x[s] = sample_input(seed, first + s) & mask;
+        const std::uint64_t t = first + s;
+        // exact: t with a zero bit inserted at position i.
+        x[s] = exact ? ((t >> i) << (i + 1)) | (t & (flip - 1)) : sample_input(seed, t) & mask;
         y[s] = x[s] ^ flip;
       }
       f(x.data(), fx.data(), m);

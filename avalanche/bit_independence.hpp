@@ -17,6 +17,7 @@ namespace mixforge {
 struct BitIndependence {
   int width = 0;
   std::uint64_t samples_per_bit = 0;  // N inputs for each flipped input bit
+  bool exact = false;                 // every pair {x, x ^ 2^i} once (N = 2^(n-1))
   std::uint64_t cells = 0;            // n * n(n-1)/2 (0 below 2 bits: nothing to test)
   double chi2 = 0;                    // sum of N c^2 over the cells
   double p_value = 1;                 // P(chi2(cells) >= chi2)
@@ -28,7 +29,8 @@ struct BitIndependence {
 };
 
 // samples_per_bit >= 1; width 1..64. Inputs come from sample_input(seed, k): the same
-// seed gives the same result. cancel (may be null) is checked between input bits and
+// seed gives the same result. From samples_per_bit >= 2^(n-1) on, every input pair is
+// counted once instead (exact). cancel (may be null) is checked between input bits and
 // throws EvaluationCancelled.
 BitIndependence bit_independence(const BatchFunction& f, int width, std::uint64_t samples_per_bit,
                                  std::uint64_t seed, const std::atomic<bool>* cancel = nullptr);

@@ -1,6 +1,7 @@
 #include "avalanche/higher_order_avalanche.hpp"
 
 #include <bit>
+#include <cmath>
 #include <stdexcept>
 
 #include "avalanche/counts.hpp"
@@ -79,9 +80,23 @@ FlipDistance flip_distance(const BatchFunction& f, int width, int k, std::uint64
   // Inputs and masks from streams of their own, separate for each k.
   const std::uint64_t input_seed = seed ^ (0x51ed27a3c0ffee00ull + static_cast<std::uint64_t>(k));
   const std::uint64_t mask_seed = seed ^ (0x9a3c5e7f12345600ull + static_cast<std::uint64_t>(k));
+  // The masks of k bits when every pair is taken: each mask with the inputs whose lowest
+  // mask bit is clear (x and x ^ m give the same distance).
+  std::vector<std::uint64_t> masks;
+  if (width <= 40) {
+    double population = std::ldexp(1.0, width - 1);
+    for (int t = 0; t < k; ++t) population = population * (width - t) / (t + 1);
+    if (population <= static_cast<double>(samples)) {
+      for (std::uint64_t m = 1; m <= mask && m < (std::uint64_t{1} << width); ++m)
+        if (std::popcount(m) == k) masks.push_back(m);
+      samples = static_cast<std::uint64_t>(masks.size()) << (width - 1);
+    }
+  }
+  const bool exact = !masks.empty();
   FlipDistance out;
   out.flipped_bits = k;
   out.samples = samples;
+  out.exact = exact;
   out.histogram.assign(static_cast<std::size_t>(width) + 1, 0);
   constexpr std::size_t chunk = 4096;
   std::vector<std::uint64_t> x(chunk), fx(chunk), y(chunk), fy(chunk);
@@ -89,8 +104,16 @@ FlipDistance flip_distance(const BatchFunction& f, int width, int k, std::uint64
     if (cancel && cancel->load(std::memory_order_relaxed)) throw EvaluationCancelled();
     const std::size_t m = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, samples - first));
     for (std::size_t s = 0; s < m; ++s) {
-      x[s] = sample_input(input_seed, first + s) & mask;
-      y[s] = x[s] ^ random_mask(mask_seed, first + s, width, k);
+      const std::uint64_t t = first + s;
+      if (exact) {
+        const std::uint64_t mk = masks[t >> (width - 1)], low = t & ((std::uint64_t{1} << (width - 1)) - 1);
+        const int b = std::countr_zero(mk);  // insert a zero at the lowest mask bit
+        x[s] = ((low >> b) << (b + 1)) | (low & ((std::uint64_t{1} << b) - 1));
+        y[s] = x[s] ^ mk;
+      } else {
+        x[s] = sample_input(input_seed, t) & mask;
+        y[s] = x[s] ^ random_mask(mask_seed, t, width, k);
+      }
     }
     f(x.data(), fx.data(), m);
     f(y.data(), fy.data(), m);

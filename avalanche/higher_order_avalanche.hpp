@@ -28,11 +28,14 @@ BinomialFit binomial_fit(const std::vector<std::uint64_t>& histogram);
 struct FlipDistance {
   int flipped_bits = 0;                  // k
   std::uint64_t samples = 0;
+  bool exact = false;                    // every unordered pair {x, x ^ m} once
   std::vector<std::uint64_t> histogram;  // distance 0..n
   BinomialFit fit;
 };
 
 // k distinct bits per mask, 1 <= k <= width <= 64; samples >= 1. Deterministic in seed.
+// When samples reach the number of unordered pairs {x, x ^ m} (2^(n-1) C(n, k)), each is
+// taken once instead (exact; resampling a small domain would over-weigh its deviations).
 // cancel (may be null) is checked between chunks: EvaluationCancelled.
 FlipDistance flip_distance(const BatchFunction& f, int width, int flipped_bits, std::uint64_t samples,
                            std::uint64_t seed, const std::atomic<bool>* cancel = nullptr);

@@ -96,6 +96,7 @@ nlohmann::json to_json(const QualityReport& r) {
                       {"deviation", r.worst_cell.deviation}}}};
   const BitIndependence& b = r.bit_independence;
   j["bit_independence"] = {{"applicable", b.cells > 0},
+                           {"exact", b.exact},
                            {"samples_per_bit", b.samples_per_bit},
                            {"cells", b.cells},
                            {"chi2", b.chi2},
@@ -108,6 +109,7 @@ nlohmann::json to_json(const QualityReport& r) {
   nlohmann::json ho = nlohmann::json::array();
   for (const FlipDistance& d : r.higher_order)
     ho.push_back({{"flipped_bits", d.flipped_bits},
+                  {"exact", d.exact},
                   {"samples", d.samples},
                   {"chi2", d.fit.chi2},
                   {"dof", d.fit.dof},

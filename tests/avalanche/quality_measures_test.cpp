@@ -189,7 +189,7 @@ TEST(BitIndependence, DeterministicWideAndNarrow) {
   EXPECT_EQ(one.cells, 0u);
   EXPECT_EQ(one.p_value, 1.0);
   // A partial last block (1000 is not a multiple of 64) counts only real samples.
-  const BitIndependence partial = bit_independence(qm_identity(), 8, 1000, 1);
+  const BitIndependence partial = bit_independence(qm_identity(), 16, 1000, 1);
   EXPECT_EQ(partial.samples_per_bit, 1000u);
   EXPECT_DOUBLE_EQ(std::fabs(partial.worst_correlation), 1.0);
 }
@@ -205,4 +205,24 @@ TEST(BatchFunction, JitAgreesWithTheInterpreter) {
     g(in.data(), b.data(), in.size());
     EXPECT_EQ(a, b) << text;
   }
+}
+
+TEST(QualityMeasures, SmallWidthsCountEveryPairOnce) {
+  // 12 bits: 2^11 pairs per input bit; asking for more counts each once, and an ideal
+  // random function then scores chi2 ~ dof (resampling would inflate it 2^13 / 2^11 times).
+  const auto f = qm_random_function(12, 77);
+  const BitIndependence b = bit_independence(f, 12, 1 << 13, 1);
+  EXPECT_TRUE(b.exact);
+  EXPECT_EQ(b.samples_per_bit, 1u << 11);
+  EXPECT_LT(std::fabs((b.chi2 - b.cells) / std::sqrt(2.0 * b.cells)), 5) << b.chi2 << " over " << b.cells;
+  EXPECT_EQ(bit_independence(f, 12, 1 << 13, 99).chi2, b.chi2);  // no sampling: the seed does not matter
+  EXPECT_FALSE(bit_independence(f, 12, 1 << 10, 1).exact);
+  // 8 bits, 2 flipped: 2^7 * 28 = 3584 pairs, each once.
+  const FlipDistance d = flip_distance(qm_random_function(8, 5), 8, 2, 1 << 14, 1);
+  EXPECT_TRUE(d.exact);
+  EXPECT_EQ(d.samples, 3584u);
+  EXPECT_EQ(std::accumulate(d.histogram.begin(), d.histogram.end(), std::uint64_t{0}), 3584u);
+  EXPECT_NE(d.fit.verdict, Verdict::failed);
+  // The identity: every pair changes exactly the 2 flipped bits.
+  EXPECT_EQ(flip_distance(qm_identity(), 8, 2, 1 << 14, 1).histogram[2], 3584u);
 }
