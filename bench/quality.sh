@@ -3,7 +3,8 @@
 # unless SIZE is given) for the reference functions: lowbias32, triple32, murmur3 fmix32,
 # the best published 2-round 32-bit function, the SplitMix64 finaliser and Moremur, plus
 # one round of lowbias32 as a weak control. Writes bench/results/quality/<name>.json, one
-# report each, table.md (the README tables, made from those files) and machine.txt. The
+# report each, table.md (the README tables, made from those files), cli_lowbias32_quick.txt
+# (the human form at the quick size) and machine.txt. The
 # machine is shared: the load average is recorded before and after.
 #
 #   bench/quality.sh [BUILD_DIR [SIZE]]   (default build/release, standard)
@@ -38,6 +39,11 @@ for f in "${functions[@]}"; do
   echo "# $name (load $(load))"
   "$build/cli/mixforge" quality --json --size "$size" --width "$width" "$text" > "$out/$name.json"
 done
+# The human form README shows (quick size: a few seconds).
+{
+  echo "\$ mixforge quality --size quick \"${functions[0]#*|*|}\""
+  "$build/cli/mixforge" quality --size quick "${functions[0]#*|*|}"
+} > "$out/cli_lowbias32_quick.txt"
 echo "load after: $(load)" >> "$out/machine.txt"
 
 python3 - "$out" "${functions[@]}" <<'PY'
