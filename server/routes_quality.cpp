@@ -3,8 +3,8 @@
 // store. The cheap part runs on the read lane (it looks the function and the cached report
 // up): a cached report is answered there and takes no scoring slot. Otherwise the report
 // is admitted to the evaluation queue like POST /evaluate (429 when it is full; wide
-// functions may wait in its bounded queue) and computed on its threads: about a minute and
-// a half for a 32-bit function at the standard size, most of it dieharder.
+// functions may wait in its bounded queue) and computed on its threads: about a minute
+// for a 32-bit function at the standard size, most of it dieharder.
 #include <nlohmann/json.hpp>
 
 #include "avalanche/counts.hpp"
