@@ -75,6 +75,17 @@ AvalancheCounts Evaluator::counts_sampled(const Program& program, std::uint64_t 
   return reference_counts_sampled(program, seed, first, count);
 }
 
+BatchFunction Evaluator::batch_function(const Program& program) const {
+  validate(program, {1 << 16});
+#if MIXFORGE_WITH_JIT
+  if (impl_->engine) {
+    std::shared_ptr<const jit::Kernel> kernel = impl_->engine->compile(program, jit::parts_apply);
+    return [kernel](const std::uint64_t* in, std::uint64_t* out, std::size_t n) { kernel->apply(in, out, n); };
+  }
+#endif
+  return interpreted_function(program);
+}
+
 Score Evaluator::exact(const Program& program) const { return score(counts_exact(program)); }
 
 Score Evaluator::sampled(const Program& program, std::uint64_t samples, std::uint64_t seed) const {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "avalanche/batch_function.hpp"
 #include "avalanche/chi_square.hpp"
 #include "avalanche/counts.hpp"
 #include "mixer/program.hpp"
@@ -51,6 +52,10 @@ class Evaluator {
   // Samples [first, first + count) of the stream with this seed; runs on the calling thread.
   AvalancheCounts counts_sampled(const Program& program, std::uint64_t seed, std::uint64_t first,
                                  std::uint64_t count) const;
+
+  // f applied in batches: the JIT's apply kernel (compiled here, held by the function),
+  // else the interpreter. Validates the program (ProgramError).
+  BatchFunction batch_function(const Program& program) const;
 
   Score exact(const Program& program) const;
   Score sampled(const Program& program, std::uint64_t samples, std::uint64_t seed) const;

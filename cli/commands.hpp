@@ -20,6 +20,7 @@ struct ExitStatus {
 };
 
 void add_eval_command(CLI::App& app);
+void add_quality_command(CLI::App& app);
 void add_apply_command(CLI::App& app);
 void add_invert_command(CLI::App& app);
 void add_export_command(CLI::App& app);

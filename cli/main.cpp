@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "mixforge 0.1.0");
   using namespace mixforge::cli;
   add_eval_command(app);
+  add_quality_command(app);
   add_apply_command(app);
   add_invert_command(app);
   add_export_command(app);

@@ -807,6 +807,18 @@ std::optional<ScoredFunction> RunManager::function(const std::string& function_i
   return precision(*stored) > precision(*live) ? stored : live;
 }
 
+std::optional<StoredQualityReport> RunManager::quality_report(const std::string& function_id,
+                                                              const std::string& options) const {
+  std::lock_guard g(impl_->store_mu);
+  return impl_->store->quality_report(function_id, options);
+}
+
+void RunManager::put_quality_report(const std::string& function_id, const std::string& options,
+                                    const std::string& report, double computed_at) {
+  std::lock_guard g(impl_->store_mu);
+  impl_->store->put_quality_report(function_id, options, report, computed_at);
+}
+
 std::optional<Note> RunManager::note(NoteSubject subject, const std::string& id) const {
   std::optional<Note> stored;
   {

@@ -28,6 +28,7 @@
 #include "evolver/note.hpp"
 #include "evolver/run_config.hpp"
 #include "evolver/run_types.hpp"
+#include "evolver/stored_quality.hpp"
 #include "mixer/program.hpp"
 
 namespace mixforge::jit { class Engine; }
@@ -106,6 +107,12 @@ class RunManager {
   // and is not the current version; nullopt: an unknown function.
   std::optional<Note> set_note(NoteSubject subject, const std::string& id, const std::string& text,
                                std::optional<std::uint64_t> base_version);
+
+  // Cached quality reports by function id and options key (Store::quality_report); the
+  // manager neither computes nor checks them.
+  std::optional<StoredQualityReport> quality_report(const std::string& function_id, const std::string& options) const;
+  void put_quality_report(const std::string& function_id, const std::string& options, const std::string& report,
+                          double computed_at);
 
   // run_id empty: events of every run. Callbacks run on an internal thread or on the
   // thread of a control call; keep them short, and do not call control functions

@@ -179,6 +179,20 @@ CREATE TABLE notes (
 );
 )SQL";
 
+// Version 4: quality reports (mixforge quality, GET /functions/{id}/quality), computed on
+// demand and kept per function and options key (which names the report's version, so a
+// new version of the measures never reads an old report). Kept as long as the database,
+// like function notes.
+const char* const migration_4 = R"SQL(
+CREATE TABLE quality_reports (
+  function_id TEXT NOT NULL,
+  options TEXT NOT NULL,
+  report TEXT NOT NULL,
+  computed_at REAL NOT NULL,
+  PRIMARY KEY (function_id, options)
+);
+)SQL";
+
 std::string order_sql(const PoolQuery& q) {
   const char* dir = q.descending ? " DESC" : "";
   switch (q.order) {
@@ -248,6 +262,8 @@ void Store::open_and_migrate(const std::filesystem::path& data_dir) {
         migrate_to_2(db, data_dir);
       else if (version == 2)
         db.exec(migration_3);
+      else if (version == 3)
+        db.exec(migration_4);
       db.exec("PRAGMA user_version=" + std::to_string(version + 1));
       t.commit();
       if (version == 1) std::filesystem::remove(data_dir / "serve-state.json", ec_ignored);
@@ -675,6 +691,27 @@ std::optional<Note> Store::put_note(NoteSubject subject, const std::string& id, 
   w.exec();
   t.commit();
   return Note{subject, id, text, current + 1, now};
+}
+
+std::optional<StoredQualityReport> Store::quality_report(const std::string& function_id, const std::string& options) {
+  SQLite::Statement q(impl_->db, "SELECT report, computed_at FROM quality_reports WHERE function_id=? AND options=?");
+  q.bind(1, function_id);
+  q.bind(2, options);
+  if (!q.executeStep()) return std::nullopt;
+  return StoredQualityReport{q.getColumn(0).getString(), q.getColumn(1).getDouble()};
+}
+
+void Store::put_quality_report(const std::string& function_id, const std::string& options, const std::string& report,
+                               double computed_at) {
+  SQLite::Statement q(impl_->db,
+                      "INSERT INTO quality_reports(function_id, options, report, computed_at) VALUES (?, ?, ?, ?) "
+                      "ON CONFLICT(function_id, options) DO UPDATE SET report=excluded.report, "
+                      "computed_at=excluded.computed_at");
+  q.bind(1, function_id);
+  q.bind(2, options);
+  q.bind(3, report);
+  q.bind(4, computed_at);
+  q.exec();
 }
 
 std::string Store::integrity_check() {

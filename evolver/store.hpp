@@ -13,6 +13,7 @@
 #include "evolver/note.hpp"
 #include "evolver/run.hpp"
 #include "evolver/run_types.hpp"
+#include "evolver/stored_quality.hpp"
 
 namespace mixforge::evolver {
 
@@ -34,8 +35,8 @@ class Store {
   Store& operator=(const Store&) = delete;
 
   // 2: runs.resume_on_start (serve-state.json imported), pool.kinds, paging indexes.
-  // 3: notes.
-  static constexpr int schema_version = 3;
+  // 3: notes. 4: quality_reports.
+  static constexpr int schema_version = 4;
   const std::filesystem::path& path() const { return path_; }
 
   void create_run(const std::string& id, const RunConfig& config, double created_at);
@@ -69,6 +70,11 @@ class Store {
   // not checked here). NoteConflict: base_version is given and is not the current version.
   std::optional<Note> put_note(NoteSubject subject, const std::string& id, const std::string& text,
                                std::optional<std::uint64_t> base_version, double now);
+  // The cached quality report of a function for an options key (quality_cache_key), if any.
+  std::optional<StoredQualityReport> quality_report(const std::string& function_id, const std::string& options);
+  // Stores (or replaces) it.
+  void put_quality_report(const std::string& function_id, const std::string& options, const std::string& report,
+                          double computed_at);
   // PRAGMA integrity_check: "ok" when the file is sound.
   std::string integrity_check();
 

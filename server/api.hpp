@@ -58,6 +58,7 @@ const std::string& function_id_param(const Request& request);
 void add_run_routes(Router& router, ApiContext& context);
 void add_note_routes(Router& router, ApiContext& context);
 void add_function_routes(Router& router, ApiContext& context);
+void add_quality_routes(Router& router, ApiContext& context);
 void add_evaluate_routes(Router& router, ApiContext& context);
 void add_export_routes(Router& router, ApiContext& context);
 void add_meta_routes(Router& router, ApiContext& context);
@@ -65,6 +66,7 @@ void add_bake_routes(Router& router, ApiContext& context);
 inline void add_api_routes(Router& router, ApiContext& context) {
   add_run_routes(router, context);
   add_function_routes(router, context);
+  add_quality_routes(router, context);
   add_evaluate_routes(router, context);
   add_export_routes(router, context);
   add_meta_routes(router, context);

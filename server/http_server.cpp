@@ -168,19 +168,42 @@ class Session : public std::enable_shared_from_this<Session> {
     });
   }
 
-  // Scoring: cheap checks here, then admitted (or refused with 429) before any thread
-  // is taken; an admitted job runs on the evaluation queue's own threads.
+  // Scoring: cheap checks here (or on the read lane, for routes whose cheap part reads the
+  // store), then admitted (or refused with 429) before any scoring thread is taken; an
+  // admitted job runs on the evaluation queue's own threads. A job that carries its answer
+  // (a cached report) is answered at once.
   void admit_scoring(const Route& route, Request req) {
-    auto admitted = shared_->router.admit(route, req);
-    if (auto* r = std::get_if<Response>(&admitted)) return send(std::move(*r));
-    ScoringJob job = std::get<ScoringJob>(std::move(admitted));
     stream_.expires_never();
     watch_disconnect();
     auto shared = shared_;
     auto self = shared_from_this();
+    if (route.admit_on == Exec::read) {
+      const Route* r = &route;
+      shared_->lanes.read.post([self, shared, r, req = std::move(req)]() mutable {
+        if (auto answer = admit_and_submit(self, shared, *r, req)) answer_from_lane(self, shared, std::move(*answer));
+      });
+      return;
+    }
+    if (auto answer = admit_and_submit(self, shared, route, req)) {
+      watching_ = false;
+      beast::error_code ignored;
+      stream_.socket().cancel(ignored);
+      send(std::move(*answer));
+    }
+  }
+
+  // The immediate answer (a problem, a refusal, a job's own answer), or nullopt when the
+  // job was queued (it answers through answer_from_lane). Any thread.
+  static std::optional<Response> admit_and_submit(const std::shared_ptr<Session>& self,
+                                                  const std::shared_ptr<Shared>& shared, const Route& route,
+                                                  const Request& req) {
+    auto admitted = shared->router.admit(route, req);
+    if (auto* r = std::get_if<Response>(&admitted)) return std::move(*r);
+    ScoringJob job = std::get<ScoringJob>(std::move(admitted));
+    if (job.answer) return std::move(*job.answer);
     auto gone = req.client_gone;
     try {
-      shared_->lanes.scoring.submit(
+      shared->lanes.scoring.submit(
           job.costly, gone, [self, shared, gone, run = std::move(job.run), path = req.path](bool cancelled) {
             Response r = !cancelled ? guarded(run, path)
                          : gone->load()
@@ -192,11 +215,9 @@ class Session : public std::enable_shared_from_this<Session> {
             answer_from_lane(self, shared, std::move(r));
           });
     } catch (const HttpError& e) {
-      watching_ = false;
-      beast::error_code ignored;
-      stream_.socket().cancel(ignored);
-      send(problem_response(e, req.path));
+      return problem_response(e, req.path);
     }
+    return std::nullopt;
   }
 
   // A readable socket while the worker runs: either the client closed (recv peeks 0

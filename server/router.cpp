@@ -52,8 +52,9 @@ void Router::add(std::string method, std::string pattern, Handler handler, Exec 
   routes_.push_back(std::move(r));
 }
 
-void Router::add_scoring(std::string method, std::string pattern, ScoringHandler handler) {
+void Router::add_scoring(std::string method, std::string pattern, ScoringHandler handler, Exec admit_on) {
   Route r;
+  r.admit_on = admit_on == Exec::read ? Exec::read : Exec::io;
   r.method = std::move(method);
   r.segments = split_path(pattern);
   r.pattern = std::move(pattern);
@@ -193,7 +194,8 @@ Response Router::invoke(const Route& route, const Request& request) const {
   if (route.exec != Exec::scoring) return guarded([&] { return route.handler(request); }, request.path);
   auto admitted = admit(route, request);
   if (auto* r = std::get_if<Response>(&admitted)) return std::move(*r);
-  const ScoringJob& job = std::get<ScoringJob>(admitted);
+  ScoringJob& job = std::get<ScoringJob>(admitted);
+  if (job.answer) return std::move(*job.answer);
   return guarded(job.run, request.path);
 }
 

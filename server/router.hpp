@@ -25,10 +25,12 @@ using Handler = std::function<Response(const Request&)>;
 enum class Exec { io, read, control, scoring };
 
 // A scoring request after its cheap checks (parsed, validated): whether it may wait in
-// the bounded queue, and the work itself.
+// the bounded queue, and the work itself; or, when `answer` is set, the answer found
+// without scoring (a cached report), which takes no scoring slot.
 struct ScoringJob {
   bool costly = false;
   std::function<Response()> run;
+  std::optional<Response> answer;
 };
 using ScoringHandler = std::function<ScoringJob(const Request&)>;
 
@@ -38,6 +40,9 @@ struct Route {
   Handler handler;         // io, read, control
   ScoringHandler scoring;  // scoring
   Exec exec = Exec::io;
+  // Scoring routes: where the cheap part runs: the I/O thread, or the read lane when it
+  // reads the store (e.g. a cache lookup).
+  Exec admit_on = Exec::io;
   std::vector<std::string> segments;  // split pattern
   bool mutating() const { return method != "GET" && method != "HEAD"; }
 };
@@ -50,7 +55,7 @@ class Router {
   using Precheck = std::function<std::optional<Response>(const Request&)>;
 
   void add(std::string method, std::string pattern, Handler handler, Exec exec = Exec::io);
-  void add_scoring(std::string method, std::string pattern, ScoringHandler handler);
+  void add_scoring(std::string method, std::string pattern, ScoringHandler handler, Exec admit_on = Exec::io);
   // GET requests outside any route's path (e.g. the dashboard's static files).
   void set_fallback(Handler handler) { fallback_ = std::move(handler); }
   void set_guard(Guard guard) { guard_ = std::move(guard); }

@@ -236,7 +236,7 @@ TEST(Store, MigrationImportsServeStateOnce) {
     db.exec("DROP INDEX pool_rank; DROP INDEX pool_born; DROP INDEX hall_of_fame_run_rank; DROP INDEX hall_of_fame_rank;"
             "ALTER TABLE runs DROP COLUMN resume_on_start; ALTER TABLE pool DROP COLUMN rank;"
             "ALTER TABLE pool DROP COLUMN kinds; CREATE INDEX hall_of_fame_rank ON hall_of_fame(width, chi2);"
-            "DROP TABLE notes;"
+            "DROP TABLE notes; DROP TABLE quality_reports;"
             "PRAGMA user_version=1");
   }
   {
@@ -267,6 +267,43 @@ TEST(Store, MigrationImportsServeStateOnce) {
     EXPECT_EQ(db.execAndGet("PRAGMA user_version").getInt(), Store::schema_version);
   }
   std::filesystem::remove_all(dir);
+}
+
+TEST(Store, MigrationFrom3AddsQualityReportsAndKeepsNotes) {
+  const mixforge::test::TempDir tmp("store-migrate-4");
+  const auto& dir = tmp.path();
+  {
+    Store s(dir);
+    s.create_run("r1", RunConfig{}, 1.7e9);
+    ASSERT_TRUE(s.put_note(NoteSubject::function, "0123456789abcdef", "kept", std::nullopt, 2));
+  }
+  {
+    // Back to version 3's shape.
+    SQLite::Database db((dir / "mixforge.db").string(), SQLite::OPEN_READWRITE);
+    db.exec("DROP TABLE quality_reports; PRAGMA user_version=3");
+  }
+  {
+    Store s(dir);
+    EXPECT_EQ(s.note(NoteSubject::function, "0123456789abcdef")->text, "kept");
+    EXPECT_FALSE(s.quality_report("0123456789abcdef", "v1;quick;seed=1;battery=1"));
+    s.put_quality_report("0123456789abcdef", "v1;quick;seed=1;battery=1", R"({"a":1})", 10);
+    s.put_quality_report("0123456789abcdef", "v1;standard;seed=1;battery=1", R"({"b":2})", 11);
+    s.put_quality_report("0123456789abcdef", "v1;quick;seed=1;battery=1", R"({"a":3})", 12);  // replaces
+    const auto quick = s.quality_report("0123456789abcdef", "v1;quick;seed=1;battery=1");
+    ASSERT_TRUE(quick);
+    EXPECT_EQ(quick->report, R"({"a":3})");
+    EXPECT_EQ(quick->computed_at, 12);
+    EXPECT_EQ(s.quality_report("0123456789abcdef", "v1;standard;seed=1;battery=1")->report, R"({"b":2})");
+    EXPECT_FALSE(s.quality_report("fedcba9876543210", "v1;quick;seed=1;battery=1"));
+    EXPECT_EQ(s.integrity_check(), "ok");
+  }
+  {
+    // Reports are in the file: a new connection reads them; the version is the newest.
+    Store s(dir);
+    EXPECT_EQ(s.quality_report("0123456789abcdef", "v1;quick;seed=1;battery=1")->report, R"({"a":3})");
+    SQLite::Database db((dir / "mixforge.db").string(), SQLite::OPEN_READONLY);
+    EXPECT_EQ(db.execAndGet("PRAGMA user_version").getInt(), 4);
+  }
 }
 
 TEST(Store, NotesVersionedPerSubjectAndGoneWithTheirRun) {
@@ -353,7 +390,7 @@ TEST(Store, ConnectionsOpeningTogetherMigrateOnce) {
       db.exec("DROP INDEX pool_rank; DROP INDEX pool_born; DROP INDEX hall_of_fame_run_rank; DROP INDEX hall_of_fame_rank;"
               "ALTER TABLE runs DROP COLUMN resume_on_start; ALTER TABLE pool DROP COLUMN rank;"
               "ALTER TABLE pool DROP COLUMN kinds; CREATE INDEX hall_of_fame_rank ON hall_of_fame(width, chi2);"
-            "DROP TABLE notes;"
+            "DROP TABLE notes; DROP TABLE quality_reports;"
               "PRAGMA user_version=1");
     }
     std::ofstream(dir / "serve-state.json") << R"({"running": ["r1"]})";

@@ -1,0 +1,13 @@
+#include "avalanche/batch_function.hpp"
+
+#include "mixer/interpreter.hpp"
+
+namespace mixforge {
+
+BatchFunction interpreted_function(const Program& program) {
+  return [program](const std::uint64_t* in, std::uint64_t* out, std::size_t n) {
+    for (std::size_t k = 0; k < n; ++k) out[k] = apply(program, in[k]);
+  };
+}
+
+}  // namespace mixforge

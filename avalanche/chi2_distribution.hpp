@@ -1,0 +1,22 @@
+#pragma once
+// The chi-square and binomial distributions the quality measures test against, and the
+// verdict a p-value earns (dieharder's thresholds, so all parts of a quality report read
+// alike).
+#include <string_view>
+#include <vector>
+
+namespace mixforge {
+
+// P(X >= x) for X ~ chi2(dof): the regularised upper incomplete gamma Q(dof/2, x/2).
+// dof > 0; x <= 0 gives 1.
+double chi2_survival(double x, double dof);
+
+// P(X = k) for X ~ Binomial(n, 1/2), k = 0..n (n <= 1024).
+std::vector<double> binomial_half_pmf(int n);
+
+enum class Verdict { passed, weak, failed };
+// One-sided (large statistics are bad): p < 1e-6 failed, p < 0.005 weak, else passed.
+Verdict verdict_for_p_value(double p);
+std::string_view verdict_name(Verdict v);  // "passed", "weak", "failed"
+
+}  // namespace mixforge

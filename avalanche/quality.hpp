@@ -1,0 +1,72 @@
+#pragma once
+// A function's quality report: single-bit avalanche (exact up to 32 bits), the bit
+// independence criterion, higher-order avalanche and counter-mode tests (dieharder), for
+// `mixforge quality` and GET /api/v1/functions/{id}/quality. Deterministic: the same
+// program and options give the same measures (only the timings differ).
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "avalanche/bit_independence.hpp"
+#include "avalanche/chi_square.hpp"
+#include "avalanche/counter_battery.hpp"
+#include "avalanche/higher_order_avalanche.hpp"
+#include "mixer/program.hpp"
+
+namespace mixforge {
+
+class Evaluator;
+
+// Bumped whenever a measure or the report's form changes: cached reports of another
+// version are not reused.
+inline constexpr int quality_version = 1;
+
+struct QualityOptions {
+  BatterySize size = BatterySize::standard;  // sample counts and the battery's size
+  std::uint64_t seed = 1;                    // of every sampled measure
+  bool battery = true;                       // false: the counter battery is skipped
+};
+
+// What a size means in samples.
+struct QualityPlan {
+  int exact_max_width = 32;                  // single-bit avalanche exact up to this width
+  std::uint64_t avalanche_samples = 0;       // sampled above it
+  std::uint64_t bic_samples_per_bit = 0;
+  std::uint64_t higher_order_samples = 0;    // per number of flipped bits
+};
+QualityPlan quality_plan(BatterySize size);
+
+struct WorstCell {
+  int input_bit = 0, output_bit = 0;
+  double flip_probability = 0.5;  // A[i][j]
+  double deviation = 0;           // |A[i][j] - 1/2|
+};
+
+struct QualityReport {
+  Program program;
+  QualityOptions options;
+  Score avalanche;
+  WorstCell worst_cell;
+  BitIndependence bit_independence;
+  std::vector<FlipDistance> higher_order;
+  CounterBattery battery;
+  double seconds = 0;
+};
+
+// Runs every measure. cancel (may be null): EvaluationCancelled once it turns true.
+// Throws ProgramError for an invalid program, std::runtime_error when dieharder fails.
+QualityReport assess_quality(const Evaluator& evaluator, const Program& program, const QualityOptions& options,
+                             const std::atomic<bool>* cancel = nullptr);
+
+WorstCell worst_cell(const AvalancheCounts& counts);
+
+// The wire form (schema/quality.schema.json, less the fields the caller adds: cached,
+// computed_at).
+nlohmann::json to_json(const QualityReport& report);
+// Identifies the options and the version a cached report was made with ("v1;standard;seed=1;battery=1").
+std::string quality_cache_key(const QualityOptions& options);
+
+}  // namespace mixforge

@@ -1,0 +1,172 @@
+// mixforge quality: judge a function beyond single-bit avalanche (avalanche/quality.hpp):
+// exact single-bit avalanche, bit independence, higher-order avalanche and counter-mode
+// dieharder runs. A FUNCTION_ID's report is cached in the database (as the daemon does).
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <regex>
+
+#include "avalanche/counts.hpp"
+#include "avalanche/evaluator.hpp"
+#include "avalanche/quality.hpp"
+#include "cli/commands.hpp"
+#include "cli/program_input.hpp"
+#include "cli/stored_functions.hpp"
+#include "evolver/quality_cache.hpp"
+#include "evolver/run_manager.hpp"
+
+namespace mixforge::cli {
+namespace {
+
+struct QualityCliOptions {
+  std::optional<int> width;
+  bool json = false;
+  std::string size = "standard";
+  std::uint64_t seed = 1;
+  bool no_battery = false;
+  bool refresh = false;
+  std::string data = "mixforge-data";
+  std::string program;
+};
+
+std::string num(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string pad(std::string s, std::size_t w) {
+  if (s.size() < w) s.append(w - s.size(), ' ');
+  return s;
+}
+
+std::string log2_text(std::uint64_t n) {
+  if (n && (n & (n - 1)) == 0) {
+    int k = 0;
+    while ((std::uint64_t{1} << k) != n) ++k;
+    return "2^" + std::to_string(k);
+  }
+  return std::to_string(n);
+}
+
+void print_human(const nlohmann::json& r) {
+  const auto& f = r["function"];
+  const auto& o = r["options"];
+  std::cout << pad("program", 24) << f["short"].get<std::string>() << "\n"
+            << pad("id", 24) << f["id"].get<std::string>() << "\n"
+            << pad("width", 24) << f["width"].get<int>() << "\n"
+            << pad("options", 24) << o["size"].get<std::string>() << ", seed " << o["seed"].dump()
+            << (r.value("cached", false) ? " (cached report)" : "") << "\n\n";
+  const auto& a = r["avalanche"];
+  const int n = f["width"];
+  std::cout << pad("single-bit avalanche", 24)
+            << (a["exact"].get<bool>() ? "exact (all 2^" + std::to_string(n) + " inputs)"
+                                       : "sampled (" + log2_text(a["samples"]) + " inputs)")
+            << "\n"
+            << pad("  chi2", 24) << num("%.10g", a["chi2"]) << "\n"
+            << pad("  bias", 24) << num("%.5f", a["bias"]) << "\n";
+  const auto& w = a["worst_cell"];
+  std::cout << pad("  worst cell", 24) << "input " << w["input_bit"] << " -> output " << w["output_bit"] << ": "
+            << num("%.6f", w["flip_probability"]) << " (|A - 1/2| = " << num("%.6f", w["deviation"]) << ")\n";
+  const auto& b = r["bit_independence"];
+  std::cout << pad("bit independence", 24);
+  if (!b["applicable"].get<bool>()) {
+    std::cout << "not applicable (fewer than 2 output bits)\n";
+  } else {
+    std::cout << (b["exact"].get<bool>() ? "every input pair (" + log2_text(b["samples_per_bit"]) + " per input bit)"
+                                         : log2_text(b["samples_per_bit"]) + " inputs per input bit")
+              << ", " << b["cells"] << " cells\n"
+              << pad("  chi2", 24) << num("%.6g", b["chi2"]) << " (p = " << num("%.3g", b["p_value"]) << ")  "
+              << b["verdict"].get<std::string>() << "\n";
+    const auto& wp = b["worst_pair"];
+    std::cout << pad("  worst pair", 24) << "input " << wp["input_bit"] << " -> outputs " << wp["output_bits"][0]
+              << ", " << wp["output_bits"][1] << ": correlation " << num("%+.4f", wp["correlation"]) << "\n";
+  }
+  std::cout << pad("higher-order avalanche", 24) << "output Hamming distance against Binomial(" << n << ", 1/2)\n";
+  for (const auto& h : r["higher_order"])
+    std::cout << pad("  " + std::to_string(h["flipped_bits"].get<int>()) + " bits flipped", 24) << "chi2 "
+              << num("%.4g", h["chi2"]) << " on " << h["dof"] << " dof (p = " << num("%.3g", h["p_value"]) << ")  "
+              << pad(h["verdict"].get<std::string>(), 8) << "mean distance " << num("%.4f", h["mean_distance"])
+              << " (" << (h["exact"].get<bool>() ? "all " + std::to_string(h["samples"].get<std::uint64_t>()) + " pairs"
+                                                 : log2_text(h["samples"]) + " samples")
+              << ")\n";
+  const auto& c = r["counter_battery"];
+  std::cout << pad("counter battery", 24);
+  if (c["status"] != "ran") {
+    std::cout << c["status"].get<std::string>() << ": " << c.value("reason", "") << "\n";
+  } else {
+    std::cout << c["tool"].get<std::string>() << ", " << c["size"].get<std::string>() << " size, "
+              << c["tests"].size() << " tests on each stream f(T(i))\n";
+    for (const auto& t : c["transforms"]) {
+      std::cout << pad("  " + t["name"].get<std::string>(), 24) << t["passed"] << " passed, " << t["weak"]
+                << " weak, " << t["failed"] << " failed  (" << num("%.1f", t["seconds"]) << " s)";
+      std::string bad;
+      for (const auto& x : t["results"])
+        if (x["verdict"] == "failed") bad += (bad.empty() ? "" : ", ") + x["test"].get<std::string>();
+      if (!bad.empty()) std::cout << "  failed: " << bad;
+      std::cout << "\n";
+    }
+    std::cout << pad("  all transforms", 24) << c["passed"] << " passed, " << c["weak"] << " weak, " << c["failed"]
+              << " failed\n";
+  }
+  std::cout << pad("time", 24) << num("%.1f", r["seconds"]) << " s" << (r.value("cached", false) ? " (when computed)" : "")
+            << "\n";
+}
+
+}  // namespace
+
+void add_quality_command(CLI::App& app) {
+  auto o = std::make_shared<QualityCliOptions>();
+  auto* cmd = app.add_subcommand(
+      "quality", "Judge a function beyond single-bit avalanche: bit independence, higher-order avalanche, "
+                 "counter-mode dieharder tests");
+  cmd->add_option("--width", o->width, "Width in bits (default: from the text's mask, else 32)")
+      ->check(CLI::Range(1, 64));
+  cmd->add_flag("--json", o->json, "Print one JSON object (schema/quality.schema.json)");
+  cmd->add_option("--size", o->size,
+                  "standard (exact avalanche up to 32 bits, about a minute of dieharder at 32 bits) or quick")
+      ->check(CLI::IsMember({"quick", "standard"}));
+  cmd->add_option("--seed", o->seed, "Seed of every sampled measure (default 1)");
+  cmd->add_flag("--no-battery", o->no_battery, "Skip the counter-mode dieharder tests");
+  cmd->add_flag("--refresh", o->refresh, "FUNCTION_ID: compute again even when a cached report exists");
+  if (const char* env = std::getenv("MIXFORGE_DATA")) o->data = env;
+  cmd->add_option("--data", o->data, "Data directory for FUNCTION_ID (default $MIXFORGE_DATA or ./mixforge-data)");
+  cmd->add_option("program", o->program, "PROGRAM text, a file path, - for stdin, or a stored FUNCTION_ID");
+  cmd->callback([o] {
+    if (o->program.empty()) throw UsageError("quality needs a PROGRAM or a FUNCTION_ID");
+    QualityOptions q;
+    q.size = o->size == "quick" ? BatterySize::quick : BatterySize::standard;
+    q.seed = o->seed;
+    q.battery = !o->no_battery;
+    static const std::regex function_id("[0-9a-f]{16}");
+    std::error_code ec;
+    nlohmann::json report;
+    const auto evaluator = Evaluator::with_own_engine();
+    if (std::regex_match(o->program, function_id) && !std::filesystem::exists(o->program, ec)) {
+      if (o->width) throw UsageError("quality: --width applies to PROGRAM text, not to a FUNCTION_ID");
+      const auto db = open_store(o->data, "quality");
+      const auto f = db->function(o->program);
+      if (!f) throw UsageError("quality: no function with id " + o->program + " in " + o->data);
+      report = evolver::stored_function_quality(*db, *evaluator, f->program, q, o->refresh);
+    } else {
+      if (o->refresh) throw UsageError("quality: --refresh applies to a FUNCTION_ID (reports of PROGRAM text are not cached)");
+      const Program p = parse_program_argument(o->program, o->width).program;
+      report = to_json(assess_quality(*evaluator, p, q));
+      report["cached"] = false;
+      report["computed_at"] =
+          std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    }
+    if (o->json)
+      std::cout << report.dump() << "\n";
+    else
+      print_human(report);
+  });
+}
+
+}  // namespace mixforge::cli

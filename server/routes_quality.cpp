@@ -1,0 +1,76 @@
+// GET /api/v1/functions/{id}/quality[?size=quick|standard&refresh=true]: a stored
+// function's quality report (avalanche/quality.hpp), computed on demand and cached in the
+// store. The cheap part runs on the read lane (it looks the function and the cached report
+// up): a cached report is answered there and takes no scoring slot. Otherwise the report
+// is admitted to the evaluation queue like POST /evaluate (429 when it is full; wide
+// functions may wait in its bounded queue) and computed on its threads: about a minute
+// for a 32-bit function at the standard size, most of it dieharder.
+#include <nlohmann/json.hpp>
+
+#include "avalanche/counts.hpp"
+#include "avalanche/evaluator.hpp"
+#include "avalanche/quality.hpp"
+#include "evolver/quality_cache.hpp"
+#include "evolver/run_manager.hpp"
+#include "server/api.hpp"
+#include "server/evaluation_queue.hpp"
+#include "server/metrics.hpp"
+#include "server/problem.hpp"
+#include "server/query.hpp"
+
+namespace mixforge::server {
+
+namespace {
+
+ScoringJob quality(ApiContext& ctx, const Request& req) {
+  QueryReader q(req, {"size", "refresh"});
+  QualityOptions options;
+  if (const auto size = q.string("size")) {
+    if (*size == "quick") options.size = BatterySize::quick;
+    else if (*size != "standard")
+      throw HttpError(400, "invalid-query-parameter", "query parameter size: \"" + *size + "\" is not quick or standard")
+          .with_field("?size");
+  }
+  const bool refresh = q.boolean("refresh").value_or(false);
+  const std::string& id = function_id_param(req);
+  const auto f = ctx.runs.function(id);
+  if (!f) throw HttpError(404, "function-not-found", "no function with id " + id);
+  ScoringJob job;
+  if (!refresh) {
+    if (const auto stored = ctx.runs.quality_report(id, quality_cache_key(options))) {
+      nlohmann::json j = nlohmann::json::parse(stored->report, nullptr, false);
+      if (j.is_object()) {
+        j["cached"] = true;
+        j["computed_at"] = stored->computed_at;
+        job.answer = Response::json(200, j);
+        return job;
+      }
+    }
+  }
+  // Wide functions (exact avalanche over 2^24 or more inputs, dieharder at 32 bits and up)
+  // may wait for a slot, like exact evaluations of the same width.
+  job.costly = f->program.width() >= ctx.limits.queue_exact_from_width;
+  job.run = [&ctx, program = f->program, options, refresh, cancel = req.client_gone]() -> Response {
+    try {
+      // Looks again unless told to refresh: another request may have made it meanwhile.
+      return Response::json(
+          200, evolver::stored_function_quality(ctx.runs, ctx.evaluator, program, options, refresh, cancel.get()));
+    } catch (const EvaluationCancelled&) {
+      ctx.metrics.evaluation_cancelled();
+      if (ctx.evaluations.closed())
+        throw HttpError(503, "shutting-down", "the server is shutting down; the quality report was stopped")
+            .with_header("Retry-After", "5");
+      throw HttpError(499, "client-closed-request", "the client went away during its quality report; it was stopped");
+    }
+  };
+  return job;
+}
+
+}  // namespace
+
+void add_quality_routes(Router& router, ApiContext& ctx) {
+  router.add_scoring("GET", "/api/v1/functions/{id}/quality", [&ctx](const Request& r) { return quality(ctx, r); },
+                     Exec::read);
+}
+
+}  // namespace mixforge::server

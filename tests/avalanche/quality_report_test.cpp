@@ -1,0 +1,78 @@
+// The quality report as a whole: its single-bit avalanche part equals the reference scores
+// of tests/data/mixers.json, its JSON form has every part, it is deterministic, and its
+// cache key names the options and the version.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "avalanche/evaluator.hpp"
+#include "avalanche/quality.hpp"
+#include "mixer/text_form.hpp"
+#include "support/reference_functions.hpp"
+
+using namespace mixforge;
+
+namespace {
+QualityOptions quick_without_battery() {
+  QualityOptions o;
+  o.size = BatterySize::quick;
+  o.battery = false;
+  return o;
+}
+}  // namespace
+
+TEST(QualityReport, ExactAvalancheEqualsTheReferenceScores) {
+  const auto ev = Evaluator::with_own_engine();
+  int checked = 0;
+  for (const auto& m : test::reference_mixers()) {
+    if (m.width > 20) continue;  // the 32-bit ones: bench/quality.sh (exact at the standard size)
+    const QualityReport r = assess_quality(*ev, parse_program(m.text, {.width = m.width}), quick_without_battery());
+    EXPECT_TRUE(r.avalanche.exact) << m.name;
+    EXPECT_NEAR(r.avalanche.chi2, m.chi2, 1e-9 * m.chi2) << m.name;
+    EXPECT_NEAR(r.avalanche.bias, m.bias, 1e-9 * m.bias) << m.name;
+    EXPECT_LE(r.worst_cell.deviation, 0.5);
+    ++checked;
+  }
+  EXPECT_GE(checked, 8);
+}
+
+TEST(QualityReport, JsonHasEveryPartAndIsDeterministic) {
+  const auto ev = Evaluator::with_own_engine();
+  const Program p = parse_program("x ^= x >> 8; x *= 0x88b5; x ^= x >> 7; x *= 0xdb2d; x ^= x >> 9;", {.width = 16});
+  QualityOptions o = quick_without_battery();
+  o.battery = true;  // 16 bits: skipped for the width, with the reason
+  nlohmann::json a = to_json(assess_quality(*ev, p, o)), b = to_json(assess_quality(*ev, p, o));
+  for (const char* k : {"version", "function", "options", "avalanche", "bit_independence", "higher_order",
+                        "counter_battery", "seconds"})
+    EXPECT_TRUE(a.contains(k)) << k;
+  EXPECT_EQ(a["function"]["id"], p.id());
+  EXPECT_EQ(a["counter_battery"]["status"], "skipped");
+  EXPECT_NE(a["counter_battery"]["reason"].get<std::string>().find("width 16 < 32"), std::string::npos);
+  EXPECT_TRUE(a["bit_independence"].contains("worst_pair"));
+  a.erase("seconds");
+  b.erase("seconds");
+  EXPECT_EQ(a, b);
+  // Seeds beyond 2^53 - 1 are written as strings.
+  o.seed = ~std::uint64_t{0};
+  o.battery = false;
+  EXPECT_EQ(to_json(assess_quality(*ev, p, o))["options"]["seed"], "18446744073709551615");
+  // A 1-bit function: no pairs, no 2- or 3-bit flips.
+  const nlohmann::json one = to_json(assess_quality(*ev, parse_program("x ^= 1;", {.width = 1}), o));
+  EXPECT_FALSE(one["bit_independence"]["applicable"].get<bool>());
+  EXPECT_FALSE(one["bit_independence"].contains("worst_pair"));
+  EXPECT_TRUE(one["higher_order"].empty());
+}
+
+TEST(QualityReport, CacheKeyNamesOptionsAndVersionAndBadProgramsThrow) {
+  QualityOptions o;
+  EXPECT_EQ(quality_cache_key(o), "v1;standard;seed=1;battery=1");
+  o.size = BatterySize::quick;
+  o.seed = 7;
+  o.battery = false;
+  EXPECT_EQ(quality_cache_key(o), "v1;quick;seed=7;battery=0");
+  const auto ev = Evaluator::with_own_engine();
+  EXPECT_THROW(assess_quality(*ev, Program(32, {Step{StepKind::mul_const, 4}}), o), ProgramError);
+  std::atomic<bool> cancel{true};
+  // 28 bits at the quick size: sampled avalanche, then bit independence sees the flag.
+  EXPECT_THROW(assess_quality(*ev, parse_program("x *= 3;", {.width = 28}), o, &cancel), EvaluationCancelled);
+}

@@ -1,0 +1,119 @@
+// mixforge quality: human and JSON output, determinism, stored functions and their cached
+// reports, and bad input (exit 2 with the reason).
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+#include "run_command.hpp"
+
+namespace {
+namespace quality_cli {
+
+const std::string triple32 =
+    "x ^= x >> 17; x *= 0xed5ad4bb; x ^= x >> 11; x *= 0xac4c1b51; x ^= x >> 15; x *= 0x31848bab; x ^= x >> 14;";
+
+nlohmann::json run_json(const std::string& args, int expected_exit = 0) {
+  const auto r = run_mixforge("quality --json " + args);
+  EXPECT_EQ(r.exit_code, expected_exit) << r.output;
+  return nlohmann::json::parse(r.output, nullptr, false);
+}
+
+// The measures only: timings and the cache fields differ between runs.
+nlohmann::json measures(nlohmann::json j) {
+  j.erase("seconds");
+  j.erase("cached");
+  j.erase("computed_at");
+  if (j["counter_battery"].contains("transforms")) {
+    j["counter_battery"].erase("seconds");
+    for (auto& t : j["counter_battery"]["transforms"]) t.erase("seconds");
+  }
+  return j;
+}
+
+}  // namespace quality_cli
+}  // namespace
+
+TEST(QualityCli, HumanOutputNamesEveryMeasure) {
+  const auto r = run_mixforge("quality --size quick --width 16 " +
+                              quoted("x ^= x >> 8; x *= 0x88b5; x ^= x >> 7; x *= 0xdb2d; x ^= x >> 9;"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* s : {"single-bit avalanche", "exact (all 2^16 inputs)", "worst cell", "bit independence",
+                        "worst pair", "higher-order avalanche", "2 bits flipped", "3 bits flipped",
+                        "counter battery", "skipped: width 16 < 32"})
+    EXPECT_NE(r.output.find(s), std::string::npos) << s << "\n" << r.output;
+}
+
+TEST(QualityCli, JsonIsDeterministicAndSeparatesGoodFromWeak) {
+  using namespace quality_cli;
+  const auto a = run_json("--size quick --no-battery " + quoted(triple32));
+  ASSERT_TRUE(a.is_object());
+  EXPECT_EQ(a["version"], 1);
+  EXPECT_EQ(a["function"]["width"], 32);
+  EXPECT_EQ(a["options"]["size"], "quick");
+  EXPECT_EQ(a["options"]["seed"], 1);
+  EXPECT_FALSE(a["cached"].get<bool>());
+  EXPECT_FALSE(a["avalanche"]["exact"].get<bool>());  // quick: exact only up to 24 bits
+  EXPECT_EQ(a["bit_independence"]["verdict"], "passed");
+  ASSERT_EQ(a["higher_order"].size(), 2u);
+  for (const auto& h : a["higher_order"]) EXPECT_EQ(h["verdict"], "passed") << h.dump();
+  EXPECT_EQ(a["counter_battery"]["status"], "skipped");
+  EXPECT_EQ(a["counter_battery"]["reason"], "not requested");
+  // The same program and options: the same measures; another seed: other samples.
+  EXPECT_EQ(measures(run_json("--size quick --no-battery " + quoted(triple32))), measures(a));
+  EXPECT_NE(measures(run_json("--size quick --no-battery --seed 2 " + quoted(triple32)))["bit_independence"]["chi2"],
+            a["bit_independence"]["chi2"]);
+  // A lone multiply fails bit independence and higher-order avalanche.
+  const auto weak = run_json("--size quick --no-battery " + quoted("x *= 0x9e3779b9;"));
+  EXPECT_EQ(weak["bit_independence"]["verdict"], "failed");
+  for (const auto& h : weak["higher_order"]) EXPECT_EQ(h["verdict"], "failed");
+}
+
+TEST(QualityCli, BadInputExitsWithTwoAndSaysWhy) {
+  struct Case {
+    std::string args, message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"quality " + quoted("x *= 0x10;"), "1:6: multiplier 0x10 is even"},
+           {"quality", "quality needs a PROGRAM or a FUNCTION_ID"},
+           {"quality --size huge " + quoted("x *= 3;"), "--size: huge not in {quick,standard}"},
+           {"quality --width 0 " + quoted("x *= 3;"), "--width"},
+           {"quality --refresh " + quoted("x *= 3;"), "--refresh applies to a FUNCTION_ID"},
+           {"quality --data /nonexistent-dir 0123456789abcdef", "no mixforge database in /nonexistent-dir"},
+       }) {
+    const auto r = run_mixforge(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;
+  }
+}
+
+TEST(QualityCli, StoredFunctionsAreCachedInTheDatabase) {
+  using namespace quality_cli;
+  char tmpl[] = "/tmp/mixforge-quality-db-XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+  const auto e = run_mixforge("evolve --width 7 --max-steps 5 --kind-sequence xsr,mul,xsr,mul,xsr --seconds 2 "
+                              "--pool 100 --threads 1 --json --data " + dir);
+  ASSERT_EQ(e.exit_code, 0) << e.output;
+  const auto j = nlohmann::json::parse(e.output.substr(e.output.rfind("\n{") + 1));
+  const std::string id = j["best"][0]["id"];
+  const auto first = run_json("--size quick --data " + dir + " " + id);
+  ASSERT_TRUE(first.is_object());
+  EXPECT_EQ(first["function"]["id"], id);
+  EXPECT_FALSE(first["cached"].get<bool>());
+  const auto second = run_json("--size quick --data " + dir + " " + id);
+  EXPECT_TRUE(second["cached"].get<bool>());
+  EXPECT_EQ(second["computed_at"], first["computed_at"]);
+  EXPECT_EQ(measures(second), measures(first));
+  // Other options are another report; --refresh computes again.
+  EXPECT_FALSE(run_json("--size quick --seed 5 --data " + dir + " " + id)["cached"].get<bool>());
+  const auto refreshed = run_json("--size quick --refresh --data " + dir + " " + id);
+  EXPECT_FALSE(refreshed["cached"].get<bool>());
+  EXPECT_EQ(measures(refreshed), measures(first));
+  // An id the database does not hold.
+  const auto r = run_mixforge("quality --data " + dir + " 0123456789abcdef");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("no function with id 0123456789abcdef"), std::string::npos) << r.output;
+  std::system(("rm -rf " + dir).c_str());
+}
