@@ -25,12 +25,17 @@ uint mf_pcg(uint v) {
   return (word >> 22u) ^ word;
 }`;
 
-function fragment(code: string, call: string): string {
+// The start of every fragment shader here: the exported code and the baselines.
+function fragmentHeader(code: string): string {
   return `#version 300 es
 precision highp float;
 precision highp int;
 ${code}
-${BASELINES}
+${BASELINES}`;
+}
+
+function fragment(code: string, call: string): string {
+  return `${fragmentHeader(code)}
 layout(location = 0) out uint mf_out;
 void main() {
   uint i = uint(gl_FragCoord.y) * ${SIDE}u + uint(gl_FragCoord.x);
@@ -96,11 +101,7 @@ export async function runOnGpu(gl: WebGL2RenderingContext, code: string, call: s
 export const CMJ_M = 16, CMJ_PATTERNS = 4;
 function cmjFragment(code: string, call: string, width: number): string {
   const mask = `${widthMask(width)}u`;
-  return `#version 300 es
-precision highp float;
-precision highp int;
-${code}
-${BASELINES}
+  return `${fragmentHeader(code)}
 layout(location = 0) out uvec4 mf_out;
 uint mf_H(uint x) { return ${call}(x & ${mask}) & ${mask}; }
 uint mf_compact(uint v) {
