@@ -2,8 +2,7 @@
 // index.html): #/ runs, #/runs/ID, #/functions/ID, #/evaluate, #/bakes, #/bakes/ID.
 import './style.css';
 import { h, replace } from './lib/dom';
-
-export interface Page { dispose?(): void }
+import type { Page } from './pages/page';
 type PageFactory = (root: HTMLElement, ...args: string[]) => Page | Promise<Page>;
 
 const routes: [RegExp, () => Promise<PageFactory>][] = [

@@ -8,7 +8,7 @@ import { age, fixed, int, rate, sci } from '../lib/format';
 import { stateBadge } from '../ui/controls';
 import { convergencePanel } from '../ui/convergence';
 import { uploadedScene } from '../lib/scene_upload';
-import type { Page } from '../main';
+import type { Page } from './page';
 
 type Bake = Schemas['bake'];
 type BakeRequest = Schemas['bake_request'];

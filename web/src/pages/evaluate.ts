@@ -5,7 +5,7 @@ import { api, call, ApiError } from '../api/client';
 import { h, replace } from '../lib/dom';
 import { fixed, samples, sci } from '../lib/format';
 import { heatmap } from '../ui/heatmap';
-import type { Page } from '../main';
+import type { Page } from './page';
 
 const EXAMPLE = 'x ^= x >> 8;\nx *= 0x88b5;\nx ^= x >> 7;\nx *= 0xdb2d;\nx ^= x >> 9;';
 

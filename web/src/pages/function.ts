@@ -7,7 +7,7 @@ import { fixed, int, samples, sci } from '../lib/format';
 import { heatmap } from '../ui/heatmap';
 import { preview } from '../ui/preview';
 import { notesPanel } from '../ui/notes';
-import type { Page } from '../main';
+import type { Page } from './page';
 
 const TARGETS = ['glsl', 'hlsl', 'wgsl', 'msl', 'cuda', 'cpp'] as const;
 type Target = typeof TARGETS[number];

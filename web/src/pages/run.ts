@@ -9,7 +9,7 @@ import { Chi2Chart, REFERENCE_LINES } from '../ui/chart';
 import { controls, stateBadge } from '../ui/controls';
 import { PoolTable } from '../ui/pooltable';
 import { notesPanel } from '../ui/notes';
-import type { Page } from '../main';
+import type { Page } from './page';
 
 type XAxis = 'elapsed' | 'tournaments';
 const X_LABEL: Record<XAxis, string> = { elapsed: 'run time (s)', tournaments: 'tournaments' };

@@ -7,7 +7,7 @@ import { GrowingSeries } from '../lib/decimate';
 import { Chi2Chart, REFERENCE_LINES } from '../ui/chart';
 import { controls, stateBadge } from '../ui/controls';
 import { RunForm } from '../ui/runform';
-import type { Page } from '../main';
+import type { Page } from './page';
 
 const REFRESH_MS = 3000;
 
