@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <mutex>
+#include <string>
 
 #include "server/response_cache.hpp"
 #include "server/router.hpp"
@@ -73,6 +74,11 @@ inline void add_api_routes(Router& router, ApiContext& context) {
   add_bake_routes(router, context);
   add_note_routes(router, context);
 }
+
+// A scoring job stopped by its cancel flag (EvaluationCancelled): counts it and throws the
+// answer, 503 when the server is shutting down, else 499 (the client went away). `what`
+// names the work ("evaluation", "quality report").
+[[noreturn]] void throw_cancelled(ApiContext& context, const std::string& what);
 
 // Whether the export routes are backed by the shader exporters in this build.
 bool export_available();

@@ -44,11 +44,7 @@ ScoringJob evaluate(ApiContext& ctx, const Request& req) {
       counts = exact ? ctx.evaluator.counts_exact(program, cancel.get())
                      : ctx.evaluator.counts_sampled(program, seed, 0, samples);
     } catch (const EvaluationCancelled&) {
-      ctx.metrics.evaluation_cancelled();
-      if (ctx.evaluations.closed())
-        throw HttpError(503, "shutting-down", "the server is shutting down; the evaluation was stopped")
-            .with_header("Retry-After", "5");
-      throw HttpError(499, "client-closed-request", "the client went away during its evaluation; it was stopped");
+      throw_cancelled(ctx, "evaluation");
     }
     const auto done = std::chrono::steady_clock::now();
     const Score s = score(counts);
@@ -79,6 +75,14 @@ ScoringJob evaluate(ApiContext& ctx, const Request& req) {
   return job;
 }
 }  // namespace
+
+void throw_cancelled(ApiContext& ctx, const std::string& what) {
+  ctx.metrics.evaluation_cancelled();
+  if (ctx.evaluations.closed())
+    throw HttpError(503, "shutting-down", "the server is shutting down; the " + what + " was stopped")
+        .with_header("Retry-After", "5");
+  throw HttpError(499, "client-closed-request", "the client went away during its " + what + "; it was stopped");
+}
 
 void add_evaluate_routes(Router& router, ApiContext& ctx) {
   router.add_scoring("POST", "/api/v1/evaluate", [&ctx](const Request& r) { return evaluate(ctx, r); });

@@ -56,11 +56,7 @@ ScoringJob quality(ApiContext& ctx, const Request& req) {
       return Response::json(
           200, evolver::stored_function_quality(ctx.runs, ctx.evaluator, program, options, refresh, cancel.get()));
     } catch (const EvaluationCancelled&) {
-      ctx.metrics.evaluation_cancelled();
-      if (ctx.evaluations.closed())
-        throw HttpError(503, "shutting-down", "the server is shutting down; the quality report was stopped")
-            .with_header("Retry-After", "5");
-      throw HttpError(499, "client-closed-request", "the client went away during its quality report; it was stopped");
+      throw_cancelled(ctx, "quality report");
     }
   };
   return job;
