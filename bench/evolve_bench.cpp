@@ -14,6 +14,14 @@
 //     program, same scoring and exact ranking); times to 1.2574e-4, 1.5418e-5, 5.9001e-6;
 //   - false-reject rate of early reject on mutations of known functions;
 //   writes DIR/curve32.csv, DIR/summary.txt and DIR/curve32.png (gnuplot, when installed).
+//
+// bench_evolve --seeds K --out DIR [--minutes 1,5,10,30,60] [--label NAME] [--config JSON]:
+//   the search-quality figure of issue 11: K runs (seeds 1..K, one after the other) of a
+//   32-bit 5-step search on 2 threads, each as long as the last mark; the best exact chi2
+//   each had reached at every mark, and the median over the seeds. --config merges a JSON
+//   run configuration over those defaults (a tuning sweep passes its values here).
+//   Appends to DIR/seeds.csv (label, seed, minutes, best chi2, program) and
+//   DIR/seeds.md (one table row per label: median and range at each mark).
 #include <benchmark/benchmark.h>
 
 #include <atomic>
@@ -35,6 +43,9 @@
 #include "evolver/mutation.hpp"
 #include "evolver/run.hpp"
 #include "evolver/run_manager.hpp"
+#include "evolver/run_config.hpp"
+#include <nlohmann/json.hpp>
+#include <sstream>
 #include "mixer/text_form.hpp"
 
 namespace {
@@ -328,10 +339,118 @@ int curves(const std::filesystem::path& dir, double seconds32, bool quick) {
   return 0;
 }
 
+// ---- Seeds: the median search quality at fixed times ----------------------------------
+
+struct SeedsOptions {
+  int seeds = 3;
+  std::vector<double> minutes{1, 5, 10, 30, 60};
+  std::string label = "default";
+  nlohmann::json config = nlohmann::json::object();
+  std::filesystem::path out;
+};
+
+std::string fmt_chi2(double v) {
+  char b[32];
+  if (!(v > 0)) return "-";
+  std::snprintf(b, sizeof b, "%.4e", v);
+  return b;
+}
+
+int seeds_bench(const SeedsOptions& o) {
+  std::filesystem::create_directories(o.out);
+  const std::filesystem::path data = o.out / "data";
+  const double last = *std::max_element(o.minutes.begin(), o.minutes.end());
+  // best[mark][seed]
+  std::vector<std::vector<double>> best(o.minutes.size());
+  std::ofstream csv(o.out / "seeds.csv", std::ios::app);
+  if (std::filesystem::file_size(o.out / "seeds.csv") == 0)
+    csv << "label,seed,minutes,best_chi2_exact,tournaments_per_s,exact_scored,local_improvements,program\n";
+  for (int seed = 1; seed <= o.seeds; ++seed) {
+    nlohmann::json j = {{"width", 32}, {"max_steps", 5}, {"threads", 2}, {"seed", seed},
+                        {"budget", {{"seconds", last * 60}}}};
+    j.merge_patch(o.config);
+    j["seed"] = seed;
+    const RunConfig c = run_config_from_json(j);
+    std::filesystem::remove_all(data);
+    const Curve r = run_curve(o.label + "-" + std::to_string(seed), c, data);
+    const auto& k = r.summary.counters;
+    for (std::size_t m = 0; m < o.minutes.size(); ++m) {
+      double b = 0;
+      std::string text;
+      for (const auto& [t, chi2] : r.points)
+        if (t <= o.minutes[m] * 60 && (b == 0 || chi2 < b)) b = chi2;
+      best[m].push_back(b);
+      // The program itself only at the last mark (the run's best).
+      if (m + 1 == o.minutes.size() && r.summary.best) text = r.summary.best->program.canonical();
+      csv << o.label << "," << seed << "," << o.minutes[m] << "," << fmt_chi2(b) << ","
+          << k.tournaments / std::max(k.elapsed_s, 1e-9) << "," << k.exact_scored << "," << k.local_improvements
+          << "," << text << "\n";
+    }
+    csv.flush();
+    std::printf("%s seed %d: best %s after %.0f s (%llu tournaments, %llu exact, %llu local moves) %s\n",
+                o.label.c_str(), seed, fmt_chi2(r.summary.best ? r.summary.best->chi2 : 0).c_str(), k.elapsed_s,
+                static_cast<unsigned long long>(k.tournaments), static_cast<unsigned long long>(k.exact_scored),
+                static_cast<unsigned long long>(k.local_improvements),
+                r.summary.best ? r.summary.best->text.c_str() : "");
+    std::fflush(stdout);
+  }
+  std::filesystem::remove_all(data);
+  const bool fresh = !std::filesystem::exists(o.out / "seeds.md");
+  std::ofstream md(o.out / "seeds.md", std::ios::app);
+  if (fresh) {
+    md << "| label (config) | seeds |";
+    for (double m : o.minutes) md << " " << m << " min |";
+    md << "\n|---|---|";
+    for (std::size_t m = 0; m < o.minutes.size(); ++m) md << "---|";
+    md << "\n";
+  }
+  md << "| " << o.label << " `" << o.config.dump() << "` | " << o.seeds << " |";
+  for (auto& v : best) {
+    std::vector<double> s = v;
+    std::sort(s.begin(), s.end(), [](double a, double b) { return (a > 0 ? a : 1e9) < (b > 0 ? b : 1e9); });
+    md << " **" << fmt_chi2(s[s.size() / 2]) << "** (" << fmt_chi2(s.front()) << " .. " << fmt_chi2(s.back()) << ") |";
+  }
+  md << "\n";
+  std::printf("median best exact chi2 of %d seeds:", o.seeds);
+  for (std::size_t m = 0; m < o.minutes.size(); ++m) {
+    std::vector<double> s = best[m];
+    std::sort(s.begin(), s.end(), [](double a, double b) { return (a > 0 ? a : 1e9) < (b > 0 ? b : 1e9); });
+    std::printf(" %g min %s;", o.minutes[m], fmt_chi2(s[s.size() / 2]).c_str());
+  }
+  std::printf("\n");
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--seeds") == 0 && i + 1 < argc) {
+      SeedsOptions o;
+      o.seeds = std::atoi(argv[i + 1]);
+      for (int k = 1; k < argc; ++k) {
+        const std::string a = argv[k];
+        if (k + 1 >= argc) break;
+        if (a == "--out") o.out = argv[k + 1];
+        if (a == "--label") o.label = argv[k + 1];
+        if (a == "--config") o.config = nlohmann::json::parse(argv[k + 1]);
+        if (a == "--minutes") {
+          o.minutes.clear();
+          std::stringstream ss(argv[k + 1]);
+          for (std::string t; std::getline(ss, t, ',');) o.minutes.push_back(std::stod(t));
+        }
+      }
+      if (o.out.empty() || o.seeds < 1 || o.minutes.empty()) {
+        std::fprintf(stderr, "usage: bench_evolve --seeds K --out DIR [--minutes 1,5,10,30,60] [--label NAME] [--config JSON]\n");
+        return 2;
+      }
+      try {
+        return seeds_bench(o);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "bench_evolve --seeds: %s\n", e.what());
+        return 2;
+      }
+    }
     if (std::strcmp(argv[i], "--curves") == 0 && i + 1 < argc) {
       double seconds = 600;
       bool quick = false;

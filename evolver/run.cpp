@@ -11,6 +11,7 @@
 #include "evolver/acceptance.hpp"
 #include "evolver/early_reject.hpp"
 #include "evolver/leader_ranking.hpp"
+#include "evolver/local_search.hpp"
 #include "evolver/mutation.hpp"
 #include "evolver/tournament.hpp"
 #include "mixer/text_form.hpp"
@@ -373,13 +374,47 @@ double Run::estimated_exact_seconds_locked() const {
   return 0;
 }
 
-// The background ranker: exact scores of leaders (n <= 32). It never changes the pool, so
-// the search itself does not depend on when its results arrive.
+// An exact score on the ranker's thread, under an arena of the run's size and its cancel
+// flag (throws EvaluationCancelled on a requested stop). Called without the lock.
+Estimate Run::exact_estimate(const Program& p) {
+  Estimate e;
+  const auto t0 = std::chrono::steady_clock::now();
+  if (exact_start_hook_) exact_start_hook_();
+  tbb::task_arena arena(static_cast<int>(config_.worker_threads()));
+  arena.execute([&] { e = estimate_of(score(evaluator_.counts_exact(p, &exact_cancel_))); });
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::lock_guard lk(mu_);
+  exact_seconds_ = exact_seconds_ > 0 ? 0.8 * exact_seconds_ + 0.2 * took : took;
+  ++counters_.exact_scored;
+  return e;
+}
+
+// The background ranker: exact scores of leaders (n <= 32), and local search around the
+// exact best whenever no leader waits. It never changes the pool, so the search itself
+// does not depend on when its results arrive.
 void Run::ranker_loop() {
   for (;;) {
     std::unique_lock lk(mu_);
-    cv_.wait(lk, [&] { return stop_ || (!exact_queue_.empty() && !paused_); });
+    cv_.wait(lk, [&] { return stop_ || (!paused_ && (!exact_queue_.empty() || local_search_wanted_locked())); });
     if (stop_) return;
+    if (exact_queue_.empty()) {
+      if (!local_search_ || local_search_->centre().hash() != best_->hash) {
+        LocalSearchOptions o;
+        o.first_samples = config_.local_search.first_samples;
+        o.max_samples = config_.local_search.max_samples;
+        o.z = config_.local_search.z;
+        o.seed = mix_seed(config_.seed, 0x10ca15ea4c4ull);
+        local_search_ = std::make_unique<LocalSearch>(best_->program, best_->estimate.chi2, o);
+        local_neighbours_seen_ = 0;
+      }
+      lk.unlock();
+      try {
+        polish();
+      } catch (const EvaluationCancelled&) {
+        return;
+      }
+      continue;
+    }
     // One exact score per leader round, the most promising leader: exact scores cost
     // all cores for seconds (2^n inputs), the search must keep most of the machine.
     Member m = exact_queue_.front();
@@ -391,23 +426,56 @@ void Run::ranker_loop() {
     }
     exact_done_.push_back(m.hash);
     lk.unlock();
-    Estimate e;
-    const auto t0 = std::chrono::steady_clock::now();
-    if (exact_start_hook_) exact_start_hook_();
     try {
-      tbb::task_arena arena(static_cast<int>(config_.worker_threads()));
-      arena.execute([&] { e = estimate_of(score(evaluator_.counts_exact(m.program, &exact_cancel_))); });
+      m.estimate = exact_estimate(m.program);
     } catch (const EvaluationCancelled&) {
       return;  // a requested stop: nothing of this score is kept
     }
-    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     lk.lock();
-    exact_seconds_ = exact_seconds_ > 0 ? 0.8 * exact_seconds_ + 0.2 * took : took;
-    ++counters_.exact_scored;
-    m.estimate = e;
     consider_best_locked(m);
     announce(lk);
   }
+}
+
+bool Run::local_search_wanted_locked() const {
+  if (!config_.local_search.enabled || exact_unaffordable_ || !best_ || !best_->estimate.exact ||
+      config_.width > 32)
+    return false;
+  return !local_search_ || local_search_->centre().hash() != best_->hash || !local_search_->done();
+}
+
+// Local search from the run's exact best (local_search_, owned by this thread) until a
+// local optimum, a stop, or a leader waiting for its exact score (then it yields and
+// goes on later from where it was). Its improvements become the run's best.
+void Run::polish() {
+  LocalSearch& ls = *local_search_;
+  auto count = [&] {  // with mu_ held
+    counters_.local_neighbours += ls.counters().neighbours - local_neighbours_seen_;
+    local_neighbours_seen_ = ls.counters().neighbours;
+  };
+  LocalSearchHooks hooks;
+  hooks.exact = [&](const Program& q) { return exact_estimate(q); };
+  hooks.keep_going = [&] {
+    std::unique_lock lk(mu_);
+    count();
+    return !stop_ && !paused_ && exact_queue_.empty();
+  };
+  hooks.skip = [&](std::uint64_t h) {
+    std::lock_guard lk(mu_);
+    return std::find(exact_done_.begin(), exact_done_.end(), h) != exact_done_.end();
+  };
+  hooks.improved = [&](const Program& q, const Estimate& e) {
+    std::unique_lock lk(mu_);
+    Member m{q, q.hash(), e, counters_.tournaments};
+    exact_done_.push_back(m.hash);
+    ++counters_.local_improvements;
+    consider_best_locked(m);
+    announce(lk);
+    return !stop_;
+  };
+  ls.run(evaluator_, hooks);
+  std::lock_guard lk(mu_);
+  count();
 }
 
 // The worker: one step at a time (fill the pool, a leader round, or a tournament), each

@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "avalanche/evaluator.hpp"
+#include "evolver/local_search.hpp"
 #include "evolver/pool.hpp"
 #include "evolver/random_program.hpp"
 #include "evolver/rng.hpp"
@@ -130,6 +132,9 @@ class Run {
   bool budget_reached_locked() const;
   void leader_round(std::unique_lock<std::mutex>& lk);
   void ranker_loop();
+  Estimate exact_estimate(const Program& p);  // unlocked; may throw EvaluationCancelled
+  void polish();                              // local search from best_, unlocked
+  bool local_search_wanted_locked() const;
   double estimated_exact_seconds_locked() const;
 
 
@@ -162,6 +167,8 @@ class Run {
   std::atomic<bool> exact_cancel_{false};  // a requested stop: drop the exact score in flight
   std::function<void()> exact_start_hook_;
   double exact_seconds_ = 0;               // measured time of one exact score (smoothed)
+  std::unique_ptr<LocalSearch> local_search_;  // the ranker's; around best_ (or what it was)
+  std::uint64_t local_neighbours_seen_ = 0;    // of local_search_'s count, already in counters_
 
 
   // Session.

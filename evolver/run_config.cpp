@@ -152,6 +152,10 @@ const std::vector<Field>& fields() {
       nested("precision.leader_interval", &RunConfig::precision, &Precision::leader_interval),
       nested("precision.exact_leaders", &RunConfig::precision, &Precision::exact_leaders),
       nested("precision.exact_max_seconds", &RunConfig::precision, &Precision::exact_max_seconds),
+      nested("local_search.enabled", &RunConfig::local_search, &LocalSearchConfig::enabled),
+      nested("local_search.first_samples", &RunConfig::local_search, &LocalSearchConfig::first_samples),
+      nested("local_search.max_samples", &RunConfig::local_search, &LocalSearchConfig::max_samples),
+      nested("local_search.z", &RunConfig::local_search, &LocalSearchConfig::z),
       optional_budget("budget.seconds", &Budget::seconds),
       optional_budget("budget.tournaments", &Budget::tournaments),
       {"seed", [](const nlohmann::json& v, RunConfig& c, const std::string&) { c.seed = seed_from_json(v); },
@@ -265,6 +269,8 @@ RunConfig run_config_from_json(const nlohmann::json& j) {
   }
   if (c.precision.initial_samples > c.precision.max_samples)
     throw ConfigError("precision.initial_samples", "exceeds precision.max_samples");
+  if (c.local_search.first_samples > c.local_search.max_samples)
+    throw ConfigError("local_search.first_samples", "exceeds local_search.max_samples");
   const double wsum = c.mutation.constant_small + c.mutation.constant_large + c.mutation.swap +
                       c.mutation.remove + c.mutation.insert;
   if (!(wsum > 0)) throw ConfigError("mutation", "at least one mutation weight must be positive");

@@ -64,6 +64,15 @@ struct Precision {
   double exact_max_seconds = 120;
 };
 
+// Local search around the run's exact best (n <= 32, sampled runs): see
+// evolver/local_search.hpp. Runs on the background ranker's thread.
+struct LocalSearchConfig {
+  bool enabled = true;
+  std::uint64_t first_samples = 1u << 20;  // first common-sample comparison
+  std::uint64_t max_samples = 1u << 24;    // last one before an exact score
+  double z = 1.0;                          // tolerance before the last stage, standard errors
+};
+
 // When a run stops on its own. Both unset: runs until stopped.
 struct Budget {
   std::optional<double> seconds;
@@ -88,6 +97,7 @@ struct RunConfig {
   int max_child_attempts = 8;  // early-rejected children retried before a fallback
   EarlyReject early_reject;
   Precision precision;
+  LocalSearchConfig local_search;
   Budget budget;
   std::uint64_t seed = 1;      // JSON: seed_from_json / seed_to_json
   unsigned threads = 0;        // 0 = all cores

@@ -67,7 +67,9 @@ struct RunCounters {
   std::uint64_t early_rejects = 0;  // children dropped after a partial score
   std::uint64_t samples = 0;        // inputs evaluated by the search (not the leader ranking)
   std::uint64_t samples_saved = 0;  // inputs early rejects did not need
-  std::uint64_t exact_scored = 0;   // exact scores by the leader ranking
+  std::uint64_t exact_scored = 0;   // exact scores by the leader ranking and local search
+  std::uint64_t local_neighbours = 0;    // neighbours local search compared on samples
+  std::uint64_t local_improvements = 0;  // moves local search confirmed exactly
   double elapsed_s = 0;             // running time, summed over all sessions of the run
 };
 

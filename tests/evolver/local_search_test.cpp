@@ -1,0 +1,153 @@
+// Local search around a leader (evolver/local_search.*): the neighbourhood, the moves it
+// confirms, its hooks, and a run that uses it.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "avalanche/evaluator.hpp"
+#include "evolver/local_search.hpp"
+#include "evolver/run.hpp"
+#include "mixer/program.hpp"
+#include "mixer/text_form.hpp"
+
+using namespace mixforge;
+using namespace mixforge::evolver;
+
+namespace {
+
+const Evaluator& jit_ev() {
+  static const std::unique_ptr<Evaluator> ev = Evaluator::with_own_engine();
+  return *ev;
+}
+
+// A 24-bit function of the good shape with a poor second multiplier: cheap to score
+// exactly (2^24 inputs), and with better neighbours.
+Program start24() {
+  return parse_program("x ^= x >> 12; x *= 0x93a9b5; x ^= x >> 11; x *= 0x000f05; x ^= x >> 12;", {24});
+}
+
+Estimate exact_of(const Program& p) {
+  const Score s = jit_ev().exact(p);
+  Estimate e;
+  e.chi2 = s.chi2;
+  e.samples = s.samples;
+  e.exact = true;
+  return e;
+}
+
+}  // namespace
+
+TEST(LocalSearch, NeighboursAreTheShiftsAndSingleBitFlips) {
+  const Program p = parse_program("x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;");
+  const std::vector<Program> ns = neighbours(p);
+  EXPECT_EQ(ns.size(), 3u * 2 + 2u * 31);  // shifts +-1; multiplier bits 1..31
+  std::set<std::uint64_t> ids;
+  for (const Program& q : ns) {
+    EXPECT_NO_THROW(validate(q)) << format_program(q);
+    EXPECT_NE(q, p);
+    ids.insert(q.hash());
+    int changed = 0;
+    for (std::size_t i = 0; i < p.size(); ++i) changed += q.steps()[i] != p.steps()[i];
+    EXPECT_EQ(changed, 1) << format_program(q);
+  }
+  EXPECT_EQ(ids.size(), ns.size());
+  // Amounts stay in 1..n-1; xor constants flip every bit, bit 0 included.
+  const Program edge = parse_program("x ^= x >> 1; x ^= 0x5; x = (x << 7) | (x >> 1);", {8});
+  const std::vector<Program> en = neighbours(edge);
+  EXPECT_EQ(en.size(), 1u + 1u + 8u);
+  for (const Program& q : en) EXPECT_NO_THROW(validate(q)) << format_program(q);
+}
+
+TEST(LocalSearch, MovesOnlyToExactlyBetterNeighbours) {
+  const Program p = start24();
+  const double start = exact_of(p).chi2;
+  LocalSearchOptions o;
+  o.first_samples = 1u << 14;
+  o.max_samples = 1u << 18;
+  std::vector<std::pair<Program, double>> moves;
+  int exact_calls = 0;
+  LocalSearchHooks h;
+  h.exact = [&](const Program& q) {
+    ++exact_calls;
+    return exact_of(q);
+  };
+  h.improved = [&](const Program& q, const Estimate& e) {
+    moves.emplace_back(q, e.chi2);
+    return moves.size() < 4;  // enough to see a chain; the test stays quick
+  };
+  const LocalSearchCounters c = local_search(p, start, jit_ev(), o, h);
+  ASSERT_GE(moves.size(), 1u) << "no better neighbour of " << format_program(p) << " (chi2 " << start << ")";
+  EXPECT_EQ(c.improvements, moves.size());
+  EXPECT_EQ(c.exact_scored, static_cast<std::uint64_t>(exact_calls));
+  EXPECT_LE(c.exact_scored, c.neighbours);
+  EXPECT_GT(c.samples, 0u);
+  double prev = start;
+  Program centre = p;
+  for (const auto& [q, chi2] : moves) {
+    EXPECT_LT(chi2, prev);
+    EXPECT_DOUBLE_EQ(chi2, jit_ev().exact(q).chi2);  // the reported score is the exact one
+    const std::vector<Program> around = neighbours(centre);
+    EXPECT_NE(std::find(around.begin(), around.end(), q), around.end()) << "a move is one step away";
+    prev = chi2;
+    centre = q;
+  }
+}
+
+TEST(LocalSearch, HooksStopAndSkip) {
+  const Program p = start24();
+  LocalSearchOptions o;
+  o.first_samples = 1u << 12;
+  o.max_samples = 1u << 14;
+  int calls = 0, skipped = 0;
+  LocalSearchHooks h;
+  h.exact = [](const Program& q) { return exact_of(q); };
+  h.keep_going = [&] { return ++calls <= 5; };
+  h.skip = [&](std::uint64_t) { return ++skipped % 2 == 0; };  // every second one is known
+  const LocalSearchCounters c = local_search(p, exact_of(p).chi2, jit_ev(), o, h);
+  EXPECT_EQ(c.neighbours, 5u);
+  EXPECT_FALSE(c.local_optimum);
+  EXPECT_GE(skipped, 10);
+  // Wider than 32 bits there is no exact confirmation: nothing is done.
+  const Program wide = parse_program("x ^= x >> 30; x *= 0xbf58476d1ce4e5b9; x ^= x >> 27;", {64});
+  EXPECT_EQ(local_search(wide, 1.0, jit_ev(), o, h).neighbours, 0u);
+}
+
+// A sampled 24-bit run with local search: its moves are counted, and every hall-of-fame
+// entry is exact and better than the one before.
+TEST(LocalSearch, RunRecordsItsMovesInTheHallOfFame) {
+  RunConfig c;
+  c.width = 24;
+  c.max_steps = 5;
+  c.pool_size = 40;
+  c.threads = 1;
+  c.seed = 3;
+  c.precision.initial_samples = 1u << 12;
+  c.precision.max_samples = 1u << 14;
+  c.precision.leader_interval = 100;
+  c.local_search.first_samples = 1u << 14;
+  c.local_search.max_samples = 1u << 16;
+  Budget b;
+  b.tournaments = 1500;
+  evolver::Run run("ls", c, jit_ev());
+  run.start(b);
+  run.wait();
+  ASSERT_EQ(run.error(), "");
+  const RunCounters k = run.counters();
+  EXPECT_GT(k.local_neighbours, 0u);
+  const std::vector<HallOfFameEntry> hof = run.drain_hall_of_fame();
+  ASSERT_FALSE(hof.empty());
+  for (std::size_t i = 0; i < hof.size(); ++i) {
+    EXPECT_TRUE(hof[i].function.exact);
+    if (i > 0) {
+      EXPECT_LT(hof[i].function.chi2, hof[i - 1].function.chi2);
+    }
+  }
+  // Switched off, it compares nothing.
+  c.local_search.enabled = false;
+  evolver::Run off("ls-off", c, jit_ev());
+  off.start(b);
+  off.wait();
+  EXPECT_EQ(off.counters().local_neighbours, 0u);
+  EXPECT_EQ(off.counters().local_improvements, 0u);
+}
