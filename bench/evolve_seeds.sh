@@ -4,6 +4,7 @@
 # 32-bit 5-step search at each mark and the median over the seeds. Appends to
 # bench/results/evolve/seeds.{md,csv}; the load average before and after each
 # configuration goes to seeds.log, so read the figures as taken under that load.
+# OUT=DIR writes elsewhere (the 16-bit table: OUT=bench/results/evolve/width16).
 #
 #   bench/evolve_seeds.sh [BUILD_DIR] [MINUTES] [label=JSON ...]
 #   default: build/release, 1,5,10, and the pair that measures local search:
@@ -17,7 +18,7 @@ configs=("$@")
 if [ ${#configs[@]} -eq 0 ]; then
   configs=('no-local-search={"local_search":{"enabled":false}}' 'default={}')
 fi
-out="$here/results/evolve"
+out="${OUT:-$here/results/evolve}"
 mkdir -p "$out"
 cmake --build "$build" --target bench_evolve >/dev/null
 commit="$(git -C "$here/.." rev-parse --short HEAD)"

@@ -58,7 +58,10 @@ void LocalSearch::enter(const Program& centre, double exact, const Evaluator& ev
   base_.clear();
   AvalancheCounts acc = AvalancheCounts::zero(centre.width(), false);
   const unsigned growth = std::max(o_.growth, 2u);
-  for (std::uint64_t n = o_.first_samples;; n = std::min<std::uint64_t>(n * growth, o_.max_samples)) {
+  // Samples beyond a quarter of 2^n cost about as much as the exact score itself: small
+  // widths go straight to exact scores.
+  const std::uint64_t useful = (std::uint64_t{1} << centre.width()) / 4;
+  for (std::uint64_t n = o_.first_samples; n <= useful; n = std::min<std::uint64_t>(n * growth, o_.max_samples)) {
     sizes_.push_back(n);
     base_.push_back(extend(centre, ev, acc, o_.seed, n, counters_.samples));
     if (n >= o_.max_samples || base_.back().chi2_stderr <= o_.rel_stderr * exact) break;
@@ -86,7 +89,7 @@ void LocalSearch::run(const Evaluator& ev, const LocalSearchHooks& hooks) {
     tried_.push_back(h);
     ++counters_.neighbours;
     AvalancheCounts acc = AvalancheCounts::zero(q.width(), false);
-    bool passed = false;
+    bool passed = sizes_.empty();
     for (std::size_t k = 0; k < sizes_.size(); ++k) {
       const Score s = extend(q, ev, acc, o_.seed, sizes_[k], counters_.samples);
       // Both scores come from the same inputs, so much of their noise is shared; the

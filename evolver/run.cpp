@@ -132,6 +132,7 @@ void Run::start(const Budget& budget, NewBestCallback on_new_best) {
   on_new_best_ = std::move(on_new_best);
   session_start_ = std::chrono::steady_clock::now();
   session_start_elapsed_ = counters_.elapsed_s;
+  last_improvement_s_ = counters_.elapsed_s;
   session_start_tournaments_ = counters_.tournaments;
   ++sessions_;
   const unsigned workers = config_.worker_threads();
@@ -292,6 +293,7 @@ void Run::consider_best_locked(const Member& m) {
   const bool upgrade = best_ && !best_->estimate.exact && m.estimate.exact;
   if (best_ && !upgrade && !(m.estimate.rank() < best_->estimate.rank())) return;
   best_ = m;
+  last_improvement_s_ = elapsed_locked();
   HallOfFameEntry e;
   e.function = scored_function(m);
   e.run_id = id_;
@@ -362,8 +364,29 @@ void Run::leader_round(std::unique_lock<std::mutex>& lk) {
     if (best_rank < config_.precision.noise_ratio * noise_floor(config_.width, current_samples_))
       current_samples_ = std::min(current_samples_ * 4, config_.precision.max_samples);
   }
+  restart_if_stagnant_locked();
   add_history_locked();
   next_leader_at_ = counters_.tournaments + config_.precision.leader_interval;
+}
+
+// The worst part of the pool makes room for fresh random programs (fill_step refills
+// the freed slots) when the exact best has stood still too long.
+void Run::restart_if_stagnant_locked() {
+  const RestartConfig& r = config_.restart;
+  if (!(r.stagnation_seconds > 0) || pool_.size() < 4) return;
+  const double now = elapsed_locked();
+  if (now - last_improvement_s_ < r.stagnation_seconds) return;
+  last_improvement_s_ = now;
+  const std::size_t keep = std::max<std::size_t>(
+      static_cast<std::size_t>(std::lround(double(pool_.size()) * (1 - r.fraction))),
+      std::min<std::size_t>(pool_.size(), static_cast<std::size_t>(std::max(config_.precision.leaders, 2))));
+  std::vector<std::uint64_t> drop;
+  const std::vector<std::size_t> order = pool_.top(pool_.size());
+  for (std::size_t k = keep; k < order.size(); ++k) drop.push_back(pool_[order[k]].hash);
+  for (std::uint64_t h : drop)
+    if (auto i = pool_.find(h)) pool_.remove_at(*i);
+  ++counters_.restarts;
+  cv_.notify_all();
 }
 
 double Run::estimated_exact_seconds_locked() const {
@@ -516,7 +539,9 @@ bool Run::pool_contains(std::uint64_t hash) const {
 // Fill one pool slot (at the start, and after lost duplicates) with a fresh program.
 void Run::fill_step(std::unique_lock<std::mutex>& lk, Rng& rng) {
   ++pending_;
-  const std::uint64_t samples = current_samples_;
+  // Fresh programs are nearly all poor: scored at the initial precision (their rank is
+  // never better than their noise), the leader rounds refine those that lead.
+  const std::uint64_t samples = std::min(current_samples_, config_.precision.initial_samples);
   lk.unlock();
   Program p;
   bool unique = false;

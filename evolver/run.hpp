@@ -131,6 +131,7 @@ class Run {
   double elapsed_locked() const;
   bool budget_reached_locked() const;
   void leader_round(std::unique_lock<std::mutex>& lk);
+  void restart_if_stagnant_locked();
   void ranker_loop();
   Estimate exact_estimate(const Program& p);  // unlocked; may throw EvaluationCancelled
   void polish();                              // local search from best_, unlocked
@@ -169,6 +170,7 @@ class Run {
   double exact_seconds_ = 0;               // measured time of one exact score (smoothed)
   std::unique_ptr<LocalSearch> local_search_;  // the ranker's; around best_ (or what it was)
   std::uint64_t local_neighbours_seen_ = 0;    // of local_search_'s count, already in counters_
+  double last_improvement_s_ = 0;              // elapsed_s when the best last improved (or a restart)
 
 
   // Session.

@@ -156,6 +156,8 @@ const std::vector<Field>& fields() {
       nested("local_search.first_samples", &RunConfig::local_search, &LocalSearchConfig::first_samples),
       nested("local_search.max_samples", &RunConfig::local_search, &LocalSearchConfig::max_samples),
       nested("local_search.z", &RunConfig::local_search, &LocalSearchConfig::z),
+      nested("restart.stagnation_seconds", &RunConfig::restart, &RestartConfig::stagnation_seconds),
+      nested("restart.fraction", &RunConfig::restart, &RestartConfig::fraction),
       optional_budget("budget.seconds", &Budget::seconds),
       optional_budget("budget.tournaments", &Budget::tournaments),
       {"seed", [](const nlohmann::json& v, RunConfig& c, const std::string&) { c.seed = seed_from_json(v); },

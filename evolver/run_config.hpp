@@ -73,6 +73,14 @@ struct LocalSearchConfig {
   double z = 1.0;                          // tolerance before the last stage, standard errors
 };
 
+// Restarts against stagnation: when the run's exact best has not improved for
+// stagnation_seconds (0 = never), the worst `fraction` of the pool is replaced by fresh
+// random programs (the leaders stay).
+struct RestartConfig {
+  double stagnation_seconds = 0;
+  double fraction = 0.5;
+};
+
 // When a run stops on its own. Both unset: runs until stopped.
 struct Budget {
   std::optional<double> seconds;
@@ -98,6 +106,7 @@ struct RunConfig {
   EarlyReject early_reject;
   Precision precision;
   LocalSearchConfig local_search;
+  RestartConfig restart;
   Budget budget;
   std::uint64_t seed = 1;      // JSON: seed_from_json / seed_to_json
   unsigned threads = 0;        // 0 = all cores

@@ -75,7 +75,8 @@ nlohmann::json to_json(const RunCounters& c) {
           {"scored", c.scored},             {"early_rejects", c.early_rejects},
           {"samples", c.samples},           {"samples_saved", c.samples_saved},
           {"exact_scored", c.exact_scored}, {"local_neighbours", c.local_neighbours},
-          {"local_improvements", c.local_improvements}, {"elapsed_s", c.elapsed_s}};
+          {"local_improvements", c.local_improvements}, {"restarts", c.restarts},
+          {"elapsed_s", c.elapsed_s}};
 }
 
 nlohmann::json to_json(const RunSummary& s) {

@@ -70,6 +70,7 @@ struct RunCounters {
   std::uint64_t exact_scored = 0;   // exact scores by the leader ranking and local search
   std::uint64_t local_neighbours = 0;    // neighbours local search compared on samples
   std::uint64_t local_improvements = 0;  // moves local search confirmed exactly
+  std::uint64_t restarts = 0;            // partial re-seeds of a stagnant pool
   double elapsed_s = 0;             // running time, summed over all sessions of the run
 };
 

@@ -36,6 +36,7 @@ RunCounters counters_from(const nlohmann::json& j) {
   c.exact_scored = j.value("exact_scored", std::uint64_t{0});
   c.local_neighbours = j.value("local_neighbours", std::uint64_t{0});
   c.local_improvements = j.value("local_improvements", std::uint64_t{0});
+  c.restarts = j.value("restarts", std::uint64_t{0});
   c.elapsed_s = j.value("elapsed_s", 0.0);
   return c;
 }

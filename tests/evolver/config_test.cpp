@@ -108,6 +108,8 @@ TEST(RunConfig, EveryFieldRoundTrips) {
                   {"precision", {{"exact_max_width", 12}, {"initial_samples", 1024}, {"max_samples", 65536},
                                  {"noise_ratio", 2.0}, {"leaders", 6}, {"leader_interval", 700},
                                  {"exact_leaders", false}, {"exact_max_seconds", 30.0}}},
+                  {"local_search", {{"enabled", false}, {"first_samples", 4096}, {"max_samples", 1 << 20}, {"z", 0.5}}},
+                  {"restart", {{"stagnation_seconds", 90.0}, {"fraction", 0.25}}},
                   {"budget", {{"seconds", 12.5}, {"tournaments", 999}}},
                   {"seed", 123456789},
                   {"threads", 3}};
@@ -124,6 +126,9 @@ TEST(RunConfig, SchemaErrorsNameTheField) {
   EXPECT_EQ(field_of({{"mutation", {{"swap", -2}}}}), "mutation.swap");
   EXPECT_EQ(field_of({{"budget", {{"seconds", 0}}}}), "budget.seconds");
   EXPECT_EQ(field_of({{"pool_size", 1}}), "pool_size");
+  EXPECT_EQ(field_of({{"local_search", {{"z", -1}}}}), "local_search.z");
+  EXPECT_EQ(field_of({{"restart", {{"fraction", 0}}}}), "restart.fraction");
+  EXPECT_EQ(field_of({{"restart", {{"stagnation_seconds", -5}}}}), "restart.stagnation_seconds");
   EXPECT_EQ(field_of({{"seed", -1}}), "seed");
   EXPECT_EQ(field_of({{"kind_weights", {{"xsr", -1}}}}), "kind_weights.xsr");
   EXPECT_NE(field_of({{"kind_weights", {{"bogus", 1}}}}), "(accepted)");
@@ -142,6 +147,8 @@ TEST(RunConfig, CrossFieldRules) {
             "mutation");
   EXPECT_EQ(field_of({{"precision", {{"initial_samples", 1 << 20}, {"max_samples", 1 << 16}}}}),
             "precision.initial_samples");
+  EXPECT_EQ(field_of({{"local_search", {{"first_samples", 1 << 20}, {"max_samples", 1 << 16}}}}),
+            "local_search.first_samples");
   // A kind sequence longer than the default max_steps sets the length.
   const RunConfig c = run_config_from_json({{"kind_sequence", {"xsr", "mul", "xsr", "mul", "xsr", "mul", "xsr"}}});
   EXPECT_EQ(c.max_steps, 7);

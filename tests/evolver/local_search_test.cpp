@@ -151,3 +151,49 @@ TEST(LocalSearch, RunRecordsItsMovesInTheHallOfFame) {
   EXPECT_EQ(off.counters().local_neighbours, 0u);
   EXPECT_EQ(off.counters().local_improvements, 0u);
 }
+
+// Small widths skip the sampled stages (2^n inputs are cheaper than the samples): every
+// neighbour is scored exactly, and the search ends at a true local optimum.
+TEST(LocalSearch, SmallWidthsEndAtATrueLocalOptimum) {
+  const Program p = parse_program("x ^= x >> 3; x *= 0x3b; x ^= x >> 2; x *= 0x19; x ^= x >> 4;", {8});
+  LocalSearchHooks h;
+  h.exact = [](const Program& q) { return exact_of(q); };
+  LocalSearch s(p, exact_of(p).chi2, {});
+  s.run(jit_ev(), h);
+  ASSERT_TRUE(s.done());
+  EXPECT_EQ(s.counters().samples, 0u);
+  EXPECT_LE(s.centre_chi2(), exact_of(p).chi2);
+  for (const Program& q : neighbours(s.centre())) EXPECT_GE(exact_of(q).chi2, s.centre_chi2()) << format_program(q);
+}
+
+// Restarts: with a stagnation limit shorter than a leader interval every leader round
+// re-seeds the worst half; the pool is refilled, stays free of duplicates, and the best
+// never gets worse.
+TEST(Restart, ReplacesTheWorstOfAStagnantPool) {
+  RunConfig c;
+  c.width = 12;
+  c.max_steps = 4;
+  c.pool_size = 40;
+  c.seed = 11;
+  c.threads = 2;
+  c.precision.exact_max_width = 16;
+  c.precision.leader_interval = 100;
+  c.restart.stagnation_seconds = 1e-6;
+  c.restart.fraction = 0.5;
+  Budget b;
+  b.tournaments = 2000;
+  evolver::Run run("restart", c, jit_ev());
+  run.start(b);
+  run.wait();
+  ASSERT_EQ(run.error(), "");
+  EXPECT_GT(run.counters().restarts, 5u);
+  const Checkpoint cp = run.snapshot();
+  EXPECT_EQ(cp.pool.size(), c.pool_size);
+  std::set<std::uint64_t> ids;
+  for (const Member& m : cp.pool) ids.insert(m.hash);
+  EXPECT_EQ(ids.size(), cp.pool.size());
+  const std::vector<HallOfFameEntry> hof = run.drain_hall_of_fame();
+  for (std::size_t i = 1; i < hof.size(); ++i) EXPECT_LE(hof[i].function.chi2, hof[i - 1].function.chi2);
+  // Off by default.
+  EXPECT_EQ(RunConfig{}.restart.stagnation_seconds, 0);
+}

@@ -60,6 +60,8 @@ export async function runPage(root: HTMLElement, id: string): Promise<Page> {
       item('early rejects', percent(p.early_reject_rate), `${int(c.early_rejects)} of ${int(c.scored)} scored`),
       item('samples now', samples(p.current_samples)),
       item('exact scores', int(c.exact_scored)),
+      item('local search', `${int(c.local_improvements ?? 0)} moves`,
+        `${int(c.local_neighbours ?? 0)} neighbours of the best compared on common samples; ${int(c.local_improvements ?? 0)} confirmed better exactly`),
       item('run time', duration(c.elapsed_s)),
       item('width / steps', `${run.config.width} / ≤ ${run.config.max_steps}`),
       item('pool', int(p.pool_size)));
