@@ -22,6 +22,9 @@
 //   run configuration over those defaults (a tuning sweep passes its values here).
 //   Appends to DIR/seeds.csv (label, seed, minutes, best chi2, program) and
 //   DIR/seeds.md (one table row per label: median and range at each mark).
+//   64-bit runs (--config '{"width":64}') have no exact scores: each seed's best is compared
+//   with the splitmix64 finaliser, murmur3's fmix64 and Moremur on the same 2^24 inputs
+//   (common random numbers, a seed no run used), appended to DIR/compare64.md.
 #include <benchmark/benchmark.h>
 
 #include <atomic>
@@ -356,6 +359,31 @@ std::string fmt_chi2(double v) {
   return b;
 }
 
+// The 64-bit comparison: chi2 (noise-corrected) +- standard error on one shared stream.
+std::string compare64_row(const std::string& label, int seed, const Program& best) {
+  const std::uint64_t n = std::uint64_t{1} << 24, stream = 0x5eed64c0ffeeull;
+  const std::vector<std::pair<std::string, Program>> known = {
+      {"splitmix64", parse_program("x ^= x >> 30; x *= 0xbf58476d1ce4e5b9; x ^= x >> 27; x *= 0x94d049bb133111eb; x ^= x >> 31;", {64})},
+      {"fmix64", parse_program("x ^= x >> 33; x *= 0xff51afd7ed558ccd; x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53; x ^= x >> 33;", {64})},
+      {"moremur", parse_program("x ^= x >> 27; x *= 0x3c79ac492ba7b653; x ^= x >> 33; x *= 0x1c69b3f74ac4ae35; x ^= x >> 27;", {64})}};
+  char b[160];
+  auto cell = [&](const Program& p, double* chi2) {
+    const Score s = jit_evaluator().sampled(p, n, stream);
+    if (chi2) *chi2 = s.chi2_corrected;
+    std::snprintf(b, sizeof b, "%.4e +- %.1e", s.chi2_corrected, s.chi2_stderr);
+    return std::string(b);
+  };
+  double mine = 0;
+  std::string row = "| " + label + " | " + std::to_string(seed) + " | `" + best.canonical() + "` | " + cell(best, &mine) + " |";
+  int beaten = 0;
+  for (const auto& [name, p] : known) {
+    double theirs = 0;
+    row += " " + cell(p, &theirs) + " |";
+    beaten += mine < theirs;
+  }
+  return row + " " + std::to_string(beaten) + " of 3 |";
+}
+
 int seeds_bench(const SeedsOptions& o) {
   std::filesystem::create_directories(o.out);
   const std::filesystem::path data = o.out / "data";
@@ -387,6 +415,14 @@ int seeds_bench(const SeedsOptions& o) {
           << "," << text << "\n";
     }
     csv.flush();
+    if (c.width == 64 && r.summary.best) {
+      const bool fresh64 = !std::filesystem::exists(o.out / "compare64.md");
+      std::ofstream cmp(o.out / "compare64.md", std::ios::app);
+      if (fresh64)
+        cmp << "| label | seed | run's best | chi2 at 2^24 | splitmix64 | fmix64 | Moremur | beats |\n"
+               "|---|---|---|---|---|---|---|---|\n";
+      cmp << compare64_row(o.label, seed, r.summary.best->program) << "\n";
+    }
     std::printf("%s seed %d: best %s after %.0f s (%llu tournaments, %llu exact, %llu local moves) %s\n",
                 o.label.c_str(), seed, fmt_chi2(r.summary.best ? r.summary.best->chi2 : 0).c_str(), k.elapsed_s,
                 static_cast<unsigned long long>(k.tournaments), static_cast<unsigned long long>(k.exact_scored),

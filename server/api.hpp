@@ -7,6 +7,7 @@
 #include <mutex>
 #include <string>
 
+#include "evolver/quality_cache.hpp"
 #include "server/response_cache.hpp"
 #include "server/router.hpp"
 
@@ -51,6 +52,7 @@ struct ApiContext {
   std::mutex admission;  // serialises run creation / resumption against max_active_runs
   ResponseCache pages;   // GET pool / best of runs
   BakeJobs* bakes = nullptr;  // set when this build has the baker
+  evolver::SharedComputations quality_reports;  // one computation of a report at a time
 };
 
 // The {id} of a /functions/{id} path: 16 lowercase hex digits, else 404 function-not-found.

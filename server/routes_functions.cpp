@@ -72,7 +72,12 @@ Response get_hall_of_fame(ApiContext& ctx, const Request& req) {
   if (max_steps) hq.max_steps = static_cast<int>(*max_steps);
   hq.limit = static_cast<std::size_t>(limit);
   nlohmann::json items = nlohmann::json::array();
-  for (const auto& e : ctx.runs.hall_of_fame(hq).items) items.push_back(evolver::to_json(e));
+  for (const auto& e : ctx.runs.hall_of_fame(hq).items) {
+    nlohmann::json item = evolver::to_json(e);
+    // One keyed read per row on the read lane; never computes a report.
+    item["quality"] = evolver::stored_quality_summary(ctx.runs, e.function.id);
+    items.push_back(std::move(item));
+  }
   return Response::json(200, {{"items", std::move(items)}});
 }
 }  // namespace

@@ -4,7 +4,8 @@
 // up): a cached report is answered there and takes no scoring slot. Otherwise the report
 // is admitted to the evaluation queue like POST /evaluate (429 when it is full; wide
 // functions may wait in its bounded queue) and computed on its threads: about a minute
-// for a 32-bit function at the standard size, most of it dieharder.
+// for a 32-bit function at the standard size, most of it dieharder. Requests for a report
+// that is being computed wait for that computation (evolver::SharedComputations).
 #include <nlohmann/json.hpp>
 
 #include "avalanche/counts.hpp"
@@ -54,7 +55,8 @@ ScoringJob quality(ApiContext& ctx, const Request& req) {
     try {
       // Looks again unless told to refresh: another request may have made it meanwhile.
       return Response::json(
-          200, evolver::stored_function_quality(ctx.runs, ctx.evaluator, program, options, refresh, cancel.get()));
+          200, evolver::stored_function_quality(ctx.runs, ctx.evaluator, program, options, refresh, cancel.get(),
+                                                &ctx.quality_reports));
     } catch (const EvaluationCancelled&) {
       throw_cancelled(ctx, "quality report");
     }

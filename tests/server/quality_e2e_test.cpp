@@ -62,6 +62,19 @@ TEST(QualityE2E, ComputedOnceThenCachedAcrossRestartsRefreshAndBadInput) {
   const std::string id = evolved_function(c, 8, 300);
   ASSERT_FALSE(id.empty());
   const std::string path = "/api/v1/functions/" + id + "/quality";
+  // The hall of fame shows the verdicts of a cached report, never computes one.
+  auto fame_quality = [&] {
+    const auto hof = get_json(c, "/api/v1/hall-of-fame?width=8&limit=1000", 200);
+    nlohmann::json mine;
+    int with = 0;
+    for (const auto& e : hof["items"]) {
+      if (e["id"] == id) mine = e["quality"];
+      with += !e["quality"].is_null();
+    }
+    EXPECT_EQ(with, mine.is_null() ? 0 : 1);
+    return mine;
+  };
+  EXPECT_TRUE(fame_quality().is_null());
 
   const auto first = get_json(c, path + "?size=quick", 200);
   EXPECT_FALSE(first["cached"].get<bool>());
@@ -79,9 +92,18 @@ TEST(QualityE2E, ComputedOnceThenCachedAcrossRestartsRefreshAndBadInput) {
   EXPECT_TRUE(second["cached"].get<bool>());
   EXPECT_EQ(second["computed_at"], first["computed_at"]);
   EXPECT_EQ(quality_measures(second), quality_measures(first));
+  const auto quick = fame_quality();
+  ASSERT_TRUE(quick.is_object()) << "the best of the run is in the hall of fame";
+  EXPECT_EQ(quick["size"], "quick");
+  EXPECT_EQ(quick["bit_independence"], first["bit_independence"]["verdict"]);
+  ASSERT_EQ(quick["higher_order"].size(), 2u);
+  EXPECT_EQ(quick["higher_order"][1]["flipped_bits"], 3);
+  EXPECT_EQ(quick["higher_order"][1]["verdict"], first["higher_order"][1]["verdict"]);
+  EXPECT_EQ(quick["battery"]["status"], "skipped");
   // Other options are another report (the standard size is the default).
   EXPECT_FALSE(get_json(c, path, 200)["cached"].get<bool>());
   EXPECT_TRUE(get_json(c, path + "?size=standard", 200)["cached"].get<bool>());
+  EXPECT_EQ(fame_quality()["size"], "standard");  // the standard report is preferred
   // refresh computes again: the same measures (deterministic), a new report.
   const auto refreshed = get_json(c, path + "?size=quick&refresh=true", 200);
   EXPECT_FALSE(refreshed["cached"].get<bool>());

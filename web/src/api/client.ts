@@ -12,6 +12,8 @@ export type FunctionDetail = Schemas['function_detail'];
 export type Problem = Schemas['problem'];
 export type RunEvent = Schemas['run_event'];
 export type Progress = Schemas['progress'];
+// One hall-of-fame entry's summary of its cached quality report.
+export type HallOfFameQuality = NonNullable<Schemas['hall_of_fame']['items'][number]['quality']>;
 export type RunState = RunSummary['state'];
 
 const TOKEN_KEY = 'mixforge.token';

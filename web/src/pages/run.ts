@@ -2,6 +2,7 @@
 // as a virtualised table, downloads.
 import { api, call, ApiError, type RunDetail, type Progress, type ScoredFunction } from '../api/client';
 import { GrowingSeries } from '../lib/decimate';
+import { qualitySummary } from '../lib/quality';
 import { RunStream } from '../lib/events';
 import { csv, duration, fixed, int, percent, rate, samples, sci } from '../lib/format';
 import { download, h, replace, spinner } from '../lib/dom';
@@ -100,12 +101,13 @@ export async function runPage(root: HTMLElement, id: string): Promise<Page> {
         h('span', { class: 'num mono' }, f.chi2_exact != null ? sci(f.chi2_exact) : `~${sci(f.chi2)}`), ' ',
         h('span', { class: 'muted small' }, f.exact || f.chi2_exact != null ? 'exact' : `N=${samples(f.samples)}`), ' ', fnLink(f))) : h('li', { class: 'muted' }, 'none yet'));
       replace(fame, hof.items.length ? h('table', null,
-        h('thead', null, h('tr', null, ['exact chi2', 'bias', 'found at', 'tournaments', 'function'].map((c) => h('th', { scope: 'col' }, c)))),
+        h('thead', null, h('tr', null, ['exact chi2', 'bias', 'found at', 'tournaments', 'quality', 'function'].map((c) => h('th', { scope: 'col' }, c)))),
         h('tbody', null, hof.items.map((f) => h('tr', null,
           h('td', { class: 'num mono' }, sci(f.chi2_exact ?? f.chi2)),
           h('td', { class: 'num' }, fixed(f.bias, 4)),
           h('td', { class: 'num' }, duration(f.elapsed_s)),
           h('td', { class: 'num' }, int(f.tournaments)),
+          h('td', { class: 'small quality-summary' }, qualitySummary(f.quality)),
           h('td', null, fnLink(f)))))) : h('p', { class: 'muted' }, 'No exact best yet.'));
     } catch (e) {
       if (e instanceof ApiError) showError(e); else throw e;
