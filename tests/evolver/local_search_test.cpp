@@ -128,7 +128,7 @@ TEST(LocalSearch, RunRecordsItsMovesInTheHallOfFame) {
   c.local_search.first_samples = 1u << 14;
   c.local_search.max_samples = 1u << 16;
   Budget b;
-  b.tournaments = 1500;
+  b.tournaments = 800;
   evolver::Run run("ls", c, jit_ev());
   run.start(b);
   run.wait();
@@ -177,11 +177,11 @@ TEST(Restart, ReplacesTheWorstOfAStagnantPool) {
   c.seed = 11;
   c.threads = 2;
   c.precision.exact_max_width = 16;
-  c.precision.leader_interval = 100;
+  c.precision.leader_interval = 50;
   c.restart.stagnation_seconds = 1e-6;
   c.restart.fraction = 0.5;
   Budget b;
-  b.tournaments = 2000;
+  b.tournaments = 1000;
   evolver::Run run("restart", c, jit_ev());
   run.start(b);
   run.wait();
