@@ -81,14 +81,24 @@ nlohmann::json SharedComputations::run(const std::string& key, const std::functi
   }
 }
 
+std::optional<nlohmann::json> cached_quality_report(RunManager& runs, const std::string& function_id,
+                                                    const std::string& key) {
+  const auto stored = runs.quality_report(function_id, key);
+  if (!stored) return std::nullopt;
+  nlohmann::json j = nlohmann::json::parse(stored->report, nullptr, false);
+  if (!j.is_object()) return std::nullopt;
+  j["cached"] = true;
+  j["computed_at"] = stored->computed_at;
+  return j;
+}
+
 nlohmann::json stored_quality_summary(RunManager& runs, const std::string& function_id) {
   for (const BatterySize size : {BatterySize::standard, BatterySize::quick}) {
     QualityOptions o;
     o.size = size;
-    const auto stored = runs.quality_report(function_id, quality_cache_key(o));
-    if (!stored) continue;
-    const nlohmann::json r = nlohmann::json::parse(stored->report, nullptr, false);
-    if (!r.is_object()) continue;
+    const auto cached = cached_quality_report(runs, function_id, quality_cache_key(o));
+    if (!cached) continue;
+    const nlohmann::json& r = *cached;
     nlohmann::json s = {{"size", size == BatterySize::standard ? "standard" : "quick"}};
     const auto bic = r.value("bit_independence", nlohmann::json::object());
     s["bit_independence"] = bic.value("applicable", false) ? bic.value("verdict", nlohmann::json()) : nlohmann::json();
@@ -111,17 +121,8 @@ nlohmann::json stored_function_quality(RunManager& runs, const Evaluator& evalua
                                        SharedComputations* shared) {
   const std::string id = program.id();
   const std::string key = quality_cache_key(options);
-  if (!refresh) {
-    if (auto stored = runs.quality_report(id, key)) {
-      // A damaged row is recomputed rather than served.
-      nlohmann::json j = nlohmann::json::parse(stored->report, nullptr, false);
-      if (j.is_object()) {
-        j["cached"] = true;
-        j["computed_at"] = stored->computed_at;
-        return j;
-      }
-    }
-  }
+  if (!refresh)
+    if (auto cached = cached_quality_report(runs, id, key)) return std::move(*cached);
   auto compute = [&] {
     nlohmann::json j = to_json(assess_quality(evaluator, program, options, cancel));
     const double now =

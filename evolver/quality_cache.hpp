@@ -5,6 +5,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json_fwd.hpp>
@@ -41,6 +42,12 @@ class SharedComputations {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// A cached report as the API answers it ("cached": true and its "computed_at"), or
+// nullopt when none is stored for this key or its row is damaged (then it is recomputed
+// rather than served). Never computes.
+std::optional<nlohmann::json> cached_quality_report(RunManager& runs, const std::string& function_id,
+                                                    const std::string& key);
 
 // The report (to_json of avalanche/quality.hpp) with "cached" (true: read from the store)
 // and "computed_at" (Unix seconds). refresh: compute even when cached. Errors as

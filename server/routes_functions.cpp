@@ -74,7 +74,8 @@ Response get_hall_of_fame(ApiContext& ctx, const Request& req) {
   nlohmann::json items = nlohmann::json::array();
   for (const auto& e : ctx.runs.hall_of_fame(hq).items) {
     nlohmann::json item = evolver::to_json(e);
-    // One keyed read per row on the read lane; never computes a report.
+    // At most two keyed reads per row (standard, then quick) on the read lane; never
+    // computes a report.
     item["quality"] = evolver::stored_quality_summary(ctx.runs, e.function.id);
     items.push_back(std::move(item));
   }

@@ -38,14 +38,9 @@ ScoringJob quality(ApiContext& ctx, const Request& req) {
   if (!f) throw HttpError(404, "function-not-found", "no function with id " + id);
   ScoringJob job;
   if (!refresh) {
-    if (const auto stored = ctx.runs.quality_report(id, quality_cache_key(options))) {
-      nlohmann::json j = nlohmann::json::parse(stored->report, nullptr, false);
-      if (j.is_object()) {
-        j["cached"] = true;
-        j["computed_at"] = stored->computed_at;
-        job.answer = Response::json(200, j);
-        return job;
-      }
+    if (auto cached = evolver::cached_quality_report(ctx.runs, id, quality_cache_key(options))) {
+      job.answer = Response::json(200, std::move(*cached));
+      return job;
     }
   }
   // Wide functions (exact avalanche over 2^24 or more inputs, dieharder at 32 bits and up)
