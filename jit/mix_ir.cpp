@@ -21,11 +21,12 @@ using llvm::IRBuilder;
 using llvm::Type;
 using llvm::Value;
 
-// Emits f(x) on a scalar or vector of 32- or 64-bit containers holding n-bit values.
+}  // namespace
+
 // Bits above n may hold garbage ("dirty") as long as no step reads them: only
 // xorshift-right and rotate read high bits into low ones, so we mask right before
 // those and at the end.
-Value* emit_mix(IRBuilder<>& b, Value* x, const Program& p, bool input_clean) {
+Value* emit_mix(llvm::IRBuilderBase& b, Value* x, const Program& p, bool input_clean) {
   Type* t = x->getType();
   const int container = static_cast<int>(t->getScalarSizeInBits());
   const int n = p.width();
@@ -68,6 +69,8 @@ Value* emit_mix(IRBuilder<>& b, Value* x, const Program& p, bool input_clean) {
   clean();
   return x;
 }
+
+namespace {
 
 Value* iota(IRBuilder<>& b, llvm::Type* elem, unsigned lanes) {
   std::vector<llvm::Constant*> v;

@@ -1,12 +1,15 @@
 #pragma once
 // Private to jit/: emits the LLVM IR of a program's kernel functions.
+#include <span>
 #include <string>
 
 #include "jit/kernel.hpp"
 #include "mixer/program.hpp"
 
 namespace llvm {
+class IRBuilderBase;
 class Module;
+class Value;
 }
 
 namespace mixforge::jit {
@@ -22,8 +25,21 @@ KernelSymbols emit_kernel_ir(llvm::Module& module, const Program& program, unsig
                              const std::string& prefix, const std::string& cpu,
                              const std::string& features);
 
+// Emits f(x) on a scalar or vector of 32- or 64-bit containers holding n-bit values;
+// input_clean: the bits of x above n are known to be zero.
+llvm::Value* emit_mix(llvm::IRBuilderBase& b, llvm::Value* x, const Program& program, bool input_clean);
+
 // Adds a CUDA kernel `name`(const u64* in, u64* out, u64 n): thread i < n computes
 // out[i] = f(in[i] & mask). For the NVPTX target (ptx.hpp).
 void emit_ptx_kernel_ir(llvm::Module& module, const Program& program, const std::string& name);
+
+enum class CountTarget { nvptx, host };
+
+// Adds the counting kernels of jit/count_kernels.hpp for a batch of programs of one width:
+// for the NVPTX target as CUDA kernels, for the host as warp-simulating functions that
+// take (warp, program) as two extra arguments (jit/warp_simulator.hpp). cpu and features
+// are used for the host target only.
+void emit_count_kernels_ir(llvm::Module& module, std::span<const Program> programs, CountTarget target,
+                           const std::string& cpu = {}, const std::string& features = {});
 
 }  // namespace mixforge::jit

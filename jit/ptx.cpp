@@ -10,9 +10,11 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Triple.h>
 
+#include <functional>
 #include <memory>
 #include <mutex>
 
+#include "jit/count_kernels.hpp"
 #include "jit/engine.hpp"
 #include "jit/mix_ir.hpp"
 
@@ -24,9 +26,10 @@ void LLVMInitializeNVPTXAsmPrinter();
 }
 
 namespace mixforge::jit {
+namespace {
 
-std::string emit_ptx(const Program& program, const PtxOptions& options) {
-  validate(program, ValidationLimits{1 << 16});
+// Builds a module for the GPU named in options with `emit` and returns its PTX text.
+std::string compile_to_ptx(const PtxOptions& options, const std::function<void(llvm::Module&)>& emit) {
   static std::once_flag once;
   std::call_once(once, [] {
     LLVMInitializeNVPTXTargetInfo();
@@ -50,7 +53,7 @@ std::string emit_ptx(const Program& program, const PtxOptions& options) {
   llvm::Module module("mixforge_ptx", context);
   module.setTargetTriple(triple.str());
   module.setDataLayout(tm->createDataLayout());
-  emit_ptx_kernel_ir(module, program, options.kernel_name);
+  emit(module);
   {
     std::string message;
     llvm::raw_string_ostream os(message);
@@ -63,6 +66,18 @@ std::string emit_ptx(const Program& program, const PtxOptions& options) {
     throw JitError("ptx: the NVPTX back end cannot emit assembly");
   passes.run(module);
   return std::string(ptx.str());
+}
+
+}  // namespace
+
+std::string emit_ptx(const Program& program, const PtxOptions& options) {
+  validate(program, ValidationLimits{1 << 16});
+  return compile_to_ptx(options, [&](llvm::Module& m) { emit_ptx_kernel_ir(m, program, options.kernel_name); });
+}
+
+std::string emit_count_ptx(std::span<const Program> programs, const PtxOptions& options) {
+  for (const Program& p : programs) validate(p, ValidationLimits{1 << 16});
+  return compile_to_ptx(options, [&](llvm::Module& m) { emit_count_kernels_ir(m, programs, CountTarget::nvptx); });
 }
 
 }  // namespace mixforge::jit

@@ -1,0 +1,64 @@
+#pragma once
+// Avalanche counts on a CUDA GPU: the counting kernels of jit/count_kernels.hpp (PTX from
+// LLVM's NVPTX back end, loaded through the run-time-loaded driver, avalanche/cuda_driver)
+// give exactly the CPU's counts: exact over 2^n inputs, sampled on the same sample stream.
+// The same launches also run on the host's warp simulator (slow), which is how the
+// kernels' logic is tested where no GPU is present.
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "avalanche/counts.hpp"
+#include "mixer/program.hpp"
+
+namespace mixforge {
+
+struct GpuDeviceInfo {
+  std::string name;          // "NVIDIA H100 80GB HBM3"
+  std::string architecture;  // the PTX target used, "sm_90"
+  int compute_major = 0, compute_minor = 0;
+  std::uint64_t memory = 0;  // bytes
+  int driver_version = 0;
+};
+
+class GpuCounter {
+ public:
+  // The first CUDA device; throws cuda::CudaError saying why there is none.
+  static std::unique_ptr<GpuCounter> open();
+  ~GpuCounter();
+  GpuCounter(const GpuCounter&) = delete;
+  GpuCounter& operator=(const GpuCounter&) = delete;
+
+  const GpuDeviceInfo& device() const;
+
+  // Thread-safe: calls are serialised on the device. Widths <= 32 for exact counts.
+  // cancel: checked between launches of 2^28 inputs (EvaluationCancelled).
+  AvalancheCounts counts_exact(const Program& program, const std::atomic<bool>* cancel = nullptr) const;
+  // Several programs of one width in one launch per chunk; result[i] is programs[i].
+  std::vector<AvalancheCounts> counts_exact_batch(std::span<const Program> programs) const;
+  AvalancheCounts counts_sampled(const Program& program, std::uint64_t seed, std::uint64_t first,
+                                 std::uint64_t count) const;
+
+ private:
+  struct Impl;
+  explicit GpuCounter(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// The GPU's launches run on the host by jit::WarpSimulator, warp by warp (TBB threads).
+// Programs of one width; exact needs width <= 32. For tests and cross-checks.
+std::vector<AvalancheCounts> simulate_gpu_counts_exact(std::span<const Program> programs);
+std::vector<AvalancheCounts> simulate_gpu_counts_sampled(std::span<const Program> programs, std::uint64_t seed,
+                                                         std::uint64_t first, std::uint64_t count);
+
+// How a range of indices is cut into warps (jit/count_kernels.hpp); exposed for tests.
+struct WarpPlan {
+  std::uint64_t per_warp = 32;  // a multiple of 32, <= 2^30
+  std::uint64_t warps = 0;
+};
+WarpPlan plan_warps(std::uint64_t indices, std::uint64_t max_warps);
+
+}  // namespace mixforge

@@ -1,0 +1,198 @@
+// The GPU evaluator's counting kernels. Three levels:
+// - GpuSimulation: the kernels' IR compiled for the host (jit::WarpSimulator, a warp as a
+//   32-lane vector) gives exactly the CPU's counts: the counting logic, no GPU needed;
+// - GpuPtx: the same kernels as PTX, assembled by the CUDA toolkit's ptxas when installed;
+// - GpuDevice (label gpu): on a CUDA GPU, exact and sampled counts equal the CPU's; skipped,
+//   saying why, where no GPU and driver exist.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <random>
+
+#include "avalanche/cuda_driver.hpp"
+#include "avalanche/evaluator.hpp"
+#include "avalanche/gpu_counter.hpp"
+#include "jit/count_kernels.hpp"
+#include "mixer/text_form.hpp"
+#include "support/process.hpp"
+#include "support/random_program.hpp"
+#include "support/reference_functions.hpp"
+
+namespace mixforge {
+namespace {
+
+const Evaluator& cpu_evaluator() {
+  static const auto e = Evaluator::with_own_engine();
+  return *e;
+}
+
+void expect_same_counts(const AvalancheCounts& want, const AvalancheCounts& got, const Program& p) {
+  SCOPED_TRACE(format_short(p));
+  EXPECT_EQ(got.width, want.width);
+  EXPECT_EQ(got.trials, want.trials);
+  EXPECT_EQ(got.exact, want.exact);
+  EXPECT_EQ(got.flips, want.flips);
+}
+
+TEST(GpuWarpPlan, CutsRangesIntoWholeWarps) {
+  EXPECT_EQ(plan_warps(0, 64).warps, 0u);
+  EXPECT_EQ(plan_warps(1, 64).per_warp, 32u);
+  EXPECT_EQ(plan_warps(1, 64).warps, 1u);
+  const WarpPlan p = plan_warps(std::uint64_t{1} << 32, 1u << 16);
+  EXPECT_EQ(p.per_warp, 1u << 16);
+  EXPECT_EQ(p.warps, 1u << 16);
+  const WarpPlan q = plan_warps(1000001, 7);
+  EXPECT_EQ(q.per_warp % 32, 0u);
+  EXPECT_GE(q.per_warp * q.warps, 1000001u);
+  EXPECT_LT(q.per_warp * (q.warps - 1), 1000001u);
+  EXPECT_EQ(plan_warps(std::uint64_t{1} << 40, 1).per_warp, jit::max_per_warp);
+}
+
+void expect_simulated_exact_equals_cpu(std::mt19937_64& rng, int width) {
+  SCOPED_TRACE("width " + std::to_string(width));
+  const std::vector<Program> batch{testing::random_program(rng, width, 3), testing::random_program(rng, width, 6)};
+  const auto got = simulate_gpu_counts_exact(batch);
+  ASSERT_EQ(got.size(), batch.size());
+  for (std::size_t k = 0; k < batch.size(); ++k)
+    expect_same_counts(cpu_evaluator().counts_exact(batch[k]), got[k], batch[k]);
+}
+
+void expect_simulated_sampled_equals_cpu(std::mt19937_64& rng, int width) {
+  SCOPED_TRACE("width " + std::to_string(width));
+  const std::vector<Program> batch{testing::random_program(rng, width, 3), testing::random_program(rng, width, 5)};
+  // An unaligned range, as staged scoring extends a stream: samples [1000, 1000 + 5003).
+  const auto got = simulate_gpu_counts_sampled(batch, 99, 1000, 5003);
+  for (std::size_t k = 0; k < batch.size(); ++k)
+    expect_same_counts(cpu_evaluator().counts_sampled(batch[k], 99, 1000, 5003), got[k], batch[k]);
+}
+
+// Host compiles of the fully unrolled kernels take 0.1-30 s (wide programs, <32 x i64>
+// vectors), so the default run takes the edge cases: widths below, at and above the
+// 5 bits that warp shuffles cover, and both word sizes.
+TEST(GpuSimulation, ExactCountsEqualTheCpusAtEdgeWidths) {
+  std::mt19937_64 rng(2026);
+  for (int width : {1, 4, 5, 6, 11, 16}) expect_simulated_exact_equals_cpu(rng, width);
+}
+
+TEST(GpuSimulation, ExactCountsEqualTheCpusForEveryWidthUpTo22) {
+  std::mt19937_64 rng(2027);
+  for (int width = 1; width <= 22; ++width) expect_simulated_exact_equals_cpu(rng, width);
+}
+
+TEST(GpuSimulation, SampledCountsEqualTheCpusBitForBitAtEdgeWidths) {
+  std::mt19937_64 rng(7);
+  for (int width : {1, 7, 32, 33, 64}) expect_simulated_sampled_equals_cpu(rng, width);
+}
+
+TEST(GpuSimulation, SampledCountsEqualTheCpusBitForBitAtOddWidths) {
+  std::mt19937_64 rng(8);
+  for (int width : {13, 31, 40, 48}) expect_simulated_sampled_equals_cpu(rng, width);
+}
+
+TEST(GpuSimulation, Lowbias32SampledCountsEqualTheCpus) {
+  const Program p = test::lowbias32();
+  const std::vector<Program> one{p};
+  expect_same_counts(cpu_evaluator().counts_sampled(p, 5, 0, 1 << 16), simulate_gpu_counts_sampled(one, 5, 0, 1 << 16).front(), p);
+}
+
+TEST(GpuSimulation, RejectsBadBatches) {
+  EXPECT_THROW(simulate_gpu_counts_exact(std::vector<Program>{}), std::invalid_argument);
+  std::mt19937_64 rng(1);
+  const std::vector<Program> mixed{testing::random_program(rng, 8, 3), testing::random_program(rng, 9, 3)};
+  EXPECT_THROW(simulate_gpu_counts_exact(mixed), std::invalid_argument);
+  const std::vector<Program> wide{testing::random_program(rng, 33, 3)};
+  EXPECT_THROW(simulate_gpu_counts_exact(wide), std::invalid_argument);
+  EXPECT_THROW(simulate_gpu_counts_sampled(wide, 1, ~std::uint64_t{0} - 3, 10), std::invalid_argument);
+}
+
+// ---- PTX ----
+
+std::string count_ptxas_path() {
+  if (auto p = test::find_tool("ptxas"); !p.empty()) return p;
+  if (std::filesystem::exists("/usr/local/cuda/bin/ptxas")) return "/usr/local/cuda/bin/ptxas";
+  return {};
+}
+
+std::string assemble_ptx(const std::string& ptxas, const std::string& ptx, const std::string& gpu) {
+  const test::TempDir dir("count-ptx");
+  test::write_file(dir / "k.ptx", ptx);
+  const auto r = test::run_command({ptxas, "-arch=" + gpu, "-o", (dir / "k.cubin").string(), (dir / "k.ptx").string()});
+  if (r.exit_code != 0) return "ptxas exit " + std::to_string(r.exit_code) + ": " + r.output;
+  return {};
+}
+
+TEST(GpuPtx, CountKernelsHaveBothEntriesAndWarpShuffles) {
+  const std::vector<Program> batch{test::lowbias32(), test::lowbias32()};
+  const std::string ptx = jit::emit_count_ptx(batch);
+  EXPECT_NE(ptx.find(".visible .entry mixforge_exact("), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find(".visible .entry mixforge_sampled("), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("shfl.sync.bfly"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("atom.global.add.u64"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("%ctaid.y"), std::string::npos) << "the batch index\n" << ptx;
+  std::mt19937_64 rng(3);
+  const std::vector<Program> wide{testing::random_program(rng, 64, 5)};
+  const std::string wide_ptx = jit::emit_count_ptx(wide);
+  EXPECT_EQ(wide_ptx.find("mixforge_exact"), std::string::npos) << "no exact kernel above 32 bits";
+  EXPECT_NE(wide_ptx.find(".visible .entry mixforge_sampled("), std::string::npos);
+}
+
+TEST(GpuPtx, PtxasAssemblesTheCountKernelsForHopperAndTheFallback) {
+  const std::string ptxas = count_ptxas_path();
+  if (ptxas.empty()) GTEST_SKIP() << "ptxas (CUDA toolkit) not found on PATH or in /usr/local/cuda/bin: PTX not assembled";
+  // ptxas takes seconds on the unrolled 64-bit kernels: one batch per target.
+  std::mt19937_64 rng(11);
+  const std::vector<Program> narrow{test::lowbias32(), testing::random_program(rng, 32, 7)};
+  const std::vector<Program> odd{testing::random_program(rng, 3, 4), testing::random_program(rng, 3, 6)};
+  const std::vector<Program> wide{testing::random_program(rng, 64, 5)};
+  EXPECT_EQ(assemble_ptx(ptxas, jit::emit_count_ptx(narrow, {"sm_90", "+ptx80", ""}), "sm_90"), "");
+  EXPECT_EQ(assemble_ptx(ptxas, jit::emit_count_ptx(wide, {"sm_90", "+ptx80", ""}), "sm_90"), "");
+  EXPECT_EQ(assemble_ptx(ptxas, jit::emit_count_ptx(odd, {"sm_75", "+ptx64", ""}), "sm_75"), "");
+}
+
+// ---- a real GPU (label gpu) ----
+
+std::unique_ptr<GpuCounter> open_gpu() {
+  try {
+    return GpuCounter::open();
+  } catch (const cuda::CudaError& e) {
+    std::cout << "[  SKIPPED ] no CUDA GPU here: " << e.what() << "\n";
+    return nullptr;
+  }
+}
+
+TEST(GpuDevice, ExactCountsEqualTheCpusForReferenceFunctions) {
+  auto gpu = open_gpu();
+  if (!gpu) GTEST_SKIP() << "no CUDA GPU (see the line above)";
+  std::cout << "device: " << gpu->device().name << " (" << gpu->device().architecture << ")\n";
+  for (const auto& m : test::reference_mixers()) {
+    if (m.width > 32) continue;
+    const Program p = parse_program(m.text, {.width = m.width});
+    expect_same_counts(cpu_evaluator().counts_exact(p), gpu->counts_exact(p), p);
+  }
+}
+
+TEST(GpuDevice, ExactCountsEqualTheCpusForRandomProgramsOfEveryWidth) {
+  auto gpu = open_gpu();
+  if (!gpu) GTEST_SKIP() << "no CUDA GPU (see the line above)";
+  std::mt19937_64 rng(12);
+  for (int width = 1; width <= 32; ++width) {
+    SCOPED_TRACE("width " + std::to_string(width));
+    std::vector<Program> batch{testing::random_program(rng, width, 5), testing::random_program(rng, width, 7)};
+    const auto got = gpu->counts_exact_batch(batch);
+    for (std::size_t k = 0; k < batch.size(); ++k) expect_same_counts(cpu_evaluator().counts_exact(batch[k]), got[k], batch[k]);
+  }
+}
+
+TEST(GpuDevice, SampledCountsEqualTheCpusBitForBit) {
+  auto gpu = open_gpu();
+  if (!gpu) GTEST_SKIP() << "no CUDA GPU (see the line above)";
+  std::mt19937_64 rng(13);
+  for (int width = 1; width <= 64; width += 3) {
+    SCOPED_TRACE("width " + std::to_string(width));
+    const Program p = testing::random_program(rng, width, 6);
+    expect_same_counts(cpu_evaluator().counts_sampled(p, 21, 12345, 1 << 20), gpu->counts_sampled(p, 21, 12345, 1 << 20), p);
+  }
+}
+
+}  // namespace
+}  // namespace mixforge
