@@ -8,6 +8,7 @@
 
 #include "avalanche/reference_counts.hpp"
 #if MIXFORGE_WITH_JIT
+#include "avalanche/gpu_counter.hpp"
 #include "avalanche/jit_counts.hpp"
 #include "jit/engine.hpp"
 #endif
@@ -16,6 +17,8 @@ namespace mixforge {
 
 struct Evaluator::Impl {
   jit::Engine* engine = nullptr;
+  std::shared_ptr<const GpuCounter> gpu;
+  std::uint64_t gpu_min_samples = 0;
 #if MIXFORGE_WITH_JIT
   std::unique_ptr<jit::Engine> owned;
 #endif
@@ -35,6 +38,13 @@ std::unique_ptr<Evaluator> Evaluator::with_own_engine() {
 
 bool Evaluator::uses_jit() const { return impl_->engine != nullptr; }
 
+void Evaluator::use_gpu(std::shared_ptr<const GpuCounter> gpu, std::uint64_t min_samples) {
+  impl_->gpu = std::move(gpu);
+  impl_->gpu_min_samples = min_samples;
+}
+
+const GpuCounter* Evaluator::gpu() const { return impl_->gpu.get(); }
+
 static void check_exact_width(const Program& p) {
   if (p.width() > 32)
     throw std::invalid_argument("exact scoring needs width <= 32 (2^" + std::to_string(p.width()) +
@@ -45,6 +55,7 @@ AvalancheCounts Evaluator::counts_exact(const Program& program, const std::atomi
   validate(program, {1 << 16});
   check_exact_width(program);
 #if MIXFORGE_WITH_JIT
+  if (impl_->gpu) return impl_->gpu->counts_exact(program, cancel);
   if (impl_->engine) return jit_counts_exact(*impl_->engine, program, cancel);
 #endif
   const std::uint64_t total = std::uint64_t{1} << program.width();
@@ -70,6 +81,8 @@ AvalancheCounts Evaluator::counts_sampled(const Program& program, std::uint64_t 
                                           std::uint64_t count) const {
   validate(program, {1 << 16});
 #if MIXFORGE_WITH_JIT
+  // Small counts stay on the CPU: a launch and a PTX compile cost more than they do.
+  if (impl_->gpu && count >= impl_->gpu_min_samples) return impl_->gpu->counts_sampled(program, seed, first, count);
   if (impl_->engine) return jit_counts_sampled(*impl_->engine, program, seed, first, count);
 #endif
   return reference_counts_sampled(program, seed, first, count);

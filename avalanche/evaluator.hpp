@@ -14,6 +14,7 @@
 namespace mixforge {
 
 namespace jit { class Engine; }
+class GpuCounter;
 
 struct StagedOptions {
   std::uint64_t seed = 1;
@@ -41,6 +42,11 @@ class Evaluator {
   // Owns a JIT engine of its own when mixforge was built with the JIT (the usual case).
   static std::unique_ptr<Evaluator> with_own_engine();
   bool uses_jit() const;
+  // From now on exact counts, and sampled counts of at least min_samples samples, run on
+  // this GPU (avalanche/gpu_counter.hpp: the same counts, bit for bit). Call before the
+  // evaluator is shared between threads; null goes back to the CPU.
+  void use_gpu(std::shared_ptr<const GpuCounter> gpu, std::uint64_t min_samples = std::uint64_t{1} << 20);
+  const GpuCounter* gpu() const;
   ~Evaluator();
   Evaluator(const Evaluator&) = delete;
   Evaluator& operator=(const Evaluator&) = delete;

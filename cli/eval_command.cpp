@@ -14,6 +14,7 @@
 
 #include "avalanche/evaluator.hpp"
 #include "cli/commands.hpp"
+#include "cli/device_option.hpp"
 #include "cli/program_input.hpp"
 #include "mixer/json_form.hpp"
 
@@ -21,6 +22,7 @@ namespace mixforge::cli {
 namespace {
 
 struct EvalOptions {
+  std::string device;
   std::optional<int> width;
   bool exact = false;
   std::optional<std::uint64_t> samples;
@@ -178,9 +180,11 @@ void add_eval_command(CLI::App& app) {
                                 "Score every line of FILE (one program per line, statements separated by ';'); "
                                 "prints one JSON object per line; sampled 2^20 unless --exact/--samples");
   cmd->add_option("program", o->program, "Program text, a file path, or - for stdin")->excludes(batch);
+  add_device_option(cmd, &o->device);
   cmd->callback([o] {
     if (o->batch.empty() && o->program.empty()) throw UsageError("eval needs a PROGRAM (or --batch FILE)");
     const auto ev = Evaluator::with_own_engine();
+    ev->use_gpu(open_device(o->device).gpu);
     if (!o->batch.empty()) {
       const int rc = run_batch(*ev, *o);
       if (rc) throw ExitStatus{rc};

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "cli/commands.hpp"
+#include "cli/device_option.hpp"
 #include "cli/run_foreground.hpp"
 #include "evolver/run_manager.hpp"
 
@@ -15,6 +16,7 @@ namespace mixforge::cli {
 namespace {
 
 struct EvolveOptions {
+  std::string device;
   std::optional<int> width;
   std::optional<int> max_steps;
   std::optional<int> min_steps;
@@ -84,6 +86,7 @@ void run_evolve(const EvolveOptions& o) {
     evolver::RunManager::Options mo;
     mo.data_dir = data_directory(o.data);
     mo.interpreter_only = o.interpreter;
+    if (!o.interpreter) mo.gpu = open_device(o.device).gpu;
     evolver::RunManager manager(mo);
     const std::string id = manager.create(config, true);
     std::cout << "run_id: " << id << std::endl;
@@ -113,6 +116,7 @@ void add_evolve_command(CLI::App& app) {
   cmd->add_option("--name", o->name, "A name for the run");
   cmd->add_option("--data", o->data, "Data directory (default $MIXFORGE_DATA or ./mixforge-data)");
   cmd->add_option("--config", o->config, "Run configuration JSON (schema/run.schema.json); flags override it");
+  add_device_option(cmd, &o->device);
   cmd->add_option("--top", o->top, "Best functions shown at the end (default 5)");
   cmd->add_flag("--json", o->json, "Final stdout line: one JSON object with run_id and best");
   cmd->add_flag("--interpreter", o->interpreter, "Score with the reference interpreter (slow; for checks)");

@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/device_option.hpp"
 #include "server/daemon.hpp"
 
 namespace mixforge::cli {
@@ -97,9 +98,12 @@ void add_serve_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--no-default-run", [opts](std::int64_t) { opts->default_run = false; },
                 "Do not start a run on first start with an empty data directory");
+  auto device = std::make_shared<std::string>();
+  add_device_option(cmd, device.get());
   cmd->add_flag("--interpreter", opts->interpreter_only,
                 "Score with the reference interpreter instead of the JIT (slow; for tests)");
-  cmd->callback([opts, port, web, token, port_file, log_level, log_format, log_file] {
+  cmd->callback([opts, port, web, token, port_file, log_level, log_format, log_file, device] {
+    opts->device = parse_device(*device);
     opts->log.level = *server::log_level_from_name(*log_level);
     opts->log.format = *log_format == "json" ? server::LogFormat::json : server::LogFormat::text;
     if (!log_file->empty()) opts->log.file = *log_file;

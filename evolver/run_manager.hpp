@@ -32,6 +32,7 @@
 #include "mixer/program.hpp"
 
 namespace mixforge::jit { class Engine; }
+namespace mixforge { class GpuCounter; }
 
 namespace mixforge::evolver {
 
@@ -43,6 +44,8 @@ class RunManager {
     // (Evaluator::with_own_engine), unless interpreter_only (tests: reference interpreter).
     jit::Engine* engine = nullptr;
     bool interpreter_only = false;
+    // Exact scores and large sampled ones run on this GPU when set (avalanche/device.hpp).
+    std::shared_ptr<const GpuCounter> gpu;
     double checkpoint_interval_s = 5;
     double progress_interval_s = 1;
   };

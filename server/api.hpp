@@ -7,6 +7,7 @@
 #include <mutex>
 #include <string>
 
+#include "avalanche/device.hpp"
 #include "evolver/quality_cache.hpp"
 #include "server/response_cache.hpp"
 #include "server/router.hpp"
@@ -52,6 +53,7 @@ struct ApiContext {
   std::mutex admission;  // serialises run creation / resumption against max_active_runs
   ResponseCache pages;   // GET pool / best of runs
   BakeJobs* bakes = nullptr;  // set when this build has the baker
+  DeviceSelection device;     // where scoring runs (/healthz, /metrics)
   evolver::SharedComputations quality_reports;  // one computation of a report at a time
 };
 

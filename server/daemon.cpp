@@ -80,6 +80,7 @@ struct Daemon::Impl {
   std::optional<std::string> token;
   bool first_start = false;
   std::unique_ptr<evolver::RunManager> manager;
+  DeviceSelection device;  // before the evaluators: they share its GPU
   std::unique_ptr<Evaluator> evaluator;
   std::uint64_t lifecycle_subscription = 0;
   SchemaSet schemas;
@@ -125,12 +126,21 @@ struct Daemon::Impl {
     } catch (const std::exception& e) {
       throw DaemonConfigError(e.what());
     }
+    try {
+      device = select_device(o.interpreter_only ? Device::cpu : o.device);
+    } catch (const std::exception& e) {
+      throw DaemonConfigError(e.what());
+    }
+    if (!device.note.empty()) log->info("device.cpu", {{"why_not_gpu", device.note}});
+    else log->info("device", {{"kind", device.kind}, {"name", device.name}});
     evolver::RunManager::Options mo;
     mo.data_dir = o.data_dir;
+    mo.gpu = device.gpu;
     mo.interpreter_only = o.interpreter_only;
     mo.checkpoint_interval_s = o.checkpoint_interval_s;
     manager = std::make_unique<evolver::RunManager>(mo);
     evaluator = o.interpreter_only ? std::make_unique<Evaluator>(nullptr) : Evaluator::with_own_engine();
+    evaluator->use_gpu(device.gpu);
     // Run lifecycle in the log: every state transition the manager publishes.
     lifecycle_subscription = manager->subscribe("", [this](const evolver::RunEvent& e) {
       if (e.type == evolver::RunEvent::Type::state)
@@ -158,6 +168,7 @@ struct Daemon::Impl {
     if (o.before_scoring) evaluations->set_before_scoring(o.before_scoring);
     events = std::make_unique<EventHub>(*manager, o.limits.max_sse_clients);
     ctx = std::make_unique<ApiContext>(*manager, *evaluator, *evaluations, *events, metrics, schemas, o.limits);
+    ctx->device = device;
 #ifdef MIXFORGE_WITH_BAKER
     try {
       bakes = std::make_unique<BakeJobs>(o.data_dir / "bakes", o.bakes, *evaluator);

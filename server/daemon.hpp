@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "avalanche/device.hpp"
 #include "server/api.hpp"
 #include "server/bake_limits.hpp"
 #include "server/logging.hpp"
@@ -32,6 +33,7 @@ struct DaemonOptions {
   unsigned control_threads = 2;  // run control and export; never shared with scoring
   bool default_run = true;          // start one run on first start with an empty data dir
   bool interpreter_only = false;    // score with the reference interpreter (tests)
+  Device device = Device::cpu;      // --device: cpu, gpu (required) or automatic
   double checkpoint_interval_s = 5;
   std::vector<std::string> allowed_hosts;  // Host names answered besides localhost / the bind address
   std::vector<std::string> cors_origins;   // cross origins allowed (CORS off when empty)

@@ -16,6 +16,12 @@
 namespace mixforge::server {
 
 namespace {
+nlohmann::json device_json(const DeviceSelection& d) {
+  nlohmann::json j{{"kind", d.kind}, {"name", d.name}};
+  if (!d.note.empty()) j["note"] = d.note;
+  return j;
+}
+
 Response healthz(ApiContext& ctx, const Request& req) {
   QueryReader q(req, {});
   std::size_t active = 0, total = 0;
@@ -31,12 +37,16 @@ Response healthz(ApiContext& ctx, const Request& req) {
                               {"runs", total},
                               {"active_runs", active},
                               {"jit", ctx.evaluator.uses_jit()},
+                              {"device", device_json(ctx.device)},
                               {"export", export_available()}});
 }
 
 Response metrics(ApiContext& ctx, const Request& req) {
   QueryReader q(req, {});
   std::string out = ctx.metrics.render_http();
+  out += metric_header("mixforge_device_info", "gauge", "The processor that scores (kind cpu or gpu) and its name.");
+  out += "mixforge_device_info{kind=\"" + label_value(ctx.device.kind) + "\",name=\"" + label_value(ctx.device.name) +
+         "\"} 1\n";
   const auto runs = ctx.runs.list();
   auto per_run = [&](const std::string& name, const std::string& type, const std::string& help, auto value) {
     out += metric_header(name, type, help);

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "avalanche/cuda_driver.hpp"
+#include "avalanche/device.hpp"
 #include "avalanche/evaluator.hpp"
 #include "avalanche/gpu_counter.hpp"
 #include "jit/count_kernels.hpp"
@@ -32,6 +33,22 @@ void expect_same_counts(const AvalancheCounts& want, const AvalancheCounts& got,
   EXPECT_EQ(got.trials, want.trials);
   EXPECT_EQ(got.exact, want.exact);
   EXPECT_EQ(got.flips, want.flips);
+}
+
+TEST(Device, ParsesTheThreeChoicesAndNamesABadOne) {
+  EXPECT_EQ(parse_device("cpu"), Device::cpu);
+  EXPECT_EQ(parse_device("gpu"), Device::gpu);
+  EXPECT_EQ(parse_device("auto"), Device::automatic);
+  try {
+    parse_device("tpu");
+    FAIL() << "tpu accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("\"tpu\""), std::string::npos) << e.what();
+  }
+  const DeviceSelection cpu = select_device(Device::cpu);
+  EXPECT_EQ(cpu.gpu, nullptr);
+  EXPECT_EQ(cpu.kind, "cpu");
+  EXPECT_TRUE(cpu.note.empty());
 }
 
 TEST(GpuWarpPlan, CutsRangesIntoWholeWarps) {
@@ -192,6 +209,27 @@ TEST(GpuDevice, SampledCountsEqualTheCpusBitForBit) {
     const Program p = testing::random_program(rng, width, 6);
     expect_same_counts(cpu_evaluator().counts_sampled(p, 21, 12345, 1 << 20), gpu->counts_sampled(p, 21, 12345, 1 << 20), p);
   }
+}
+
+TEST(GpuDevice, AnEvaluatorWithTheGpuScoresLikeTheCpu) {
+  auto gpu = open_gpu();
+  if (!gpu) GTEST_SKIP() << "no CUDA GPU (see the line above)";
+  auto ev = Evaluator::with_own_engine();
+  ev->use_gpu(std::move(gpu), 1 << 20);
+  const Program p = test::lowbias32();
+  EXPECT_EQ(ev->exact(p).chi2, cpu_evaluator().exact(p).chi2);
+  EXPECT_EQ(ev->sampled(p, 1 << 22, 3).chi2, cpu_evaluator().sampled(p, 1 << 22, 3).chi2);
+}
+
+TEST(GpuDevice, AutoFindsTheGpuThatGpuRequires) {
+  const DeviceSelection a = select_device(Device::automatic);
+  if (!a.gpu) {
+    std::cout << "[  SKIPPED ] no CUDA GPU here: " << a.note << "\n";
+    EXPECT_THROW(select_device(Device::gpu), std::runtime_error);
+    GTEST_SKIP() << "no CUDA GPU: " << a.note;
+  }
+  EXPECT_EQ(a.kind, "gpu");
+  EXPECT_NE(select_device(Device::gpu).gpu, nullptr);
 }
 
 }  // namespace

@@ -74,6 +74,24 @@ TEST(EvalCli, BadProgramsExitTwoWithTheParserMessage) {
   EXPECT_EQ(r.output.find("terminate"), std::string::npos);
 }
 
+TEST(EvalCli, DeviceOptionNamesBadValuesAndSaysWhyThereIsNoGpu) {
+  auto r = run_mixforge("eval --device cpu --width 16 --json " + quoted(hp16));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NEAR(nlohmann::json::parse(r.output)["chi2"].get<double>(), 0.00944598764181137, 1e-9 * 0.0094);
+  r = run_mixforge("eval --device quantum " + quoted(hp16));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("quantum"), std::string::npos) << r.output;
+  // gpu: the same exact score from a CUDA GPU, or exit 2 saying why there is none.
+  r = run_mixforge("eval --device gpu --width 16 --json " + quoted(hp16));
+  if (r.exit_code == 0) {
+    const std::string json = r.output.substr(r.output.find('{'));
+    EXPECT_NEAR(nlohmann::json::parse(json)["chi2"].get<double>(), 0.00944598764181137, 1e-9 * 0.0094);
+  } else {
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.output.rfind("mixforge: --device gpu: cuda: ", 0), 0u) << r.output;
+  }
+}
+
 TEST(EvalCli, BatchPrintsOneObjectPerLineAndFlagsBadLines) {
   const std::string path = std::string(MIXFORGE_BINARY_DIR) + "/eval_cli_test_batch.txt";
   { std::ofstream(path) << hp16 << "\nx *= 0x10\n# a comment\nx ^= x >> 5; x *= 0x2b\n"; }

@@ -198,6 +198,7 @@ TEST(ApiE2E, MetaEndpoints) {
   const auto health = get_json(c, "/healthz");
   EXPECT_SCHEMA("health.schema.json", health);
   EXPECT_EQ(health["status"], "ok");
+  EXPECT_EQ(health["device"]["kind"], "cpu");  // the tests' daemons score on the CPU
   c.Post("/api/v1/runs", small_run_json(8), "application/json");
   c.Get("/api/v1/nothing-here");
   auto m = c.Get("/metrics");
@@ -207,7 +208,8 @@ TEST(ApiE2E, MetaEndpoints) {
                            "mixforge_run_tournaments_total{", "mixforge_run_scored_total{",
                            "mixforge_run_early_rejects_total{", "mixforge_run_best_chi2",
                            "mixforge_evaluations_queued ", "mixforge_evaluations_running ",
-                           "mixforge_sse_clients ", "mixforge_runs_active 1"})
+                           "mixforge_sse_clients ", "mixforge_runs_active 1",
+                           "mixforge_device_info{kind=\"cpu\",name=\"cpu\"} 1"})
     EXPECT_NE(m->body.find(name), std::string::npos) << name;
   EXPECT_NE(m->body.find("route=\"/api/v1/runs\",method=\"POST\",status=\"201\""), std::string::npos);
   EXPECT_NE(m->body.find("route=\"unmatched\",method=\"GET\",status=\"404\""), std::string::npos);

@@ -1,0 +1,28 @@
+#include "cli/device_option.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "cli/commands.hpp"
+
+namespace mixforge::cli {
+
+void add_device_option(CLI::App* command, std::string* value) {
+  *value = "auto";
+  command->add_option("--device", *value, device_help)
+      ->check(CLI::IsMember({"cpu", "gpu", "auto"}))
+      ->capture_default_str();
+}
+
+DeviceSelection open_device(const std::string& value) {
+  try {
+    DeviceSelection d = select_device(parse_device(value));
+    if (d.gpu) std::cerr << "mixforge: scoring on the GPU: " << d.name << "\n";
+    return d;
+  } catch (const std::exception& e) {
+    throw UsageError(e.what());
+  }
+}
+
+}  // namespace mixforge::cli

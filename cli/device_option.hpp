@@ -1,0 +1,21 @@
+#pragma once
+// `--device cpu|gpu|auto` of eval, evolve and serve (avalanche/device.hpp).
+#include <string>
+
+#include "avalanche/device.hpp"
+
+namespace CLI { class App; }
+
+namespace mixforge::cli {
+
+inline constexpr const char* device_help =
+    "Where exact scores and large sampled ones run: cpu, gpu (a CUDA GPU, or an error saying why not) "
+    "or auto (the GPU when one works)";
+
+// Adds the option (default auto) storing into *value.
+void add_device_option(CLI::App* command, std::string* value);
+// Parses and opens it; bad values and `gpu` without a usable GPU are UsageErrors. Says on
+// stderr which GPU scores when one does.
+DeviceSelection open_device(const std::string& value);
+
+}  // namespace mixforge::cli
