@@ -66,6 +66,7 @@ Run::Run(std::string id, RunConfig config, const Evaluator& evaluator, std::opti
   const unsigned workers = config_.worker_threads();
   for (unsigned s = static_cast<unsigned>(rngs_.size()); s < workers; ++s)
     rngs_.push_back(Rng(config_.seed, s + (sessions_ << 20)).state());
+  migration_rng_ = Rng(config_.seed, (std::uint64_t{1} << 40) + sessions_);
 }
 
 Run::~Run() {
@@ -627,6 +628,48 @@ void Run::commit_offspring_locked(const Breeding& b, Offspring o) {
     if (pool_.insert(*o.child) && exact_mode()) consider_best_locked(*o.child);
   }
   cv_.notify_all();  // the pool changed: a worker may wait for two members
+}
+
+std::vector<Program> Run::emigrants(std::size_t k) const {
+  std::lock_guard lk(mu_);
+  std::vector<Program> out;
+  for (std::size_t i : pool_.top(k)) out.push_back(pool_[i].program);
+  return out;
+}
+
+std::size_t Run::immigrate(const std::vector<Program>& programs) {
+  std::size_t accepted = 0;
+  for (const Program& p : programs) {
+    if (p.width() != config_.width || static_cast<int>(p.steps().size()) > config_.max_steps ||
+        static_cast<int>(p.steps().size()) < config_.min_steps)
+      continue;
+    const std::uint64_t h = p.hash();
+    std::uint64_t samples = 0;
+    {
+      std::lock_guard lk(mu_);
+      if (pool_.contains(h) || pool_.size() < 2) continue;
+      samples = current_samples_;
+    }
+    std::uint64_t used = 0;
+    const Estimate e = full_score(p, samples, &used);  // unlocked: the expensive part
+    std::unique_lock lk(mu_);
+    counters_.samples += used;
+    ++counters_.scored;
+    if (pool_.contains(h) || pool_.size() < 2) continue;
+    const std::size_t j = migration_rng_.below(pool_.size());
+    const double member = pool_[j].estimate.rank();
+    if (!(e.rank() < member) ||
+        !remove_loser(member, e.rank(), config_.temperature, config_.width, migration_rng_))
+      continue;
+    pool_.remove_at(j);
+    const Member m{p, h, e, counters_.tournaments};
+    if (pool_.insert(m)) {
+      ++accepted;
+      if (exact_mode()) consider_best_locked(m);
+    }
+    announce(lk);
+  }
+  return accepted;
 }
 
 }  // namespace mixforge::evolver

@@ -91,6 +91,15 @@ class Run {
   const std::string& id() const { return id_; }
   const RunConfig& config() const { return config_; }
 
+  // Migration between islands (evolver/mpi_islands.hpp). Thread-safe.
+  // The programs of the k best members (best first).
+  std::vector<Program> emigrants(std::size_t k) const;
+  // Programs from another island, scored here at the current sample count (unlocked).
+  // Each meets a random member as in a tournament, and takes its place when the member is
+  // the loser and the logistic acceptance removes it. Duplicates and programs of another
+  // shape are skipped. Returns how many entered the pool.
+  std::size_t immigrate(const std::vector<Program>& programs);
+
  private:
   struct ChildScore {
     Estimate estimate;
@@ -171,6 +180,7 @@ class Run {
   std::unique_ptr<LocalSearch> local_search_;  // the ranker's; around best_ (or what it was)
   std::uint64_t local_neighbours_seen_ = 0;    // of local_search_'s count, already in counters_
   double last_improvement_s_ = 0;              // elapsed_s when the best last improved (or a restart)
+  Rng migration_rng_;                          // immigrants' tournaments (not checkpointed)
 
 
   // Session.
