@@ -9,6 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/device_option.hpp"
+#include "cli/islands.hpp"
 #include "cli/run_foreground.hpp"
 #include "evolver/run_manager.hpp"
 
@@ -32,6 +33,8 @@ struct EvolveOptions {
   bool json = false;
   bool interpreter = false;
   int top = 5;
+  bool islands = false;
+  IslandCliOptions island;
 };
 
 nlohmann::json read_config_file(const std::string& path) {
@@ -81,6 +84,10 @@ void run_evolve(const EvolveOptions& o) {
   } catch (const evolver::ConfigError& e) {
     throw UsageError(std::string(o.config.empty() ? "" : o.config + ": ") + e.what());
   }
+  if (o.islands) {
+    run_islands(config, o.island, data_directory(o.data), o.device, o.interpreter, o.json);
+    return;
+  }
   int rc = 0;
   {
     evolver::RunManager::Options mo;
@@ -120,6 +127,9 @@ void add_evolve_command(CLI::App& app) {
   cmd->add_option("--top", o->top, "Best functions shown at the end (default 5)");
   cmd->add_flag("--json", o->json, "Final stdout line: one JSON object with run_id and best");
   cmd->add_flag("--interpreter", o->interpreter, "Score with the reference interpreter (slow; for checks)");
+  cmd->add_flag("--islands", o->islands,
+                "One island per MPI rank (run under mpirun -np K); rank 0 owns the data directory");
+  add_island_options(cmd, &o->island);
   cmd->callback([o] { run_evolve(*o); });
 }
 

@@ -698,6 +698,22 @@ bool RunManager::active(const std::string& id) const {
   return !a->session_done;
 }
 
+bool RunManager::with_active_run(const std::string& id, const std::function<void(Run&)>& fn) {
+  auto a = impl_->find_active(id);
+  if (!a) return false;
+  {
+    std::lock_guard lk(a->m);
+    if (a->session_done || a->ending) return false;
+  }
+  fn(*a->run);  // the Active (and its run) is held by `a` meanwhile
+  return true;
+}
+
+void RunManager::add_hall_of_fame(const std::vector<HallOfFameEntry>& entries) {
+  std::lock_guard lk(impl_->store_mu);
+  impl_->store->add_hall_of_fame(entries);
+}
+
 Progress RunManager::progress(const std::string& id) const {
   if (auto a = impl_->find_active(id)) {
     std::lock_guard lk(a->m);

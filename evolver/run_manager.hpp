@@ -36,6 +36,8 @@ namespace mixforge { class GpuCounter; }
 
 namespace mixforge::evolver {
 
+class Run;
+
 class RunManager {
  public:
   struct Options {
@@ -81,6 +83,12 @@ class RunManager {
   // run marked to resume on the next start (and a paused run paused). The destructor
   // does the same.
   void shutdown();
+
+  // Islands (evolver/mpi_islands.hpp): calls fn with the run's Run while it is active and
+  // not ending (false otherwise), for migration; fn must not call control functions.
+  bool with_active_run(const std::string& id, const std::function<void(Run&)>& fn);
+  // Hall-of-fame entries found elsewhere (another island of the run) into the store.
+  void add_hall_of_fame(const std::vector<HallOfFameEntry>& entries);
 
   std::vector<RunSummary> list() const;
   RunSummary get(const std::string& id) const;
