@@ -41,6 +41,7 @@
 #include <thread>
 #include <vector>
 
+#include "avalanche/device.hpp"
 #include "avalanche/evaluator.hpp"
 #include "evolver/early_reject.hpp"
 #include "evolver/mutation.hpp"
@@ -144,9 +145,10 @@ struct Curve {
 // One run through the run manager (JIT, defaults except the given fields), recording the
 // exact best against time. stop_at: end the run once the best reaches it.
 Curve run_curve(const std::string& name, RunConfig c, const std::filesystem::path& data,
-                double stop_at = 0) {
+                double stop_at = 0, std::shared_ptr<const GpuCounter> gpu = nullptr) {
   RunManager::Options o;
   o.data_dir = data;
+  o.gpu = std::move(gpu);
   RunManager m(o);
   Curve curve;
   curve.name = name;
@@ -350,6 +352,7 @@ struct SeedsOptions {
   std::string label = "default";
   nlohmann::json config = nlohmann::json::object();
   std::filesystem::path out;
+  std::string device = "cpu";  // --device gpu: exact and large sampled scores on the GPU
 };
 
 std::string fmt_chi2(double v) {
@@ -399,6 +402,8 @@ int seeds_bench(const SeedsOptions& o) {
   std::ofstream csv(o.out / "seeds.csv", std::ios::app);
   if (std::filesystem::file_size(o.out / "seeds.csv") == 0)
     csv << "label,seed,minutes,best_chi2_exact,tournaments_per_s,exact_scored,local_improvements,program\n";
+  const DeviceSelection device = select_device(parse_device(o.device));
+  std::printf("device: %s %s\n", device.kind.c_str(), device.name.c_str());
   for (int seed = 1; seed <= o.seeds; ++seed) {
     nlohmann::json j = {{"width", 32}, {"max_steps", 5}, {"threads", 2}, {"seed", seed},
                         {"budget", {{"seconds", last * 60}}}};
@@ -406,7 +411,7 @@ int seeds_bench(const SeedsOptions& o) {
     j["seed"] = seed;
     const RunConfig c = run_config_from_json(j);
     std::filesystem::remove_all(data);
-    const Curve r = run_curve(o.label + "-" + std::to_string(seed), c, data);
+    const Curve r = run_curve(o.label + "-" + std::to_string(seed), c, data, 0, device.gpu);
     const auto& k = r.summary.counters;
     for (std::size_t m = 0; m < o.minutes.size(); ++m) {
       double b = 0;
@@ -472,6 +477,7 @@ int main(int argc, char** argv) {
         if (k + 1 >= argc) break;
         if (a == "--out") o.out = argv[k + 1];
         if (a == "--label") o.label = argv[k + 1];
+        if (a == "--device") o.device = argv[k + 1];
         if (a == "--config") o.config = nlohmann::json::parse(argv[k + 1]);
         if (a == "--minutes") {
           o.minutes.clear();
@@ -480,7 +486,7 @@ int main(int argc, char** argv) {
         }
       }
       if (o.out.empty() || o.seeds < 1 || o.minutes.empty()) {
-        std::fprintf(stderr, "usage: bench_evolve --seeds K --out DIR [--minutes 1,5,10,30,60] [--label NAME] [--config JSON]\n");
+        std::fprintf(stderr, "usage: bench_evolve --seeds K --out DIR [--minutes 1,5,10,30,60] [--label NAME] [--config JSON] [--device cpu|gpu]\n");
         return 2;
       }
       try {
