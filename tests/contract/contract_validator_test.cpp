@@ -99,7 +99,7 @@ TEST(ContractValidator, MatchesPathTemplates) {
 
 TEST(ContractValidator, AcceptsDocumentedAnswers) {
   Exchange health{"GET", "/healthz", 200, {{"Content-Type", "application/json"}},
-                  R"({"status":"ok","version":"0.1.0","uptime_s":1.5,"runs":0,"active_runs":0,"jit":true,"export":true})"};
+                  R"J({"status":"ok","version":"0.1.0","uptime_s":1.5,"runs":0,"active_runs":0,"jit":true,"device":{"kind":"gpu","name":"NVIDIA H100 (sm_90)"},"export":true})J"};
   EXPECT_TRUE(v().check(health).empty()) << joined(v().check(health));
   EXPECT_TRUE(v().check(problem("GET", "/api/v1/runs/rx", 404)).empty());
   EXPECT_TRUE(v().check(problem("POST", "/api/v1/runs/rx/pause", 409)).empty());
