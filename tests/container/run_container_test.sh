@@ -123,7 +123,10 @@ if ! nice -n 19 podman build "${build_flags[@]}" --build-arg BASE="$base" \
 fi
 build_s=$(since "$t0")
 compiled=no
-grep -q 'Linking CXX executable cli/mixforge' "$work/build.log" && compiled=yes
+if grep -q 'Linking CXX executable cli/mixforge' "$work/build.log"; then
+  # ccache's count in the build's cache mount: "Hits: 0 / 31" on a first build.
+  compiled="yes, ccache hits $(awk '$1 == "Hits:" { print $2 "/" $4; exit }' "$work/build.log")"
+fi
 log "built $image in ${build_s} s (mixforge compiled in this build: $compiled)"
 
 [ "$(podman image inspect --format '{{.Config.User}}' "$image")" = "$uid:$uid" ] ||
@@ -166,7 +169,7 @@ start_daemon() {
 stop_daemon() {
   local name=$1 t0 code
   t0=$(now)
-  podman stop --time 30 "$name" >/dev/null
+  podman stop --time 30 "$name" >/dev/null 2>"$work/stop.err" || { cat "$work/stop.err" >&2; fail "podman stop $name"; }
   stop_s=$(since "$t0")
   code=$(podman inspect --format '{{.State.ExitCode}}' "$name")
   if [ "$code" != 0 ] || awk -v a="$stop_s" 'BEGIN { exit !(a > 15) }'; then
