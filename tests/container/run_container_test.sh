@@ -62,6 +62,7 @@ if ((${#missing[@]})); then
   skip "missing ${missing[*]} (apt-get install --no-install-recommends podman runc debootstrap curl python3)"
 fi
 
+load_at_start=$(cut -d' ' -f1-3 /proc/loadavg)
 work=$(mktemp -d "${TMPDIR:-/tmp}/mixforge-container-test.XXXXXX")
 containers=() volumes=()
 cleanup() {
@@ -262,9 +263,12 @@ if [ $cuda = yes ]; then
   start_daemon "$name" "$cuda_image" "$vol" "$port"
   cuda_healthy_s=$healthy_s
   pid=$(podman inspect --format '{{.State.Pid}}' "$name")
-  if tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q -- '--device auto'; then
+  # (Read whole, then matched: grep -q ending a pipe early would fail it under pipefail.)
+  cmdline=$(tr '\0' ' ' <"/proc/$pid/cmdline")
+  podman logs "$name" >"$work/cuda.log" 2>&1
+  if [[ $cmdline == *"--device auto"* ]]; then
     cuda_device="serve --device auto"
-  elif podman logs "$name" 2>&1 | grep -q 'has no --device option'; then
+  elif grep -q 'has no --device option' "$work/cuda.log"; then
     cuda_device="no --device option in this mixforge: started without it (entrypoint's warning)"
   else
     fail "the CUDA image started neither with --device auto nor with the entrypoint's warning"
@@ -281,7 +285,7 @@ cuda_mb=""
 summary() {
   echo "date_utc: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "commit: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$root" diff --quiet HEAD -- 2>/dev/null || echo ' (with uncommitted changes)')"
-  echo "machine: $(nproc) cores; $(podman --version); $(runc --version | head -1)"
+  echo "machine: $(nproc) cores (load average at the start: $load_at_start; at the end: $(cut -d' ' -f1-3 /proc/loadavg)); $(podman --version); $(runc --version | sed -n 1p)"
   echo "base_image: $base, ${base_mb} MB$([ $base_made = yes ] && echo ", made in ${base_s} s")"
   echo "daemon_image: $image, ${image_mb_} MB"
   echo "daemon_build_s: $build_s (mixforge compiled in this build: $compiled)"
