@@ -6,7 +6,7 @@
 #   apt-get install --no-install-recommends podman runc debootstrap
 # Steps: the base image localhost/bookworm:base (debootstrap, kept across runs:
 # docker/make-base-image); the daemon image (docker/Dockerfile; its first build compiles
-# mixforge in the container: 10-20 minutes on 2 cores); a container of it on a free port
+# mixforge in the container: about 10 minutes on 2 cores); a container of it on a free port
 # with a fresh volume: /healthz until healthy, the image's HEALTHCHECK, the uid of the
 # process, the token in the volume, an authenticated API request and one without the token,
 # the runs list, the dashboard; SIGTERM (exit status, seconds); a second start on the same
@@ -115,7 +115,7 @@ else
 fi
 
 # --- daemon image -----------------------------------------------------------------------
-log "building $image (docker/Dockerfile; a first build compiles mixforge: 10-20 minutes on 2 cores)"
+log "building $image (docker/Dockerfile; a first build compiles mixforge: about 10 minutes on 2 cores)"
 t0=$(now)
 if ! nice -n 19 podman build "${build_flags[@]}" --build-arg BASE="$base" \
     -f "$root/docker/Dockerfile" -t "$image" "$root" >"$work/build.log" 2>&1; then
