@@ -281,13 +281,16 @@ fi
 # --- figures ----------------------------------------------------------------------------
 base_mb=$(image_mb "$base") image_mb_=$(image_mb "$image")
 cuda_mb=""
+# Where the daemon image's size goes: its largest Debian packages (installed size).
+largest=$(podman run --rm "${run_flags[@]}" --entrypoint dpkg-query "$image" -W -f '${Installed-Size} ${Package}\n' 2>/dev/null |
+  sort -rn | awk 'NR <= 6 { printf "%s%s %.0f MB", (NR > 1 ? ", " : ""), $2, $1 / 1024 }')
 [ $cuda = yes ] && cuda_mb=$(image_mb "$cuda_image")
 summary() {
   echo "date_utc: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "commit: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$root" diff --quiet HEAD -- 2>/dev/null || echo ' (with uncommitted changes)')"
   echo "machine: $(nproc) cores (load average at the start: $load_at_start; at the end: $(cut -d' ' -f1-3 /proc/loadavg)); $(podman --version); $(runc --version | sed -n 1p)"
   echo "base_image: $base, ${base_mb} MB$([ $base_made = yes ] && echo ", made in ${base_s} s")"
-  echo "daemon_image: $image, ${image_mb_} MB"
+  echo "daemon_image: $image, ${image_mb_} MB; largest packages: $largest"
   echo "daemon_build_s: $build_s (mixforge compiled in this build: $compiled)"
   echo "daemon_start_to_healthy_s: $first_healthy_s (first start, empty volume); $second_healthy_s (second start)"
   echo "daemon_sigterm_exit_s: $first_stop_s (exit status 0)"
