@@ -101,6 +101,14 @@ struct Daemon::Impl {
 
   // --- set-up steps, in order -----------------------------------------------------------
 
+  // A first start: the data directory is missing or empty. Seen before anything is written
+  // there: the token file may live in it (the container image keeps it in its data volume),
+  // and creating it must not make a first start look like a restart.
+  void note_first_start() {
+    std::error_code ec;
+    first_start = !fs::exists(o.data_dir, ec) || fs::is_empty(o.data_dir, ec);
+  }
+
   // Nothing is opened before the bind address is acceptable.
   void check_security() {
     if (!is_loopback_address(o.bind) && !o.token_file)
@@ -118,7 +126,6 @@ struct Daemon::Impl {
 
   void open_store() {
     std::error_code ec;
-    first_start = !fs::exists(o.data_dir, ec) || fs::is_empty(o.data_dir, ec);
     fs::create_directories(o.data_dir, ec);
     if (ec) throw DaemonConfigError("cannot create data directory " + o.data_dir.string() + ": " + ec.message());
     try {
@@ -272,6 +279,7 @@ struct Daemon::Impl {
 
 Daemon::Daemon(DaemonOptions options) : impl_(std::make_unique<Impl>()) {
   impl_->o = std::move(options);
+  impl_->note_first_start();
   impl_->check_security();
   impl_->open_store();
   impl_->resume_runs();

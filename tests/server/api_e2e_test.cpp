@@ -252,6 +252,22 @@ TEST(ApiE2E, DefaultRunOnFirstStart) {
   EXPECT_EQ(get_json(c2, "/api/v1/runs")["total"], 1);
 }
 
+TEST(ApiE2E, DefaultRunOnFirstStartWithTheTokenFileInTheDataDirectory) {
+  // The container image's layout: --token-file /data/token --data /data. The token file the
+  // daemon creates there does not make its first start look like a restart.
+  const fs::path data = fresh_dir("token-in-data");
+  Daemon d({"--token-file", (data / "token").string()}, data, /*default_run=*/true);
+  ASSERT_TRUE(fs::exists(data / "token"));
+  auto c = d.client();
+  EXPECT_EQ(get_json(c, "/api/v1/runs")["total"], 1);
+  d.terminate();
+  Daemon again({"--token-file", (data / "token").string()}, data, /*default_run=*/true);
+  auto c2 = again.client();
+  EXPECT_EQ(get_json(c2, "/api/v1/runs")["total"], 1);
+  std::error_code ec;
+  fs::remove_all(data, ec);
+}
+
 }  // namespace
 }  // namespace mixforge::test
 
