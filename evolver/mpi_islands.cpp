@@ -121,38 +121,6 @@ HallOfFameEntry entry_from_json(const nlohmann::json& j, const std::string& run_
   return e;
 }
 
-nlohmann::json status_json(const IslandStatus& s) {
-  nlohmann::json j{{"rank", s.rank},
-                   {"counters", to_json(s.counters)},
-                   {"migrants_sent", s.migrants_sent},
-                   {"migrants_received", s.migrants_received},
-                   {"migrants_accepted", s.migrants_accepted},
-                   {"bests_reported", s.bests_reported},
-                   {"finished", s.finished}};
-  return j;
-}
-
-void status_from_json(const nlohmann::json& j, IslandStatus& s) {
-  const nlohmann::json& c = j.at("counters");
-  auto u = [&](const char* k) { return c.value(k, std::uint64_t{0}); };
-  s.counters.tournaments = u("tournaments");
-  s.counters.removals = u("removals");
-  s.counters.scored = u("scored");
-  s.counters.early_rejects = u("early_rejects");
-  s.counters.samples = u("samples");
-  s.counters.samples_saved = u("samples_saved");
-  s.counters.exact_scored = u("exact_scored");
-  s.counters.local_neighbours = u("local_neighbours");
-  s.counters.local_improvements = u("local_improvements");
-  s.counters.restarts = u("restarts");
-  s.counters.elapsed_s = c.value("elapsed_s", 0.0);
-  s.migrants_sent = j.value("migrants_sent", std::uint64_t{0});
-  s.migrants_received = j.value("migrants_received", std::uint64_t{0});
-  s.migrants_accepted = j.value("migrants_accepted", std::uint64_t{0});
-  s.bests_reported = j.value("bests_reported", std::uint64_t{0});
-  s.finished = j.value("finished", false);
-}
-
 // Migration for one island: sends on the tournament clock, takes in what arrives.
 class Migration {
  public:
@@ -211,7 +179,14 @@ std::vector<IslandStatus> run_rank0(MpiSession& mpi, const IslandOptions& o, Run
       const auto r = static_cast<std::size_t>(m->first);
       if (m->second.is_discarded() || r >= islands.size()) continue;
       heard[r] = Clock::now();
-      status_from_json(m->second, islands[r]);
+      try {
+        const auto best = islands[r].best;
+        islands[r] = island_status_from_json(m->second);
+        islands[r].lost = false;  // it speaks again
+        if (!islands[r].best) islands[r].best = best;
+      } catch (const std::exception&) {
+        continue;  // a malformed report changes nothing
+      }
       std::vector<HallOfFameEntry> entries;
       for (const auto& e : m->second.value("hall_of_fame", nlohmann::json::array())) {
         try {
@@ -220,16 +195,28 @@ std::vector<IslandStatus> run_rank0(MpiSession& mpi, const IslandOptions& o, Run
         }
       }
       if (!entries.empty()) manager.add_hall_of_fame(entries);
-      if (!entries.empty() && (!islands[r].best || entries.back().function.rank() < islands[r].best->rank()))
-        islands[r].best = entries.back().function;
     }
     for (std::size_t r = 1; r < islands.size(); ++r)
       if (!islands[r].finished && !islands[r].lost && seconds_since(heard[r]) > o.rank_timeout_s)
         islands[r].lost = true;  // reported to the caller; the run goes on
   };
+  auto last_stored = Clock::now();
+  auto store_islands = [&] {
+    try {
+      manager.set_islands(run_id, islands);
+    } catch (const std::exception&) {
+      // The run was deleted meanwhile: nothing to record.
+    }
+    last_stored = Clock::now();
+  };
   while (true) {
-    bool live = manager.with_active_run(run_id, [&](Run& run) { migration.step(run, out, true); });
+    bool live = manager.with_active_run(run_id, [&](Run& run) {
+      migration.step(run, out, true);
+      mine.counters = run.counters();
+      if (auto b = run.best()) mine.best = scored_function(*b);
+    });
     take_reports();
+    if (seconds_since(last_stored) >= o.report_interval_s) store_islands();
     out.progress();
     if (stop.load()) {
       manager.stop(run_id);
@@ -262,6 +249,7 @@ std::vector<IslandStatus> run_rank0(MpiSession& mpi, const IslandOptions& o, Run
   mine.counters = s.counters;
   mine.best = s.best;
   mine.finished = true;
+  store_islands();
   return islands;
 }
 
@@ -281,14 +269,14 @@ IslandStatus run_other(MpiSession& mpi, const IslandOptions& o, const RunConfig&
   auto report = [&](bool final) {
     mine.counters = run.counters();
     mine.finished = final;
-    nlohmann::json j = status_json(mine);
-    j["hall_of_fame"] = nlohmann::json::array();
+    nlohmann::json entries = nlohmann::json::array();
     for (const HallOfFameEntry& e : run.drain_hall_of_fame()) {
-      j["hall_of_fame"].push_back(entry_json(e));
+      entries.push_back(entry_json(e));
       ++mine.bests_reported;
       if (!mine.best || e.function.rank() < mine.best->rank()) mine.best = e.function;
     }
-    j["bests_reported"] = mine.bests_reported;
+    nlohmann::json j = to_json(mine);
+    j["hall_of_fame"] = std::move(entries);
     out.send(0, tag_report, j.dump());
     last_report = Clock::now();
   };

@@ -31,16 +31,6 @@ struct IslandOptions {
   double rank_timeout_s = 30;               // rank 0: silence this long marks an island lost
 };
 
-struct IslandStatus {
-  int rank = 0;
-  RunCounters counters;
-  std::optional<ScoredFunction> best;
-  std::uint64_t migrants_sent = 0, migrants_received = 0, migrants_accepted = 0;
-  std::uint64_t bests_reported = 0;  // hall-of-fame entries sent to rank 0
-  bool finished = false;             // sent its final report
-  bool lost = false;                 // rank 0 heard nothing for rank_timeout_s
-};
-
 class IslandError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;

@@ -709,6 +709,11 @@ bool RunManager::with_active_run(const std::string& id, const std::function<void
   return true;
 }
 
+void RunManager::set_islands(const std::string& id, const std::vector<IslandStatus>& islands) {
+  std::lock_guard lk(impl_->store_mu);
+  impl_->store->set_islands(id, islands);
+}
+
 void RunManager::add_hall_of_fame(const std::vector<HallOfFameEntry>& entries) {
   std::lock_guard lk(impl_->store_mu);
   impl_->store->add_hall_of_fame(entries);

@@ -89,6 +89,8 @@ class RunManager {
   bool with_active_run(const std::string& id, const std::function<void(Run&)>& fn);
   // Hall-of-fame entries found elsewhere (another island of the run) into the store.
   void add_hall_of_fame(const std::vector<HallOfFameEntry>& entries);
+  // What rank 0 knows of each island (RunSummary::islands; GET /runs/{id} shows them).
+  void set_islands(const std::string& id, const std::vector<IslandStatus>& islands);
 
   std::vector<RunSummary> list() const;
   RunSummary get(const std::string& id) const;

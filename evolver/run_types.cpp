@@ -79,8 +79,66 @@ nlohmann::json to_json(const RunCounters& c) {
           {"elapsed_s", c.elapsed_s}};
 }
 
+RunCounters counters_from_json(const nlohmann::json& j) {
+  RunCounters c;
+  c.tournaments = j.value("tournaments", std::uint64_t{0});
+  c.removals = j.value("removals", std::uint64_t{0});
+  c.scored = j.value("scored", std::uint64_t{0});
+  c.early_rejects = j.value("early_rejects", std::uint64_t{0});
+  c.samples = j.value("samples", std::uint64_t{0});
+  c.samples_saved = j.value("samples_saved", std::uint64_t{0});
+  c.exact_scored = j.value("exact_scored", std::uint64_t{0});
+  c.local_neighbours = j.value("local_neighbours", std::uint64_t{0});
+  c.local_improvements = j.value("local_improvements", std::uint64_t{0});
+  c.restarts = j.value("restarts", std::uint64_t{0});
+  c.elapsed_s = j.value("elapsed_s", 0.0);
+  return c;
+}
+
+nlohmann::json to_json(const IslandStatus& s) {
+  return {{"rank", s.rank},
+          {"counters", to_json(s.counters)},
+          {"best", s.best ? to_json(*s.best) : nlohmann::json(nullptr)},
+          {"migrants_sent", s.migrants_sent},
+          {"migrants_received", s.migrants_received},
+          {"migrants_accepted", s.migrants_accepted},
+          {"bests_reported", s.bests_reported},
+          {"finished", s.finished},
+          {"lost", s.lost}};
+}
+
+IslandStatus island_status_from_json(const nlohmann::json& j) {
+  IslandStatus s;
+  s.rank = j.at("rank").get<int>();
+  s.counters = counters_from_json(j.at("counters"));
+  if (j.contains("best") && !j["best"].is_null()) {
+    const nlohmann::json& b = j["best"];
+    ScoredFunction f;
+    f.program = program_from_json(b.at("program"));
+    f.id = f.program.id();
+    f.text = b.value("text", std::string());
+    f.width = f.program.width();
+    f.steps = static_cast<int>(f.program.size());
+    f.chi2 = b.at("chi2").get<double>();
+    f.chi2_stderr = b.value("chi2_stderr", 0.0);
+    f.samples = b.value("samples", std::uint64_t{0});
+    f.exact = b.value("exact", false);
+    if (b.contains("chi2_exact") && !b["chi2_exact"].is_null()) f.chi2_exact = b["chi2_exact"].get<double>();
+    f.bias = b.value("bias", 0.0);
+    f.born = b.value("born", std::uint64_t{0});
+    s.best = std::move(f);
+  }
+  s.migrants_sent = j.value("migrants_sent", std::uint64_t{0});
+  s.migrants_received = j.value("migrants_received", std::uint64_t{0});
+  s.migrants_accepted = j.value("migrants_accepted", std::uint64_t{0});
+  s.bests_reported = j.value("bests_reported", std::uint64_t{0});
+  s.finished = j.value("finished", false);
+  s.lost = j.value("lost", false);
+  return s;
+}
+
 nlohmann::json to_json(const RunSummary& s) {
-  return {{"id", s.id},
+  nlohmann::json j = {{"id", s.id},
           {"name", s.name},
           {"state", std::string(state_name(s.state))},
           {"config", to_json(s.config)},
@@ -90,6 +148,11 @@ nlohmann::json to_json(const RunSummary& s) {
           {"current_samples", s.current_samples},
           {"best", s.best ? to_json(*s.best) : nlohmann::json(nullptr)},
           {"error", s.error}};
+  if (!s.islands.empty()) {
+    j["islands"] = nlohmann::json::array();
+    for (const IslandStatus& i : s.islands) j["islands"].push_back(to_json(i));
+  }
+  return j;
 }
 
 nlohmann::json to_json(const Progress& p) {

@@ -74,6 +74,17 @@ struct RunCounters {
   double elapsed_s = 0;             // running time, summed over all sessions of the run
 };
 
+// One island of an island run (evolver/mpi_islands.hpp) as rank 0 last heard of it.
+struct IslandStatus {
+  int rank = 0;
+  RunCounters counters;
+  std::optional<ScoredFunction> best;
+  std::uint64_t migrants_sent = 0, migrants_received = 0, migrants_accepted = 0;
+  std::uint64_t bests_reported = 0;  // hall-of-fame entries sent to rank 0
+  bool finished = false;             // sent its final report
+  bool lost = false;                 // rank 0 heard nothing for the rank timeout
+};
+
 struct RunSummary {
   std::string id;
   std::string name;
@@ -85,6 +96,7 @@ struct RunSummary {
   std::uint64_t current_samples = 0;  // sample count of a full score now (0 = exact)
   std::optional<ScoredFunction> best;  // ranked by exact chi2 where n <= 32
   std::string error;                   // why a run failed
+  std::vector<IslandStatus> islands;   // island runs only (rank 0 first)
 };
 
 // Sent about once a second while a run is active.
@@ -150,6 +162,11 @@ using EventCallback = std::function<void(const RunEvent&)>;
 
 nlohmann::json to_json(const ScoredFunction& f);
 nlohmann::json to_json(const RunCounters& c);
+RunCounters counters_from_json(const nlohmann::json& j);  // missing fields are 0
+nlohmann::json to_json(const IslandStatus& s);
+// The inverse of to_json (best included); throws nlohmann::json::exception or
+// ProgramError on malformed input.
+IslandStatus island_status_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const RunSummary& s);
 nlohmann::json to_json(const Progress& p);
 nlohmann::json to_json(const HistoryPoint& h);

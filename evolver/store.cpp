@@ -25,21 +25,7 @@ std::string hex64(std::uint64_t v) {
 std::uint64_t from_hex64(const std::string& s) { return std::stoull(s, nullptr, 16); }
 
 nlohmann::json counters_json(const RunCounters& c) { return to_json(c); }
-RunCounters counters_from(const nlohmann::json& j) {
-  RunCounters c;
-  c.tournaments = j.value("tournaments", std::uint64_t{0});
-  c.removals = j.value("removals", std::uint64_t{0});
-  c.scored = j.value("scored", std::uint64_t{0});
-  c.early_rejects = j.value("early_rejects", std::uint64_t{0});
-  c.samples = j.value("samples", std::uint64_t{0});
-  c.samples_saved = j.value("samples_saved", std::uint64_t{0});
-  c.exact_scored = j.value("exact_scored", std::uint64_t{0});
-  c.local_neighbours = j.value("local_neighbours", std::uint64_t{0});
-  c.local_improvements = j.value("local_improvements", std::uint64_t{0});
-  c.restarts = j.value("restarts", std::uint64_t{0});
-  c.elapsed_s = j.value("elapsed_s", 0.0);
-  return c;
-}
+RunCounters counters_from(const nlohmann::json& j) { return counters_from_json(j); }
 
 nlohmann::json member_json(const Member& m) {
   return {{"program", mixforge::to_json(m.program)},
@@ -196,6 +182,10 @@ CREATE TABLE quality_reports (
 );
 )SQL";
 
+// Version 5: the islands of an island run (evolve --islands), as rank 0 last heard of
+// them: a JSON array of IslandStatus, NULL for ordinary runs.
+const char* const migration_5 = "ALTER TABLE runs ADD COLUMN islands TEXT;";
+
 std::string order_sql(const PoolQuery& q) {
   const char* dir = q.descending ? " DESC" : "";
   switch (q.order) {
@@ -267,6 +257,8 @@ void Store::open_and_migrate(const std::filesystem::path& data_dir) {
         db.exec(migration_3);
       else if (version == 3)
         db.exec(migration_4);
+      else if (version == 4)
+        db.exec(migration_5);
       db.exec("PRAGMA user_version=" + std::to_string(version + 1));
       t.commit();
       if (version == 1) std::filesystem::remove(data_dir / "serve-state.json", ec_ignored);
@@ -437,12 +429,23 @@ static StoredRun run_from_row(SQLite::Statement& q) {
   r.owner_pid = q.getColumn(9).getInt();
   s.error = q.getColumn(10).getString();
   r.resume_on_start = q.getColumn(11).getInt() != 0;
+  if (!q.getColumn(12).isNull())
+    for (const auto& i : nlohmann::json::parse(q.getColumn(12).getString())) s.islands.push_back(island_status_from_json(i));
   return r;
 }
 
 static const char* const run_columns =
     "SELECT id, name, config, state, created_at, updated_at, counters, current_samples, best, "
-    "owner_pid, error, resume_on_start FROM runs";
+    "owner_pid, error, resume_on_start, islands FROM runs";
+
+void Store::set_islands(const std::string& id, const std::vector<IslandStatus>& islands) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const IslandStatus& i : islands) a.push_back(to_json(i));
+  SQLite::Statement q(impl_->db, "UPDATE runs SET islands=? WHERE id=?");
+  q.bind(1, a.dump());
+  q.bind(2, id);
+  if (q.exec() == 0) throw RunNotFound(id);
+}
 
 std::vector<StoredRun> Store::runs() {
   SQLite::Statement q(impl_->db, std::string(run_columns) + " ORDER BY created_at, id");

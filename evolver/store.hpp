@@ -35,8 +35,8 @@ class Store {
   Store& operator=(const Store&) = delete;
 
   // 2: runs.resume_on_start (serve-state.json imported), pool.kinds, paging indexes.
-  // 3: notes. 4: quality_reports.
-  static constexpr int schema_version = 4;
+  // 3: notes. 4: quality_reports. 5: runs.islands.
+  static constexpr int schema_version = 5;
   const std::filesystem::path& path() const { return path_; }
 
   void create_run(const std::string& id, const RunConfig& config, double created_at);
@@ -48,6 +48,8 @@ class Store {
   void set_state(const std::string& id, RunState state, int owner_pid, const std::string& error = {},
                  std::optional<bool> resume_on_start = std::nullopt);
   void add_hall_of_fame(const std::vector<HallOfFameEntry>& entries);
+  // The islands of an island run (RunSummary::islands), replaced whole. RunNotFound.
+  void set_islands(const std::string& id, const std::vector<IslandStatus>& islands);
 
   std::vector<StoredRun> runs();
   std::optional<StoredRun> run(const std::string& id);

@@ -13,6 +13,7 @@
 
 #include "support/process.hpp"
 #include "evolver/store.hpp"
+#include "mixer/text_form.hpp"
 
 using namespace mixforge;
 using namespace mixforge::evolver;
@@ -236,7 +237,7 @@ TEST(Store, MigrationImportsServeStateOnce) {
     db.exec("DROP INDEX pool_rank; DROP INDEX pool_born; DROP INDEX hall_of_fame_run_rank; DROP INDEX hall_of_fame_rank;"
             "ALTER TABLE runs DROP COLUMN resume_on_start; ALTER TABLE pool DROP COLUMN rank;"
             "ALTER TABLE pool DROP COLUMN kinds; CREATE INDEX hall_of_fame_rank ON hall_of_fame(width, chi2);"
-            "DROP TABLE notes; DROP TABLE quality_reports;"
+            "DROP TABLE notes; DROP TABLE quality_reports; ALTER TABLE runs DROP COLUMN islands;"
             "PRAGMA user_version=1");
   }
   {
@@ -280,7 +281,7 @@ TEST(Store, MigrationFrom3AddsQualityReportsAndKeepsNotes) {
   {
     // Back to version 3's shape.
     SQLite::Database db((dir / "mixforge.db").string(), SQLite::OPEN_READWRITE);
-    db.exec("DROP TABLE quality_reports; PRAGMA user_version=3");
+    db.exec("DROP TABLE quality_reports; ALTER TABLE runs DROP COLUMN islands; PRAGMA user_version=3");
   }
   {
     Store s(dir);
@@ -302,8 +303,63 @@ TEST(Store, MigrationFrom3AddsQualityReportsAndKeepsNotes) {
     Store s(dir);
     EXPECT_EQ(s.quality_report("0123456789abcdef", "v1;quick;seed=1;battery=1")->report, R"({"a":3})");
     SQLite::Database db((dir / "mixforge.db").string(), SQLite::OPEN_READONLY);
-    EXPECT_EQ(db.execAndGet("PRAGMA user_version").getInt(), 4);
+    EXPECT_EQ(db.execAndGet("PRAGMA user_version").getInt(), Store::schema_version);
   }
+}
+
+TEST(Store, IslandsOfARunRoundTripAndVersionFourMigrates) {
+  const mixforge::test::TempDir tmp("store-islands");
+  const auto dir = tmp.path();
+  RunConfig config;
+  {
+    Store s(dir);
+    s.create_run("r1", config, 1);
+    s.create_run("r2", config, 2);
+  }
+  {
+    // Back to version 4's shape: no islands column. The runs stay.
+    SQLite::Database db((dir / "mixforge.db").string(), SQLite::OPEN_READWRITE);
+    db.exec("ALTER TABLE runs DROP COLUMN islands; PRAGMA user_version=4");
+  }
+  Store s(dir);
+  ASSERT_TRUE(s.run("r1"));
+  EXPECT_TRUE(s.run("r1")->summary.islands.empty()) << "an ordinary run has no islands";
+  IslandStatus a;
+  a.rank = 0;
+  a.counters.tournaments = 1234;
+  a.migrants_sent = 8;
+  a.migrants_accepted = 3;
+  a.finished = true;
+  ScoredFunction f;
+  f.program = parse_program("x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15;");
+  f.id = f.program.id();
+  f.text = format_program(f.program);
+  f.width = 32;
+  f.steps = 3;
+  f.chi2 = 0.25;
+  f.exact = true;
+  f.chi2_exact = 0.25;
+  a.best = f;
+  IslandStatus b;
+  b.rank = 1;
+  b.migrants_received = 8;
+  b.lost = true;
+  s.set_islands("r1", {a, b});
+  const auto islands = s.run("r1")->summary.islands;
+  ASSERT_EQ(islands.size(), 2u);
+  EXPECT_EQ(islands[0].counters.tournaments, 1234u);
+  EXPECT_EQ(islands[0].migrants_sent, 8u);
+  EXPECT_EQ(islands[0].migrants_accepted, 3u);
+  EXPECT_TRUE(islands[0].finished);
+  ASSERT_TRUE(islands[0].best);
+  EXPECT_EQ(islands[0].best->program, f.program);
+  EXPECT_EQ(islands[0].best->chi2_exact, 0.25);
+  EXPECT_EQ(islands[1].rank, 1);
+  EXPECT_TRUE(islands[1].lost);
+  EXPECT_FALSE(islands[1].best);
+  EXPECT_TRUE(s.run("r2")->summary.islands.empty());
+  EXPECT_THROW(s.set_islands("nope", {a}), RunNotFound);
+  EXPECT_EQ(s.integrity_check(), "ok");
 }
 
 TEST(Store, NotesVersionedPerSubjectAndGoneWithTheirRun) {
@@ -390,7 +446,7 @@ TEST(Store, ConnectionsOpeningTogetherMigrateOnce) {
       db.exec("DROP INDEX pool_rank; DROP INDEX pool_born; DROP INDEX hall_of_fame_run_rank; DROP INDEX hall_of_fame_rank;"
               "ALTER TABLE runs DROP COLUMN resume_on_start; ALTER TABLE pool DROP COLUMN rank;"
               "ALTER TABLE pool DROP COLUMN kinds; CREATE INDEX hall_of_fame_rank ON hall_of_fame(width, chi2);"
-            "DROP TABLE notes; DROP TABLE quality_reports;"
+            "DROP TABLE notes; DROP TABLE quality_reports; ALTER TABLE runs DROP COLUMN islands;"
               "PRAGMA user_version=1");
     }
     std::ofstream(dir / "serve-state.json") << R"({"running": ["r1"]})";

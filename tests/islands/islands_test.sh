@@ -28,10 +28,17 @@ cat "$work/a.err"
 tail -n 1 "$work/a.out" > "$work/a.json"
 run=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run_id"])' "$work/a.json")
 "$exe" runs export "$run" --json --data "$work/a" > "$work/export.json"
-python3 - "$work/a.json" "$work/export.json" << 'PY'
+"$exe" runs show "$run" --json --data "$work/a" > "$work/show.json"
+python3 - "$work/a.json" "$work/export.json" "$work/show.json" << 'PY'
 import json, sys
 out = json.load(open(sys.argv[1]))
 export = json.load(open(sys.argv[2]))
+stored = json.load(open(sys.argv[3])).get("islands")
+assert stored and len(stored) == 3, ("the store has no islands for the run", stored)
+for s, o in zip(stored, out["islands"]):
+    assert s["rank"] == o["rank"] and s["finished"], s
+    assert s["migrants_received"] == o["migrants_received"], (s, o)
+    assert s["counters"]["tournaments"] == o["counters"]["tournaments"], (s, o)
 islands = out["islands"]
 assert len(islands) == 3, islands
 for s in islands:
