@@ -38,18 +38,7 @@ void print_islands(const std::vector<evolver::IslandStatus>& islands) {
 
 nlohmann::json islands_json(const std::vector<evolver::IslandStatus>& islands) {
   nlohmann::json a = nlohmann::json::array();
-  for (const auto& s : islands) {
-    nlohmann::json j{{"rank", s.rank},
-                     {"counters", evolver::to_json(s.counters)},
-                     {"migrants_sent", s.migrants_sent},
-                     {"migrants_received", s.migrants_received},
-                     {"migrants_accepted", s.migrants_accepted},
-                     {"bests_reported", s.bests_reported},
-                     {"finished", s.finished},
-                     {"lost", s.lost},
-                     {"best", s.best ? evolver::to_json(*s.best) : nlohmann::json(nullptr)}};
-    a.push_back(std::move(j));
-  }
+  for (const auto& s : islands) a.push_back(evolver::to_json(s));
   return a;
 }
 
