@@ -15,6 +15,7 @@ export type Progress = Schemas['progress'];
 // One hall-of-fame entry's summary of its cached quality report.
 export type HallOfFameQuality = NonNullable<Schemas['hall_of_fame']['items'][number]['quality']>;
 export type RunState = RunSummary['state'];
+export type IslandStatus = NonNullable<RunSummary['islands']>[number];
 
 const TOKEN_KEY = 'mixforge.token';
 

@@ -2,6 +2,7 @@
 // as a virtualised table, downloads.
 import { api, call, ApiError, type RunDetail, type Progress, type ScoredFunction } from '../api/client';
 import { GrowingSeries } from '../lib/decimate';
+import { islandRows, ISLAND_COLUMNS } from '../lib/islands';
 import { qualitySummary } from '../lib/quality';
 import { RunStream } from '../lib/events';
 import { csv, duration, fixed, int, percent, rate, samples, sci } from '../lib/format';
@@ -156,6 +157,7 @@ export async function runPage(root: HTMLElement, id: string): Promise<Page> {
     h('div', { class: 'two' },
       h('section', null, h('h2', null, 'Leaders'), leaders),
       h('section', null, h('h2', null, 'Hall of fame'), fame)),
+    islandsSection(run),
     notesPanel('run', id),
     h('section', { 'aria-label': 'Pool' },
       h('div', { class: 'row' }, h('h2', null, 'Pool'), dl('pool CSV', () => downloadPool('csv')), dl('pool JSON', () => downloadPool('json'))),
@@ -199,4 +201,16 @@ export async function runPage(root: HTMLElement, id: string): Promise<Page> {
   });
 
   return { dispose() { stream.close(); chart.dispose(); pool.dispose(); } };
+}
+
+// An island run (mpirun ... evolve --islands): each island as rank 0 last stored it.
+function islandsSection(run: RunDetail): HTMLElement | null {
+  const rows = islandRows(run.islands);
+  if (!rows.length) return null;
+  return h('section', { 'aria-label': 'Islands' },
+    h('h2', null, 'Islands'),
+    h('p', { class: 'muted small' }, 'One MPI rank each; migrants are the best programs an island sends to the next. As of the last report.'),
+    h('div', { class: 'table-wrap' }, h('table', null,
+      h('thead', null, h('tr', null, ISLAND_COLUMNS.map((c) => h('th', { scope: 'col' }, c)))),
+      h('tbody', null, rows.map((r) => h('tr', null, r.map((cell, i) => h('td', { class: i > 0 && i < 7 ? 'num' : '' }, cell))))))));
 }

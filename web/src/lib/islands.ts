@@ -1,0 +1,20 @@
+import type { IslandStatus } from '../api/client';
+import { int, sci } from './format';
+
+export const ISLAND_COLUMNS = ['island', 'tournaments', 'sent', 'received', 'accepted', 'bests reported', 'best chi2', 'state'];
+
+// The cells of the run page's islands table (evolve --islands under mpirun), one row per
+// island in rank order: what rank 0 last heard of each.
+export function islandRows(islands: IslandStatus[] | null | undefined): string[][] {
+  if (!islands?.length) return [];
+  return [...islands].sort((a, b) => a.rank - b.rank).map((s) => [
+    s.rank === 0 ? '0 (stored run)' : String(s.rank),
+    int(s.counters.tournaments),
+    int(s.migrants_sent),
+    int(s.migrants_received),
+    int(s.migrants_accepted),
+    int(s.bests_reported),
+    s.best ? (s.best.chi2_exact != null ? sci(s.best.chi2_exact) : `~${sci(s.best.chi2)}`) : '–',
+    s.lost ? 'lost' : s.finished ? 'finished' : 'running',
+  ]);
+}

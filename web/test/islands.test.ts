@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { islandRows, ISLAND_COLUMNS } from '../src/lib/islands';
+import type { IslandStatus } from '../src/api/client';
+
+const counters = (tournaments: number) => ({
+  tournaments, removals: 0, scored: 0, early_rejects: 0, samples: 0, samples_saved: 0, exact_scored: 0,
+  local_neighbours: 0, local_improvements: 0, restarts: 0, elapsed_s: 1,
+});
+
+function island(rank: number, extra: Partial<IslandStatus> = {}): IslandStatus {
+  return {
+    rank, counters: counters(1000 * (rank + 1)), best: null, migrants_sent: 8, migrants_received: 4,
+    migrants_accepted: 1, bests_reported: 2, finished: false, lost: false, ...extra,
+  } as IslandStatus;
+}
+
+describe('islandRows', () => {
+  it('is empty for an ordinary run', () => {
+    expect(islandRows(undefined)).toEqual([]);
+    expect(islandRows([])).toEqual([]);
+  });
+  it('orders islands by rank and says which is the stored run and which are lost or finished', () => {
+    const rows = islandRows([island(2, { lost: true }), island(0, { finished: true }), island(1)]);
+    expect(rows.map((r) => r[0])).toEqual(['0 (stored run)', '1', '2']);
+    expect(rows.map((r) => r[7])).toEqual(['finished', 'running', 'lost']);
+    expect(rows[1].slice(1, 6)).toEqual(['2,000', '8', '4', '1', '2']);
+    expect(rows[0].length).toBe(ISLAND_COLUMNS.length);
+  });
+  it('shows the exact chi2 of an island best, else the sampled estimate', () => {
+    const exact = { chi2: 2e-5, chi2_exact: 1.5e-5 } as IslandStatus['best'];
+    const sampled = { chi2: 3e-5, chi2_exact: null } as IslandStatus['best'];
+    const rows = islandRows([island(0, { best: exact }), island(1, { best: sampled }), island(2)]);
+    expect(rows.map((r) => r[6])).toEqual(['1.5000e-5', '~3.0000e-5', '–']);
+  });
+});
