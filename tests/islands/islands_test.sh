@@ -14,6 +14,15 @@ export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+# Child processes of a pid, from /proc (no procps needed).
+children_of() {
+  local stat
+  for stat in /proc/[0-9]*/stat; do
+    read -r -a f < "$stat" 2> /dev/null || continue
+    [ "${f[3]:-}" = "$1" ] && echo "${f[0]}"
+  done
+  return 0
+}
 
 # One island without mpirun (an MPI singleton), or the message of a build without MPI.
 probe=$(timeout 120 "$exe" evolve --islands --width 4 --max-steps 2 --tournaments 20 --pool 8 --threads 1 \
@@ -67,7 +76,7 @@ mpirun --oversubscribe -np 3 "$exe" evolve --islands --width 12 --max-steps 4 --
 launcher=$!
 victim=""
 for _ in $(seq 1 200); do
-  for p in $(pgrep -P "$launcher" || true); do
+  for p in $(children_of "$launcher"); do
     if tr '\0' '\n' < "/proc/$p/environ" 2> /dev/null | grep -qx OMPI_COMM_WORLD_RANK=2; then victim=$p; fi
   done
   # Wait until the run is stored and has progressed (the run id is printed first).
