@@ -105,6 +105,16 @@ struct GpuCounter::Impl {
     return modules.front();
   }
 
+  // Exact counts of a batch over all 2^n inputs.
+  std::vector<AvalancheCounts> exact(std::span<const Program> programs, const std::atomic<bool>* cancel) const {
+    check_batch(programs, true);
+    std::lock_guard lock(mu);
+    const int n = programs.front().width();
+    const std::uint64_t inputs = std::uint64_t{1} << n;
+    auto flat = run(module_for(programs).exact, programs.size(), n, 0, inputs, 0, exact_chunk, cancel);
+    return unpack(flat, programs.size(), n, inputs, true);
+  }
+
   // Launches `f` over [first, end) in chunks; returns the flat counts of the batch.
   std::vector<std::uint64_t> run(cuda::FunctionHandle* f, std::size_t batch, int n, std::uint64_t first,
                                  std::uint64_t end, std::uint64_t seed, std::uint64_t chunk,
@@ -151,22 +161,11 @@ std::unique_ptr<GpuCounter> GpuCounter::open() {
 const GpuDeviceInfo& GpuCounter::device() const { return impl_->info; }
 
 AvalancheCounts GpuCounter::counts_exact(const Program& program, const std::atomic<bool>* cancel) const {
-  std::span<const Program> one(&program, 1);
-  check_batch(one, true);
-  std::lock_guard lock(impl_->mu);
-  const int n = program.width();
-  const std::uint64_t inputs = std::uint64_t{1} << n;
-  auto flat = impl_->run(impl_->module_for(one).exact, 1, n, 0, inputs, 0, exact_chunk, cancel);
-  return std::move(unpack(flat, 1, n, inputs, true).front());
+  return std::move(impl_->exact(std::span<const Program>(&program, 1), cancel).front());
 }
 
 std::vector<AvalancheCounts> GpuCounter::counts_exact_batch(std::span<const Program> programs) const {
-  check_batch(programs, true);
-  std::lock_guard lock(impl_->mu);
-  const int n = programs.front().width();
-  const std::uint64_t inputs = std::uint64_t{1} << n;
-  auto flat = impl_->run(impl_->module_for(programs).exact, programs.size(), n, 0, inputs, 0, exact_chunk, nullptr);
-  return unpack(flat, programs.size(), n, inputs, true);
+  return impl_->exact(programs, nullptr);
 }
 
 AvalancheCounts GpuCounter::counts_sampled(const Program& program, std::uint64_t seed, std::uint64_t first,

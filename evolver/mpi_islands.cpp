@@ -96,24 +96,10 @@ std::optional<std::pair<int, nlohmann::json>> receive(int from, int tag) {
   return std::make_pair(status.MPI_SOURCE, nlohmann::json::parse(text, nullptr, false));
 }
 
-nlohmann::json entry_json(const HallOfFameEntry& e) {
-  const ScoredFunction& f = e.function;
-  return {{"text", f.text},         {"width", f.width},        {"chi2", f.chi2},
-          {"stderr", f.chi2_stderr}, {"samples", f.samples},    {"exact", f.exact},
-          {"born", f.born},          {"elapsed_s", e.elapsed_s}, {"tournaments", e.tournaments}};
-}
-
+// A hall-of-fame entry another island reported (its to_json form), for rank 0's run.
 HallOfFameEntry entry_from_json(const nlohmann::json& j, const std::string& run_id) {
-  Member m;
-  m.program = parse_program(j.at("text").get<std::string>(), {.width = j.at("width").get<int>()});
-  m.hash = m.program.hash();
-  m.estimate.chi2 = j.at("chi2").get<double>();
-  m.estimate.stderr_ = j.at("stderr").get<double>();
-  m.estimate.samples = j.at("samples").get<std::uint64_t>();
-  m.estimate.exact = j.at("exact").get<bool>();
-  m.born = j.at("born").get<std::uint64_t>();
   HallOfFameEntry e;
-  e.function = scored_function(m);
+  e.function = scored_function_from_json(j);
   e.run_id = run_id;
   e.elapsed_s = j.at("elapsed_s").get<double>();
   e.tournaments = j.at("tournaments").get<std::uint64_t>();
@@ -271,7 +257,7 @@ IslandStatus run_other(MpiSession& mpi, const IslandOptions& o, const RunConfig&
     mine.finished = final;
     nlohmann::json entries = nlohmann::json::array();
     for (const HallOfFameEntry& e : run.drain_hall_of_fame()) {
-      entries.push_back(entry_json(e));
+      entries.push_back(to_json(e));
       ++mine.bests_reported;
       if (!mine.best || e.function.rank() < mine.best->rank()) mine.best = e.function;
     }

@@ -107,27 +107,28 @@ nlohmann::json to_json(const IslandStatus& s) {
           {"lost", s.lost}};
 }
 
+ScoredFunction scored_function_from_json(const nlohmann::json& b) {
+  ScoredFunction f;
+  f.program = program_from_json(b.at("program"));
+  f.id = f.program.id();
+  f.text = b.value("text", std::string());
+  f.width = f.program.width();
+  f.steps = static_cast<int>(f.program.size());
+  f.chi2 = b.at("chi2").get<double>();
+  f.chi2_stderr = b.value("chi2_stderr", 0.0);
+  f.samples = b.value("samples", std::uint64_t{0});
+  f.exact = b.value("exact", false);
+  if (b.contains("chi2_exact") && !b["chi2_exact"].is_null()) f.chi2_exact = b["chi2_exact"].get<double>();
+  f.bias = b.value("bias", 0.0);
+  f.born = b.value("born", std::uint64_t{0});
+  return f;
+}
+
 IslandStatus island_status_from_json(const nlohmann::json& j) {
   IslandStatus s;
   s.rank = j.at("rank").get<int>();
   s.counters = counters_from_json(j.at("counters"));
-  if (j.contains("best") && !j["best"].is_null()) {
-    const nlohmann::json& b = j["best"];
-    ScoredFunction f;
-    f.program = program_from_json(b.at("program"));
-    f.id = f.program.id();
-    f.text = b.value("text", std::string());
-    f.width = f.program.width();
-    f.steps = static_cast<int>(f.program.size());
-    f.chi2 = b.at("chi2").get<double>();
-    f.chi2_stderr = b.value("chi2_stderr", 0.0);
-    f.samples = b.value("samples", std::uint64_t{0});
-    f.exact = b.value("exact", false);
-    if (b.contains("chi2_exact") && !b["chi2_exact"].is_null()) f.chi2_exact = b["chi2_exact"].get<double>();
-    f.bias = b.value("bias", 0.0);
-    f.born = b.value("born", std::uint64_t{0});
-    s.best = std::move(f);
-  }
+  if (j.contains("best") && !j["best"].is_null()) s.best = scored_function_from_json(j["best"]);
   s.migrants_sent = j.value("migrants_sent", std::uint64_t{0});
   s.migrants_received = j.value("migrants_received", std::uint64_t{0});
   s.migrants_accepted = j.value("migrants_accepted", std::uint64_t{0});

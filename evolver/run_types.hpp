@@ -163,6 +163,8 @@ using EventCallback = std::function<void(const RunEvent&)>;
 nlohmann::json to_json(const ScoredFunction& f);
 nlohmann::json to_json(const RunCounters& c);
 RunCounters counters_from_json(const nlohmann::json& j);  // missing fields are 0
+// The inverse of to_json(ScoredFunction); throws nlohmann::json::exception or ProgramError.
+ScoredFunction scored_function_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const IslandStatus& s);
 // The inverse of to_json (best included); throws nlohmann::json::exception or
 // ProgramError on malformed input.
