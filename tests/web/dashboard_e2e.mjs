@@ -284,10 +284,11 @@ step('notes', async () => {
   const area = panel.locator('textarea.note-text');
   await area.fill('## Why seed 7\n\n| step | chi2 |\n|---|---|\n| 5 | 1.5e-5 |\n\n<img src=x onerror="window.pwned=1"> [bad](javascript:window.pwned=2)');
   await panel.locator('.note-preview table').waitFor();
+  assert.equal(await panel.locator('.note-preview img').count(), 0, 'raw HTML in the preview must not become an element');
   await area.press('Control+Enter');
-  await panel.locator('.note-view .markdown h2', { hasText: 'Why seed 7' }).waitFor();
-  assert.equal(await panel.locator('.note-view .markdown table td').nth(1).textContent(), '1.5e-5');
-  assert.equal(await panel.locator('.note-view .markdown img').count(), 0, 'raw HTML in a note must not become an element');
+  await panel.locator('.note-view > .markdown h2', { hasText: 'Why seed 7' }).waitFor();
+  assert.equal(await panel.locator('.note-view > .markdown table td').nth(1).textContent(), '1.5e-5');
+  assert.equal(await panel.locator('.note-view > .markdown img').count(), 0, 'raw HTML in a note must not become an element');
   assert.equal(await panel.locator('.note-view a[href^="javascript"]').count(), 0, 'javascript: links must be dropped');
   assert.equal(await page.evaluate(() => window.pwned), undefined);
   assert.equal(await panel.getAttribute('data-version'), '1');
@@ -308,7 +309,7 @@ step('notes', async () => {
   await panel.locator('.note-conflict').waitFor();
   assert.equal((await apiGet(`/api/v1/runs/${runId}/note`)).text, 'their edit');
   await panel.getByRole('button', { name: 'Save mine over theirs' }).click();
-  await panel.locator('.note-view .markdown', { hasText: 'my edit' }).waitFor();
+  await panel.locator('.note-view > .markdown', { hasText: 'my edit' }).waitFor();
   const after = await apiGet(`/api/v1/runs/${runId}/note`);
   assert.deepEqual([after.text, after.version], ['my edit', 3]);
   // A function's note, on its page.
@@ -317,7 +318,9 @@ step('notes', async () => {
   await fpanel.getByRole('button', { name: 'Edit note' }).click();
   await fpanel.locator('textarea.note-text').fill('*lattice-free* in the accumulation view');
   await fpanel.getByRole('button', { name: 'Save', exact: true }).click();
-  await fpanel.locator('.note-view .markdown em', { hasText: 'lattice-free' }).waitFor();
+  // The saved view is .note-view's own .markdown child; the editor's live preview (also a
+  // .markdown, inside .note-view while editing) shows the text before the save completes.
+  await fpanel.locator('.note-view > .markdown em', { hasText: 'lattice-free' }).waitFor();
   assert.equal((await apiGet(`/api/v1/functions/${functionId}/note`)).version, 1);
   await shot('notes');
 });
