@@ -34,6 +34,7 @@ struct EvolveOptions {
   bool interpreter = false;
   int top = 5;
   bool islands = false;
+  std::string resume;  // --islands --resume RUN_ID
   IslandCliOptions island;
 };
 
@@ -49,7 +50,22 @@ nlohmann::json read_config_file(const std::string& path) {
   }
 }
 
+// `evolve --islands --resume ID`: the stored run's own configuration; --seconds and
+// --tournaments give the extra budget, as `runs resume` takes it.
+void resume_islands(const EvolveOptions& o) {
+  if (!o.islands)
+    throw UsageError("--resume is for island runs (with --islands); resume other runs with: mixforge runs resume ID");
+  if (o.width || o.max_steps || o.min_steps || o.pool || o.seed || o.threads || !o.config.empty() ||
+      !o.kind_sequence.empty() || !o.name.empty())
+    throw UsageError("--resume continues the stored run with its own configuration: only --seconds and "
+                     "--tournaments (the extra budget) may be given with it");
+  std::optional<evolver::Budget> extra;
+  if (o.seconds || o.tournaments) extra = evolver::Budget{o.seconds, o.tournaments};
+  run_islands({}, o.island, data_directory(o.data), o.device, o.interpreter, o.json, o.resume, extra);
+}
+
 void run_evolve(const EvolveOptions& o) {
+  if (!o.resume.empty()) return resume_islands(o);
   nlohmann::json j = o.config.empty() ? nlohmann::json::object() : read_config_file(o.config);
   if (!j.is_object()) throw UsageError(o.config + ": (root): the configuration must be a JSON object");
   // Flags given on the command line override the file.
@@ -129,6 +145,9 @@ void add_evolve_command(CLI::App& app) {
   cmd->add_flag("--interpreter", o->interpreter, "Score with the reference interpreter (slow; for checks)");
   cmd->add_flag("--islands", o->islands,
                 "One island per MPI rank (run under mpirun -np K); rank 0 owns the data directory");
+  cmd->add_option("--resume", o->resume,
+                  "With --islands: continue this island run, every rank from its last stored checkpoint "
+                  "(--seconds / --tournaments: the extra budget)");
   add_island_options(cmd, &o->island);
   cmd->callback([o] { run_evolve(*o); });
 }

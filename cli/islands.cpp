@@ -13,6 +13,9 @@
 #include "cli/device_option.hpp"
 #include "evolver/mpi_islands.hpp"
 #include "evolver/run_manager.hpp"
+#include "server/daemon.hpp"
+
+#include <thread>
 
 namespace mixforge::cli {
 namespace {
@@ -58,52 +61,137 @@ void add_island_options(CLI::App* cmd, IslandCliOptions* o) {
                   "Islands: seconds of silence after which rank 0 counts an island as lost")
       ->check(CLI::Range(1.0, 3600.0))
       ->capture_default_str();
+  cmd->add_option("--island-checkpoint-interval", o->checkpoint_interval_s,
+                  "Islands: seconds between the checkpoints the other ranks send to rank 0")
+      ->check(CLI::Range(0.05, 3600.0))
+      ->capture_default_str();
 }
 
-void run_islands(const evolver::RunConfig& config, const IslandCliOptions& o, const std::string& data_dir,
-                 const std::string& device, bool interpreter, bool json) {
-  std::unique_ptr<evolver::MpiSession> mpi;
-  try {
-    mpi = std::make_unique<evolver::MpiSession>(nullptr, nullptr);
-  } catch (const evolver::IslandError& e) {
-    throw UsageError(std::string("--islands: ") + e.what());
-  }
-  std::signal(SIGINT, on_island_signal);
-  std::signal(SIGTERM, on_island_signal);
+namespace {
+
+evolver::IslandOptions island_options(const IslandCliOptions& o) {
   evolver::IslandOptions io;
   io.migration_interval = o.migration_interval;
   io.migrants = o.migrants;
   io.random_topology = o.topology == "random";
   io.rank_timeout_s = o.rank_timeout_s;
-  const DeviceSelection dev = interpreter ? DeviceSelection{} : open_device(device);
-  if (mpi->rank() == 0) {
-    evolver::RunManager::Options mo;
-    mo.data_dir = data_dir;
-    mo.interpreter_only = interpreter;
-    mo.gpu = dev.gpu;
-    evolver::RunManager manager(mo);
-    evolver::RunConfig c = config;
-    if (c.name.empty()) c.name = "islands x" + std::to_string(mpi->size());
-    const std::string id = manager.create(c, true);
-    std::cout << "run_id: " << id << std::endl;
-    std::cerr << "mixforge: " << mpi->size() << " islands, migration every " << o.migration_interval
-              << " tournaments (" << o.topology << ")\n";
-    Evaluator unused(nullptr);
-    const auto islands = evolver::run_island(*mpi, io, &manager, id, c, unused, g_stop);
-    print_islands(islands);
-    if (json) {
-      const evolver::RunSummary s = manager.get(id);
-      nlohmann::json j{{"run_id", id},
-                       {"state", std::string(evolver::state_name(s.state))},
-                       {"best", s.best ? evolver::to_json(*s.best) : nlohmann::json(nullptr)},
-                       {"islands", islands_json(islands)}};
-      std::cout << j.dump() << std::endl;
-    }
-  } else {
-    auto evaluator = interpreter ? std::make_unique<Evaluator>(nullptr) : Evaluator::with_own_engine();
-    evaluator->use_gpu(dev.gpu);
-    evolver::run_island(*mpi, io, nullptr, "", config, *evaluator, g_stop);
+  io.checkpoint_interval_s = o.checkpoint_interval_s;
+  return io;
+}
+
+std::unique_ptr<evolver::MpiSession> start_mpi(const char* command) {
+  try {
+    return std::make_unique<evolver::MpiSession>(nullptr, nullptr);
+  } catch (const evolver::IslandError& e) {
+    throw UsageError(std::string(command) + " --islands: " + e.what());
   }
+}
+
+// Ranks > 0 of both commands: islands of whatever run rank 0 starts here.
+void work_islands(evolver::MpiSession& mpi, const evolver::IslandOptions& io, const std::string& device,
+                  bool interpreter) {
+  std::signal(SIGINT, on_island_signal);
+  std::signal(SIGTERM, on_island_signal);
+  const DeviceSelection dev = interpreter ? DeviceSelection{} : open_device(device);
+  auto evaluator = interpreter ? std::make_unique<Evaluator>(nullptr) : Evaluator::with_own_engine();
+  evaluator->use_gpu(dev.gpu);
+  evolver::island_worker(mpi, io, *evaluator, g_stop);
+}
+
+}  // namespace
+
+void run_islands(const evolver::RunConfig& config, const IslandCliOptions& o, const std::string& data_dir,
+                 const std::string& device, bool interpreter, bool json, const std::string& resume_id,
+                 std::optional<evolver::Budget> extra) {
+  auto mpi = start_mpi("evolve");
+  const evolver::IslandOptions io = island_options(o);
+  if (mpi->rank() != 0) {
+    work_islands(*mpi, io, device, interpreter);
+    return;
+  }
+  std::signal(SIGINT, on_island_signal);
+  std::signal(SIGTERM, on_island_signal);
+  evolver::RunManager::Options mo;
+  mo.data_dir = data_dir;
+  mo.interpreter_only = interpreter;
+  std::unique_ptr<evolver::RunManager> manager;
+  std::unique_ptr<evolver::IslandCoordinator> islands;
+  std::string id;
+  std::optional<evolver::Budget> budget;
+  try {
+    mo.gpu = interpreter ? nullptr : open_device(device).gpu;
+    manager = std::make_unique<evolver::RunManager>(mo);
+    islands = std::make_unique<evolver::IslandCoordinator>(*mpi, io, *manager);
+    if (resume_id.empty()) {
+      evolver::RunConfig c = config;
+      if (c.name.empty()) c.name = "islands x" + std::to_string(mpi->size());
+      id = manager->create(c, true);
+      budget = c.budget;
+    } else {
+      try {
+        manager->resume(resume_id, extra);
+      } catch (const evolver::RunNotFound& e) {
+        throw UsageError(std::string("--resume: ") + e.what());
+      } catch (const evolver::RunStateError& e) {
+        throw UsageError(std::string("--resume: ") + e.what());
+      }
+      id = resume_id;
+      budget = extra ? *extra : manager->get(id).config.budget;
+    }
+  } catch (...) {
+    // The other ranks wait for an island to evolve: tell them there is none.
+    evolver::dismiss_workers(*mpi, io);
+    throw;
+  }
+  std::cout << "run_id: " << id << std::endl;
+  std::cerr << "mixforge: " << mpi->size() << " islands, migration every " << o.migration_interval
+            << " tournaments (" << o.topology << ")" << (resume_id.empty() ? "" : ", resumed") << "\n";
+  const auto statuses = evolver::drive_island_run(*islands, *manager, id, budget, g_stop);
+  print_islands(statuses);
+  if (json) {
+    const evolver::RunSummary s = manager->get(id);
+    nlohmann::json j{{"run_id", id},
+                     {"state", std::string(evolver::state_name(s.state))},
+                     {"best", s.best ? evolver::to_json(*s.best) : nlohmann::json(nullptr)},
+                     {"islands", islands_json(statuses)}};
+    std::cout << j.dump() << std::endl;
+  }
+}
+
+int serve_islands(const server::DaemonOptions& options, const IslandCliOptions& o, const std::string& device,
+                  bool interpreter) {
+  auto mpi = start_mpi("serve");
+  const evolver::IslandOptions io = island_options(o);
+  if (mpi->rank() != 0) {
+    work_islands(*mpi, io, device, interpreter);
+    return 0;
+  }
+  std::unique_ptr<server::Daemon> daemon;
+  try {
+    daemon = std::make_unique<server::Daemon>(options);
+  } catch (...) {
+    evolver::dismiss_workers(*mpi, io);  // they wait for islands that will not come
+    throw;
+  }
+  // MPI stays on this thread (MPI_THREAD_FUNNELED); the daemon serves on its own threads
+  // and takes SIGINT/SIGTERM itself. Its shutdown checkpoints rank 0's runs; then the other
+  // islands are stopped, and their final checkpoints stored, before the store closes.
+  std::atomic<bool> stopping{false};
+  int rc = 0;
+  std::thread http([&] {
+    rc = daemon->run();
+    stopping.store(true);
+  });
+  {
+    evolver::IslandCoordinator islands(*mpi, io, daemon->manager());
+    evolver::follow_running_runs(islands, daemon->manager(), stopping);
+  }
+  http.join();
+  if (daemon->left_work_behind()) {
+    mpi.reset();  // MPI_Finalize, so that mpirun sees a clean exit
+    std::_Exit(rc);
+  }
+  return rc;
 }
 
 }  // namespace mixforge::cli

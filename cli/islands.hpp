@@ -1,11 +1,13 @@
 #pragma once
 // `mixforge evolve --islands` under mpirun (evolver/mpi_islands.hpp).
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "evolver/run_config.hpp"
 
 namespace CLI { class App; }
+namespace mixforge::server { struct DaemonOptions; }
 
 namespace mixforge::cli {
 
@@ -14,11 +16,19 @@ struct IslandCliOptions {
   std::size_t migrants = 4;
   std::string topology = "ring";
   double rank_timeout_s = 30;
+  double checkpoint_interval_s = 5;
 };
 
 void add_island_options(CLI::App* command, IslandCliOptions* options);
-// Every rank calls this; rank 0 creates the run in data_dir and prints the outcome.
+// `evolve --islands`. Every rank calls this; rank 0 creates the run in data_dir (or, with
+// resume_id, resumes that island run: every rank from its stored checkpoint, for `extra`
+// when given) and prints the outcome.
 void run_islands(const evolver::RunConfig& config, const IslandCliOptions& options, const std::string& data_dir,
-                 const std::string& device, bool interpreter, bool json);
+                 const std::string& device, bool interpreter, bool json, const std::string& resume_id = {},
+                 std::optional<evolver::Budget> extra = std::nullopt);
+// `serve --islands`. Every rank calls this; rank 0 serves the daemon, and the other ranks'
+// islands follow its oldest running run. Returns the daemon's exit status.
+int serve_islands(const server::DaemonOptions& daemon, const IslandCliOptions& options, const std::string& device,
+                  bool interpreter);
 
 }  // namespace mixforge::cli

@@ -3,6 +3,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/device_option.hpp"
+#include "cli/islands.hpp"
 #include "server/daemon.hpp"
 
 namespace mixforge::cli {
@@ -102,7 +103,13 @@ void add_serve_command(CLI::App& app) {
   add_device_option(cmd, device.get());
   cmd->add_flag("--interpreter", opts->interpreter_only,
                 "Score with the reference interpreter instead of the JIT (slow; for tests)");
-  cmd->callback([opts, port, web, token, port_file, log_level, log_format, log_file, device] {
+  auto islands = std::make_shared<bool>(false);
+  auto island = std::make_shared<IslandCliOptions>();
+  cmd->add_flag("--islands", *islands,
+                "Under mpirun -np K: rank 0 serves, and the other ranks evolve islands of its oldest running run "
+                "(see README \"Islands\")");
+  add_island_options(cmd, island.get());
+  cmd->callback([opts, port, web, token, port_file, log_level, log_format, log_file, device, islands, island] {
     opts->device = parse_device(*device);
     opts->log.level = *server::log_level_from_name(*log_level);
     opts->log.format = *log_format == "json" ? server::LogFormat::json : server::LogFormat::text;
@@ -112,7 +119,8 @@ void add_serve_command(CLI::App& app) {
     if (!token->empty()) opts->token_file = *token;
     if (!port_file->empty()) opts->port_file = *port_file;
     try {
-      const int rc = server::run_daemon(*opts);
+      const int rc = *islands ? serve_islands(*opts, *island, *device, opts->interpreter_only)
+                              : server::run_daemon(*opts);
       if (rc != 0) throw ExitStatus{rc};
     } catch (const server::DaemonConfigError& e) {
       throw UsageError(e.what());

@@ -3,11 +3,13 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cstdio>
 #include <list>
 #include <random>
 #include <thread>
 
 #include "avalanche/evaluator.hpp"
+#include "evolver/checkpoint_json.hpp"
 #include "evolver/run.hpp"
 #include "evolver/run_manager.hpp"
 #include "mixer/text_form.hpp"
@@ -20,30 +22,50 @@ namespace mixforge::evolver {
 
 #if !MIXFORGE_WITH_MPI
 
+namespace {
+[[noreturn]] void no_mpi() { throw IslandError("islands need Open MPI"); }
+}  // namespace
+
 bool mpi_available() { return false; }
 MpiSession::MpiSession(int*, char***) {
   throw IslandError("islands need Open MPI, and this mixforge was built without it (install libopenmpi-dev and "
                     "openmpi-bin, then rebuild)");
 }
 MpiSession::~MpiSession() = default;
-std::vector<IslandStatus> run_island(MpiSession&, const IslandOptions&, RunManager*, const std::string&,
-                                     const RunConfig&, const Evaluator&, const std::atomic<bool>&) {
-  throw IslandError("islands need Open MPI");
+struct IslandCoordinator::Impl {};
+IslandCoordinator::IslandCoordinator(MpiSession&, IslandOptions, RunManager&) { no_mpi(); }
+IslandCoordinator::~IslandCoordinator() = default;
+void IslandCoordinator::attach(const std::string&, std::optional<Budget>) { no_mpi(); }
+bool IslandCoordinator::attached() const { return false; }
+const std::string& IslandCoordinator::run_id() const { no_mpi(); }
+bool IslandCoordinator::step() { no_mpi(); }
+std::vector<IslandStatus> IslandCoordinator::detach() { no_mpi(); }
+void IslandCoordinator::shutdown() { no_mpi(); }
+std::vector<IslandStatus> drive_island_run(IslandCoordinator&, RunManager&, const std::string&,
+                                           std::optional<Budget>, const std::atomic<bool>&) {
+  no_mpi();
 }
+void follow_running_runs(IslandCoordinator&, RunManager&, const std::atomic<bool>&) { no_mpi(); }
+void dismiss_workers(MpiSession&, const IslandOptions&) { no_mpi(); }
+void island_worker(MpiSession&, const IslandOptions&, const Evaluator&, const std::atomic<bool>&) { no_mpi(); }
 
 #else
 
 namespace {
 
-// Message tags. Every payload is JSON text.
-constexpr int tag_migrants = 1;  // {"programs": [text...]}         any rank -> any rank
-constexpr int tag_report = 2;    // an island's status and new bests  rank > 0 -> rank 0
-constexpr int tag_stop = 3;      // {}                                rank 0 -> rank > 0
+// Message tags. Every payload is JSON text naming the run it belongs to, so a message
+// that arrives after its island ended (a late migrant, a late report) is recognised.
+constexpr int tag_migrants = 1;  // {run_id, programs: [text...]}                 any -> any
+constexpr int tag_report = 2;    // {run_id, status..., hall_of_fame, checkpoint?}  rank > 0 -> 0
+constexpr int tag_stop = 3;      // {run_id}: end your island of this run          0 -> rank > 0
+constexpr int tag_start = 4;     // {run_id, config, checkpoint, status}           0 -> rank > 0
+constexpr int tag_exit = 5;      // {}                                             0 -> rank > 0
 constexpr double tick_s = 0.02;
 
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+void tick() { std::this_thread::sleep_for(std::chrono::duration<double>(tick_s)); }
 
 // Non-blocking sends whose buffers live until MPI is done with them.
 class Outbox {
@@ -66,7 +88,7 @@ class Outbox {
     const auto start = Clock::now();
     while (!pending_.empty() && seconds_since(start) < timeout_s) {
       progress();
-      std::this_thread::sleep_for(std::chrono::duration<double>(tick_s));
+      tick();
     }
     for (Pending& p : pending_) {
       MPI_Cancel(&p.request);
@@ -84,6 +106,7 @@ class Outbox {
 };
 
 // The next message with this tag from `from` (MPI_ANY_SOURCE: anyone), if one is waiting.
+// A payload that is not JSON comes back discarded (is_discarded()).
 std::optional<std::pair<int, nlohmann::json>> receive(int from, int tag) {
   int waiting = 0;
   MPI_Status status;
@@ -94,6 +117,10 @@ std::optional<std::pair<int, nlohmann::json>> receive(int from, int tag) {
   std::string text(static_cast<std::size_t>(size), '\0');
   MPI_Recv(text.data(), size, MPI_CHAR, status.MPI_SOURCE, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   return std::make_pair(status.MPI_SOURCE, nlohmann::json::parse(text, nullptr, false));
+}
+
+std::string run_of(const nlohmann::json& message) {
+  return message.is_object() ? message.value("run_id", std::string()) : std::string();
 }
 
 // A hall-of-fame entry another island reported (its to_json form), for rank 0's run.
@@ -107,11 +134,14 @@ HallOfFameEntry entry_from_json(const nlohmann::json& j, const std::string& run_
   return e;
 }
 
-// Migration for one island: sends on the tournament clock, takes in what arrives.
+// Migration for one island of run `run_id`: sends on the tournament clock, takes in what
+// arrives for the same run (migrants of an earlier island run are dropped).
 class Migration {
  public:
-  Migration(const MpiSession& mpi, const IslandOptions& o, IslandStatus& status)
-      : mpi_(mpi), o_(o), status_(status), next_send_(o.migration_interval),
+  Migration(const MpiSession& mpi, const IslandOptions& o, std::string run_id, IslandStatus& status,
+            std::uint64_t tournaments_now)
+      : mpi_(mpi), o_(o), run_id_(std::move(run_id)), status_(status),
+        next_send_(tournaments_now + o.migration_interval),
         rng_(0x15a1d5u + static_cast<unsigned>(mpi.rank())) {}
 
   void step(Run& run, Outbox& out, bool accept) {
@@ -119,12 +149,12 @@ class Migration {
     if (mpi_.size() > 1 && o_.migration_interval > 0 && c.tournaments >= next_send_) {
       nlohmann::json programs = nlohmann::json::array();
       for (const Program& p : run.emigrants(o_.migrants)) programs.push_back(format_program(p));
-      out.send(target(), tag_migrants, nlohmann::json{{"programs", programs}}.dump());
       status_.migrants_sent += programs.size();
+      out.send(target(), tag_migrants, nlohmann::json{{"run_id", run_id_}, {"programs", programs}}.dump());
       while (next_send_ <= c.tournaments) next_send_ += o_.migration_interval;
     }
     while (auto m = receive(MPI_ANY_SOURCE, tag_migrants)) {
-      if (!accept || m->second.is_discarded()) continue;
+      if (!accept || run_of(m->second) != run_id_) continue;
       std::vector<Program> programs;
       for (const auto& t : m->second.value("programs", nlohmann::json::array())) {
         try {
@@ -147,138 +177,15 @@ class Migration {
   }
   const MpiSession& mpi_;
   const IslandOptions& o_;
+  std::string run_id_;
   IslandStatus& status_;
   std::uint64_t next_send_;
   std::mt19937 rng_;
 };
 
-std::vector<IslandStatus> run_rank0(MpiSession& mpi, const IslandOptions& o, RunManager& manager,
-                                    const std::string& run_id, const std::atomic<bool>& stop) {
-  std::vector<IslandStatus> islands(static_cast<std::size_t>(mpi.size()));
-  std::vector<Clock::time_point> heard(islands.size(), Clock::now());
-  for (std::size_t r = 0; r < islands.size(); ++r) islands[r].rank = static_cast<int>(r);
-  IslandStatus& mine = islands[0];
-  Migration migration(mpi, o, mine);
-  Outbox out;
-  auto take_reports = [&] {
-    while (auto m = receive(MPI_ANY_SOURCE, tag_report)) {
-      const auto r = static_cast<std::size_t>(m->first);
-      if (m->second.is_discarded() || r >= islands.size()) continue;
-      heard[r] = Clock::now();
-      try {
-        const auto best = islands[r].best;
-        islands[r] = island_status_from_json(m->second);
-        islands[r].lost = false;  // it speaks again
-        if (!islands[r].best) islands[r].best = best;
-      } catch (const std::exception&) {
-        continue;  // a malformed report changes nothing
-      }
-      std::vector<HallOfFameEntry> entries;
-      for (const auto& e : m->second.value("hall_of_fame", nlohmann::json::array())) {
-        try {
-          entries.push_back(entry_from_json(e, run_id));
-        } catch (const std::exception&) {
-        }
-      }
-      if (!entries.empty()) manager.add_hall_of_fame(entries);
-    }
-    for (std::size_t r = 1; r < islands.size(); ++r)
-      if (!islands[r].finished && !islands[r].lost && seconds_since(heard[r]) > o.rank_timeout_s)
-        islands[r].lost = true;  // reported to the caller; the run goes on
-  };
-  auto last_stored = Clock::now();
-  auto store_islands = [&] {
-    try {
-      manager.set_islands(run_id, islands);
-    } catch (const std::exception&) {
-      // The run was deleted meanwhile: nothing to record.
-    }
-    last_stored = Clock::now();
-  };
-  while (true) {
-    bool live = manager.with_active_run(run_id, [&](Run& run) {
-      migration.step(run, out, true);
-      mine.counters = run.counters();
-      if (auto b = run.best()) mine.best = scored_function(*b);
-    });
-    take_reports();
-    if (seconds_since(last_stored) >= o.report_interval_s) store_islands();
-    out.progress();
-    if (stop.load()) {
-      manager.stop(run_id);
-      live = false;
-    }
-    if (!live) break;
-    std::this_thread::sleep_for(std::chrono::duration<double>(tick_s));
+void drop_waiting(int tag) {
+  while (receive(MPI_ANY_SOURCE, tag)) {
   }
-  // Stop the others and wait for their final reports (or their silence).
-  for (int r = 1; r < mpi.size(); ++r)
-    if (!islands[static_cast<std::size_t>(r)].lost) out.send(r, tag_stop, "{}");
-  const auto asked = Clock::now();
-  auto all_done = [&] {
-    for (std::size_t r = 1; r < islands.size(); ++r)
-      if (!islands[r].finished && !islands[r].lost) return false;
-    return true;
-  };
-  while (!all_done()) {
-    take_reports();
-    while (receive(MPI_ANY_SOURCE, tag_migrants)) {
-    }
-    out.progress();
-    if (seconds_since(asked) > o.rank_timeout_s)
-      for (std::size_t r = 1; r < islands.size(); ++r)
-        if (!islands[r].finished) islands[r].lost = true;
-    std::this_thread::sleep_for(std::chrono::duration<double>(tick_s));
-  }
-  out.drain(1);
-  const RunSummary s = manager.get(run_id);
-  mine.counters = s.counters;
-  mine.best = s.best;
-  mine.finished = true;
-  store_islands();
-  return islands;
-}
-
-IslandStatus run_other(MpiSession& mpi, const IslandOptions& o, const RunConfig& base, const Evaluator& evaluator,
-                       const std::atomic<bool>& stop) {
-  IslandStatus mine;
-  mine.rank = mpi.rank();
-  RunConfig config = base;
-  config.seed = base.seed + static_cast<std::uint64_t>(mpi.rank());
-  const Evaluator interpreter(nullptr);  // small tasks, as the run manager does it
-  Run run("island-" + std::to_string(mpi.rank()), config, evaluator, std::nullopt,
-          evaluator.uses_jit() ? &interpreter : nullptr);
-  run.start(config.budget);
-  Migration migration(mpi, o, mine);
-  Outbox out;
-  auto last_report = Clock::now() - std::chrono::hours(1);
-  auto report = [&](bool final) {
-    mine.counters = run.counters();
-    mine.finished = final;
-    nlohmann::json entries = nlohmann::json::array();
-    for (const HallOfFameEntry& e : run.drain_hall_of_fame()) {
-      entries.push_back(to_json(e));
-      ++mine.bests_reported;
-      if (!mine.best || e.function.rank() < mine.best->rank()) mine.best = e.function;
-    }
-    nlohmann::json j = to_json(mine);
-    j["hall_of_fame"] = std::move(entries);
-    out.send(0, tag_report, j.dump());
-    last_report = Clock::now();
-  };
-  while (!receive(0, tag_stop) && !stop.load()) {
-    migration.step(run, out, !run.done());
-    if (seconds_since(last_report) >= o.report_interval_s) report(false);
-    out.progress();
-    std::this_thread::sleep_for(std::chrono::duration<double>(tick_s));
-  }
-  run.request_stop();
-  run.wait();
-  report(true);
-  while (receive(MPI_ANY_SOURCE, tag_migrants)) {
-  }
-  out.drain(o.rank_timeout_s);
-  return mine;
 }
 
 }  // namespace
@@ -296,14 +203,317 @@ MpiSession::MpiSession(int* argc, char*** argv) {
 
 MpiSession::~MpiSession() { MPI_Finalize(); }
 
-std::vector<IslandStatus> run_island(MpiSession& mpi, const IslandOptions& options, RunManager* manager,
-                                     const std::string& run_id, const RunConfig& config,
-                                     const Evaluator& evaluator, const std::atomic<bool>& stop) {
-  if (mpi.rank() == 0) {
-    if (!manager) throw IslandError("rank 0 needs the run manager");
-    return run_rank0(mpi, options, *manager, run_id, stop);
+// --- rank 0 ------------------------------------------------------------------------------
+
+struct IslandCoordinator::Impl {
+  MpiSession& mpi;
+  IslandOptions o;
+  RunManager& manager;
+  Outbox out;
+  std::string run_id;  // empty: not attached
+  std::vector<IslandStatus> islands;
+  std::vector<Clock::time_point> heard;
+  std::unique_ptr<Migration> migration;  // rank 0's own island
+  Clock::time_point last_stored;
+
+  Impl(MpiSession& m, IslandOptions options, RunManager& rm) : mpi(m), o(options), manager(rm) {}
+
+  // Reports of the other islands: counters and bests for the attached run; checkpoints for
+  // whichever run they name (a late final report of an earlier attachment still counts).
+  void take_reports() {
+    while (auto m = receive(MPI_ANY_SOURCE, tag_report)) {
+      const auto r = static_cast<std::size_t>(m->first);
+      const nlohmann::json& j = m->second;
+      if (j.is_discarded() || r == 0 || r >= static_cast<std::size_t>(mpi.size())) continue;
+      const std::string of = run_of(j);
+      std::optional<std::uint64_t> checkpointed;
+      if (j.contains("checkpoint") && !of.empty()) {
+        try {
+          const Checkpoint c = checkpoint_from_json(j["checkpoint"]);
+          manager.set_island_checkpoint(of, static_cast<int>(r), c);
+          checkpointed = c.counters.tournaments;
+        } catch (const std::exception&) {
+          // A malformed checkpoint, or its run was deleted: the previous one stays.
+        }
+      }
+      if (of != run_id || run_id.empty()) continue;
+      heard[r] = Clock::now();
+      try {
+        const IslandStatus before = islands[r];
+        islands[r] = island_status_from_json(j);
+        islands[r].rank = static_cast<int>(r);
+        islands[r].lost = false;  // it speaks again
+        if (!islands[r].best) islands[r].best = before.best;
+        islands[r].checkpoint_tournaments = checkpointed.value_or(before.checkpoint_tournaments);
+      } catch (const std::exception&) {
+        continue;  // a malformed report changes nothing
+      }
+      std::vector<HallOfFameEntry> entries;
+      for (const auto& e : j.value("hall_of_fame", nlohmann::json::array())) {
+        try {
+          entries.push_back(entry_from_json(e, run_id));
+        } catch (const std::exception&) {
+        }
+      }
+      if (!entries.empty()) {
+        try {
+          manager.add_hall_of_fame(entries);
+        } catch (const std::exception&) {
+        }
+      }
+    }
+    for (std::size_t r = 1; r < islands.size(); ++r)
+      if (!islands[r].finished && !islands[r].lost && seconds_since(heard[r]) > o.rank_timeout_s)
+        islands[r].lost = true;  // recorded; the run goes on
   }
-  return {run_other(mpi, options, config, evaluator, stop)};
+
+  void store_islands() {
+    try {
+      islands[0].checkpoint_tournaments = manager.get(run_id).counters.tournaments;
+      manager.set_islands(run_id, islands);
+    } catch (const std::exception&) {
+      // The run was deleted meanwhile: nothing to record.
+    }
+    last_stored = Clock::now();
+  }
+};
+
+IslandCoordinator::IslandCoordinator(MpiSession& mpi, IslandOptions options, RunManager& manager)
+    : impl_(std::make_unique<Impl>(mpi, options, manager)) {
+  if (mpi.rank() != 0) throw IslandError("the island coordinator runs on rank 0");
+}
+
+IslandCoordinator::~IslandCoordinator() = default;
+
+bool IslandCoordinator::attached() const { return !impl_->run_id.empty(); }
+const std::string& IslandCoordinator::run_id() const { return impl_->run_id; }
+
+void IslandCoordinator::attach(const std::string& run_id, std::optional<Budget> budget) {
+  Impl& d = *impl_;
+  if (attached()) throw IslandError("islands are already attached to run " + d.run_id);
+  const RunSummary summary = d.manager.get(run_id);
+  const auto checkpoints = d.manager.island_checkpoints(run_id);
+  const auto n = static_cast<std::size_t>(d.mpi.size());
+  d.islands.assign(n, IslandStatus{});
+  for (std::size_t r = 0; r < n; ++r) {
+    // Counts carry on across sessions; what an island was then (lost, finished) does not.
+    for (const IslandStatus& s : summary.islands)
+      if (s.rank == static_cast<int>(r)) d.islands[r] = s;
+    d.islands[r].rank = static_cast<int>(r);
+    d.islands[r].finished = d.islands[r].lost = false;
+  }
+  d.heard.assign(n, Clock::now());
+  for (std::size_t r = 1; r < n; ++r) {
+    RunConfig config = summary.config;
+    config.seed = summary.config.seed + r;
+    config.budget = budget.value_or(Budget{});  // none: until rank 0 stops it
+    nlohmann::json start{{"run_id", run_id},
+                         {"config", to_json(config)},
+                         {"checkpoint", nullptr},
+                         {"status", to_json(d.islands[r])}};
+    if (auto c = checkpoints.find(static_cast<int>(r)); c != checkpoints.end()) {
+      start["checkpoint"] = to_json(c->second);
+      d.islands[r].checkpoint_tournaments = c->second.counters.tournaments;
+    }
+    d.out.send(static_cast<int>(r), tag_start, start.dump());
+  }
+  d.run_id = run_id;
+  d.migration = std::make_unique<Migration>(d.mpi, d.o, run_id, d.islands[0], summary.counters.tournaments);
+  d.store_islands();
+}
+
+bool IslandCoordinator::step() {
+  Impl& d = *impl_;
+  if (!attached()) return false;
+  bool running = false;
+  const bool active = d.manager.with_active_run(d.run_id, [&](Run& run) {
+    running = !run.paused();
+    if (!running) return;
+    d.migration->step(run, d.out, true);
+    d.islands[0].counters = run.counters();
+    if (auto b = run.best()) d.islands[0].best = scored_function(*b);
+  });
+  d.take_reports();
+  if (seconds_since(d.last_stored) >= d.o.report_interval_s) d.store_islands();
+  d.out.progress();
+  return active && running;
+}
+
+std::vector<IslandStatus> IslandCoordinator::detach() {
+  Impl& d = *impl_;
+  if (!attached()) return {};
+  for (std::size_t r = 1; r < d.islands.size(); ++r)
+    if (!d.islands[r].lost) d.out.send(static_cast<int>(r), tag_stop, nlohmann::json{{"run_id", d.run_id}}.dump());
+  const auto asked = Clock::now();
+  auto all_done = [&] {
+    for (std::size_t r = 1; r < d.islands.size(); ++r)
+      if (!d.islands[r].finished && !d.islands[r].lost) return false;
+    return true;
+  };
+  while (!all_done()) {
+    d.take_reports();
+    drop_waiting(tag_migrants);
+    d.out.progress();
+    if (seconds_since(asked) > d.o.rank_timeout_s)
+      for (std::size_t r = 1; r < d.islands.size(); ++r)
+        if (!d.islands[r].finished) d.islands[r].lost = true;
+    tick();
+  }
+  try {
+    const RunSummary s = d.manager.get(d.run_id);
+    d.islands[0].counters = s.counters;
+    if (s.best) d.islands[0].best = s.best;
+  } catch (const std::exception&) {
+  }
+  d.islands[0].finished = true;
+  d.store_islands();
+  std::vector<IslandStatus> islands = std::move(d.islands);
+  d.islands.clear();
+  d.migration.reset();
+  d.run_id.clear();
+  return islands;
+}
+
+void IslandCoordinator::shutdown() {
+  impl_->out.drain(impl_->o.rank_timeout_s);
+  dismiss_workers(impl_->mpi, impl_->o);
+}
+
+void dismiss_workers(MpiSession& mpi, const IslandOptions& o) {
+  Outbox out;
+  for (int r = 1; r < mpi.size(); ++r) out.send(r, tag_exit, "{}");
+  out.drain(o.rank_timeout_s);
+}
+
+std::vector<IslandStatus> drive_island_run(IslandCoordinator& islands, RunManager& manager, const std::string& run_id,
+                                           std::optional<Budget> budget, const std::atomic<bool>& stop) {
+  islands.attach(run_id, budget);
+  while (islands.step()) {
+    if (stop.load()) {
+      manager.stop(run_id);
+      break;
+    }
+    tick();
+  }
+  auto result = islands.detach();
+  islands.shutdown();
+  return result;
+}
+
+void follow_running_runs(IslandCoordinator& islands, RunManager& manager, const std::atomic<bool>& stop) {
+  auto last_look = Clock::now() - std::chrono::hours(1);
+  while (!stop.load()) {
+    if (islands.attached()) {
+      if (!islands.step()) islands.detach();
+    } else if (seconds_since(last_look) >= 0.25) {
+      last_look = Clock::now();
+      std::optional<RunSummary> oldest;
+      try {
+        for (const RunSummary& s : manager.list())
+          if (s.state == RunState::running && manager.active(s.id) && (!oldest || s.created_at < oldest->created_at))
+            oldest = s;
+        if (oldest) islands.attach(oldest->id, std::nullopt);
+      } catch (const std::exception&) {
+        // Deleted between the listing and the attach: look again.
+      }
+    }
+    tick();
+  }
+  if (islands.attached()) islands.detach();
+  islands.shutdown();
+}
+
+// --- ranks > 0 ---------------------------------------------------------------------------
+
+namespace {
+
+// One island of the run a start message describes, until rank 0 stops it (or exits, or
+// *stop). Returns true when rank 0 said to exit meanwhile.
+bool evolve_island(MpiSession& mpi, const IslandOptions& o, const Evaluator& evaluator, const nlohmann::json& start,
+                   const std::atomic<bool>& stop, Outbox& out) {
+  const std::string run_id = start.at("run_id").get<std::string>();
+  const RunConfig config = run_config_from_json(start.at("config"));
+  std::optional<Checkpoint> from;
+  if (!start.at("checkpoint").is_null()) from = checkpoint_from_json(start["checkpoint"]);
+  IslandStatus mine = island_status_from_json(start.at("status"));
+  mine.rank = mpi.rank();
+  mine.finished = mine.lost = false;
+  const Evaluator interpreter(nullptr);  // small tasks, as the run manager does it
+  Run run(run_id + "/island-" + std::to_string(mpi.rank()), config, evaluator, std::move(from),
+          evaluator.uses_jit() ? &interpreter : nullptr);
+  run.start(config.budget);
+  Migration migration(mpi, o, run_id, mine, run.counters().tournaments);
+  auto last_report = Clock::now() - std::chrono::hours(1);
+  auto last_checkpoint = Clock::now();
+  auto report = [&](bool final) {
+    mine.counters = run.counters();
+    mine.finished = final;
+    nlohmann::json entries = nlohmann::json::array();
+    for (const HallOfFameEntry& e : run.drain_hall_of_fame()) {
+      entries.push_back(to_json(e));
+      ++mine.bests_reported;
+      if (!mine.best || e.function.rank() < mine.best->rank()) mine.best = e.function;
+    }
+    nlohmann::json j = to_json(mine);
+    j["run_id"] = run_id;
+    j["hall_of_fame"] = std::move(entries);
+    if (final || seconds_since(last_checkpoint) >= o.checkpoint_interval_s) {
+      j["checkpoint"] = to_json(run.snapshot());
+      last_checkpoint = Clock::now();
+    }
+    out.send(0, tag_report, j.dump());
+    last_report = Clock::now();
+  };
+  bool exit = false;
+  while (!stop.load()) {
+    if (auto m = receive(0, tag_stop); m && run_of(m->second) == run_id) break;
+    if (receive(0, tag_exit)) {
+      exit = true;
+      break;
+    }
+    migration.step(run, out, !run.done());
+    if (seconds_since(last_report) >= o.report_interval_s) report(false);
+    out.progress();
+    tick();
+  }
+  run.request_stop();
+  run.wait();
+  report(true);
+  return exit;
+}
+
+}  // namespace
+
+void island_worker(MpiSession& mpi, const IslandOptions& o, const Evaluator& evaluator,
+                   const std::atomic<bool>& stop) {
+  Outbox out;
+  std::optional<Clock::time_point> stopping_since;
+  while (true) {
+    if (receive(0, tag_exit)) break;
+    if (auto start = receive(0, tag_start)) {
+      if (stop.load()) continue;  // shutting down: no new island
+      bool exit = false;
+      try {
+        exit = evolve_island(mpi, o, evaluator, start->second, stop, out);
+      } catch (const std::exception& e) {
+        // A start this rank cannot follow (say, a config it cannot read): rank 0 marks the
+        // island lost after the rank timeout; the run goes on without it.
+        std::fprintf(stderr, "mixforge: island %d: %s\n", mpi.rank(), e.what());
+      }
+      if (exit) break;
+    }
+    drop_waiting(tag_migrants);  // for an island that is no longer here
+    drop_waiting(tag_stop);
+    out.progress();
+    if (stop.load()) {
+      // Signalled (mpirun forwards SIGTERM to every rank): the final report is on its way;
+      // wait for rank 0 to say to exit, or for its silence.
+      if (!stopping_since) stopping_since = Clock::now();
+      if (seconds_since(*stopping_since) > o.rank_timeout_s) break;
+    }
+    tick();
+  }
+  out.drain(o.rank_timeout_s);
 }
 
 #endif

@@ -714,6 +714,16 @@ void RunManager::set_islands(const std::string& id, const std::vector<IslandStat
   impl_->store->set_islands(id, islands);
 }
 
+void RunManager::set_island_checkpoint(const std::string& id, int rank, const Checkpoint& checkpoint) {
+  std::lock_guard lk(impl_->store_mu);
+  impl_->store->put_island_checkpoint(id, rank, checkpoint);
+}
+
+std::map<int, Checkpoint> RunManager::island_checkpoints(const std::string& id) const {
+  std::lock_guard lk(impl_->store_mu);
+  return impl_->store->island_checkpoints(id);
+}
+
 void RunManager::add_hall_of_fame(const std::vector<HallOfFameEntry>& entries) {
   std::lock_guard lk(impl_->store_mu);
   impl_->store->add_hall_of_fame(entries);

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -37,6 +38,7 @@ namespace mixforge { class GpuCounter; }
 namespace mixforge::evolver {
 
 class Run;
+struct Checkpoint;
 
 class RunManager {
  public:
@@ -91,6 +93,10 @@ class RunManager {
   void add_hall_of_fame(const std::vector<HallOfFameEntry>& entries);
   // What rank 0 knows of each island (RunSummary::islands; GET /runs/{id} shows them).
   void set_islands(const std::string& id, const std::vector<IslandStatus>& islands);
+  // The last checkpoint of another rank's island (rank > 0), and all of them by rank: a
+  // resumed island run restarts every rank from these (rank 0's is the run's own).
+  void set_island_checkpoint(const std::string& id, int rank, const Checkpoint& checkpoint);
+  std::map<int, Checkpoint> island_checkpoints(const std::string& id) const;
 
   std::vector<RunSummary> list() const;
   RunSummary get(const std::string& id) const;

@@ -104,7 +104,8 @@ nlohmann::json to_json(const IslandStatus& s) {
           {"migrants_accepted", s.migrants_accepted},
           {"bests_reported", s.bests_reported},
           {"finished", s.finished},
-          {"lost", s.lost}};
+          {"lost", s.lost},
+          {"checkpoint_tournaments", s.checkpoint_tournaments}};
 }
 
 ScoredFunction scored_function_from_json(const nlohmann::json& b) {
@@ -135,6 +136,7 @@ IslandStatus island_status_from_json(const nlohmann::json& j) {
   s.bests_reported = j.value("bests_reported", std::uint64_t{0});
   s.finished = j.value("finished", false);
   s.lost = j.value("lost", false);
+  s.checkpoint_tournaments = j.value("checkpoint_tournaments", std::uint64_t{0});
   return s;
 }
 

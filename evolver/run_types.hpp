@@ -83,6 +83,9 @@ struct IslandStatus {
   std::uint64_t bests_reported = 0;  // hall-of-fame entries sent to rank 0
   bool finished = false;             // sent its final report
   bool lost = false;                 // rank 0 heard nothing for the rank timeout
+  // Tournaments of the island's last stored checkpoint, where a resumed run restarts it
+  // (0: none stored yet).
+  std::uint64_t checkpoint_tournaments = 0;
 };
 
 struct RunSummary {

@@ -11,39 +11,15 @@
 #include <fstream>
 #include <thread>
 
+#include "evolver/checkpoint_json.hpp"
 #include "mixer/json_form.hpp"
 
 namespace mixforge::evolver {
 namespace {
 
 
-std::string hex64(std::uint64_t v) {
-  char b[20];
-  std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(v));
-  return b;
-}
-std::uint64_t from_hex64(const std::string& s) { return std::stoull(s, nullptr, 16); }
-
 nlohmann::json counters_json(const RunCounters& c) { return to_json(c); }
 RunCounters counters_from(const nlohmann::json& j) { return counters_from_json(j); }
-
-nlohmann::json member_json(const Member& m) {
-  return {{"program", mixforge::to_json(m.program)},
-          {"chi2", m.estimate.chi2},
-          {"stderr", m.estimate.stderr_},
-          {"samples", m.estimate.samples},
-          {"exact", m.estimate.exact},
-          {"born", m.born}};
-}
-Member member_from(const nlohmann::json& j) {
-  Member m;
-  m.program = program_from_json(j.at("program"));
-  m.hash = m.program.hash();
-  m.estimate = {j.at("chi2").get<double>(), j.at("stderr").get<double>(),
-                j.at("samples").get<std::uint64_t>(), j.at("exact").get<bool>()};
-  m.born = j.value("born", std::uint64_t{0});
-  return m;
-}
 
 const char* const migrations[] = {
     // version 1
@@ -186,6 +162,20 @@ CREATE TABLE quality_reports (
 // them: a JSON array of IslandStatus, NULL for ordinary runs.
 const char* const migration_5 = "ALTER TABLE runs ADD COLUMN islands TEXT;";
 
+// Version 6: the last checkpoint of each other island of an island run (ranks > 0; rank
+// 0's island is the run's own checkpoint), in the JSON form of evolver/checkpoint_json.hpp,
+// so a resumed island run restarts every rank where it was.
+const char* const migration_6 = R"SQL(
+CREATE TABLE island_checkpoints (
+  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  rank INTEGER NOT NULL CHECK (rank > 0),
+  checkpoint TEXT NOT NULL,
+  tournaments INTEGER NOT NULL,
+  updated_at REAL NOT NULL,
+  PRIMARY KEY (run_id, rank)
+);
+)SQL";
+
 std::string order_sql(const PoolQuery& q) {
   const char* dir = q.descending ? " DESC" : "";
   switch (q.order) {
@@ -259,6 +249,8 @@ void Store::open_and_migrate(const std::filesystem::path& data_dir) {
         db.exec(migration_4);
       else if (version == 4)
         db.exec(migration_5);
+      else if (version == 5)
+        db.exec(migration_6);
       db.exec("PRAGMA user_version=" + std::to_string(version + 1));
       t.commit();
       if (version == 1) std::filesystem::remove(data_dir / "serve-state.json", ec_ignored);
@@ -286,8 +278,7 @@ void Store::checkpoint(const std::string& id, RunState state, const Checkpoint& 
                        const std::string& error, std::optional<bool> resume_on_start) {
   auto& db = impl_->db;
   SQLite::Transaction t(db);
-  nlohmann::json rng = nlohmann::json::array();
-  for (const auto& s : c.rngs) rng.push_back({hex64(s[0]), hex64(s[1]), hex64(s[2]), hex64(s[3])});
+  const nlohmann::json rng = rng_states_to_json(c.rngs);
   {
     SQLite::Statement q(db,
                         "UPDATE runs SET state=?, updated_at=?, counters=?, current_samples=?, "
@@ -301,7 +292,7 @@ void Store::checkpoint(const std::string& id, RunState state, const Checkpoint& 
     q.bind(6, static_cast<std::int64_t>(c.sessions));
     q.bind(7, rng.dump());
     if (c.best)
-      q.bind(8, member_json(*c.best).dump());
+      q.bind(8, to_json(*c.best).dump());
     else
       q.bind(8);
     q.bind(9, owner_pid);
@@ -425,7 +416,7 @@ static StoredRun run_from_row(SQLite::Statement& q) {
   s.updated_at = q.getColumn(5).getDouble();
   s.counters = counters_from(nlohmann::json::parse(q.getColumn(6).getString()));
   s.current_samples = static_cast<std::uint64_t>(q.getColumn(7).getInt64());
-  if (!q.getColumn(8).isNull()) s.best = scored_function(member_from(nlohmann::json::parse(q.getColumn(8).getString())));
+  if (!q.getColumn(8).isNull()) s.best = scored_function(member_from_json(nlohmann::json::parse(q.getColumn(8).getString())));
   r.owner_pid = q.getColumn(9).getInt();
   s.error = q.getColumn(10).getString();
   r.resume_on_start = q.getColumn(11).getInt() != 0;
@@ -445,6 +436,40 @@ void Store::set_islands(const std::string& id, const std::vector<IslandStatus>& 
   q.bind(1, a.dump());
   q.bind(2, id);
   if (q.exec() == 0) throw RunNotFound(id);
+}
+
+void Store::put_island_checkpoint(const std::string& id, int rank, const Checkpoint& c) {
+  SQLite::Statement q(impl_->db,
+                      "INSERT INTO island_checkpoints(run_id, rank, checkpoint, tournaments, updated_at) "
+                      "VALUES (?,?,?,?,?) ON CONFLICT(run_id, rank) DO UPDATE SET "
+                      "checkpoint=excluded.checkpoint, tournaments=excluded.tournaments, "
+                      "updated_at=excluded.updated_at");
+  q.bind(1, id);
+  q.bind(2, rank);
+  q.bind(3, to_json(c).dump());
+  q.bind(4, static_cast<std::int64_t>(c.counters.tournaments));
+  q.bind(5, unix_now());
+  try {
+    q.exec();
+  } catch (const SQLite::Exception& e) {
+    if (!run(id)) throw RunNotFound(id);  // the foreign key refused it
+    throw;
+  }
+}
+
+std::map<int, Checkpoint> Store::island_checkpoints(const std::string& id) {
+  SQLite::Statement q(impl_->db, "SELECT rank, checkpoint FROM island_checkpoints WHERE run_id=? ORDER BY rank");
+  q.bind(1, id);
+  std::map<int, Checkpoint> out;
+  while (q.executeStep()) {
+    const int rank = q.getColumn(0).getInt();
+    try {
+      out.emplace(rank, checkpoint_from_json(nlohmann::json::parse(q.getColumn(1).getString())));
+    } catch (const std::exception& e) {
+      throw std::runtime_error("run " + id + ", island " + std::to_string(rank) + ": stored checkpoint: " + e.what());
+    }
+  }
+  return out;
 }
 
 std::vector<StoredRun> Store::runs() {
@@ -548,9 +573,8 @@ std::optional<Checkpoint> Store::load_checkpoint(const std::string& id) {
   c.current_samples = static_cast<std::uint64_t>(q.getColumn(1).getInt64());
   c.next_leader_at = static_cast<std::uint64_t>(q.getColumn(2).getInt64());
   c.sessions = static_cast<std::uint64_t>(q.getColumn(3).getInt64());
-  for (const auto& s : nlohmann::json::parse(q.getColumn(4).getString()))
-    c.rngs.push_back({from_hex64(s[0]), from_hex64(s[1]), from_hex64(s[2]), from_hex64(s[3])});
-  if (!q.getColumn(5).isNull()) c.best = member_from(nlohmann::json::parse(q.getColumn(5).getString()));
+  c.rngs = rng_states_from_json(nlohmann::json::parse(q.getColumn(4).getString()));
+  if (!q.getColumn(5).isNull()) c.best = member_from_json(nlohmann::json::parse(q.getColumn(5).getString()));
   c.pool = pool(id);
   return c;
 }
@@ -645,6 +669,7 @@ std::optional<ScoredFunction> Store::function(const std::string& program_id) {
 void Store::remove_run(const std::string& id) {
   SQLite::Transaction t(impl_->db);
   for (const char* sql : {"DELETE FROM pool WHERE run_id=?", "DELETE FROM history WHERE run_id=?",
+                          "DELETE FROM island_checkpoints WHERE run_id=?",
                           "DELETE FROM notes WHERE subject='run' AND id=?", "DELETE FROM runs WHERE id=?"}) {
     SQLite::Statement q(impl_->db, sql);
     q.bind(1, id);

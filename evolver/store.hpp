@@ -5,6 +5,7 @@
 // previous or the new checkpoint. Not thread-safe: the run manager serialises access.
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -35,8 +36,8 @@ class Store {
   Store& operator=(const Store&) = delete;
 
   // 2: runs.resume_on_start (serve-state.json imported), pool.kinds, paging indexes.
-  // 3: notes. 4: quality_reports. 5: runs.islands.
-  static constexpr int schema_version = 5;
+  // 3: notes. 4: quality_reports. 5: runs.islands. 6: island_checkpoints.
+  static constexpr int schema_version = 6;
   const std::filesystem::path& path() const { return path_; }
 
   void create_run(const std::string& id, const RunConfig& config, double created_at);
@@ -50,6 +51,10 @@ class Store {
   void add_hall_of_fame(const std::vector<HallOfFameEntry>& entries);
   // The islands of an island run (RunSummary::islands), replaced whole. RunNotFound.
   void set_islands(const std::string& id, const std::vector<IslandStatus>& islands);
+  // The last checkpoint of island `rank` (> 0) of an island run, replaced whole. RunNotFound.
+  void put_island_checkpoint(const std::string& id, int rank, const Checkpoint& checkpoint);
+  // Every stored island checkpoint of the run, by rank (empty for ordinary runs).
+  std::map<int, Checkpoint> island_checkpoints(const std::string& id);
 
   std::vector<StoredRun> runs();
   std::optional<StoredRun> run(const std::string& id);

@@ -304,6 +304,8 @@ void Daemon::stop() { impl_->server->stop(); }
 
 bool Daemon::left_work_behind() const { return impl_->left_behind; }
 
+evolver::RunManager& Daemon::manager() { return *impl_->manager; }
+
 int run_daemon(const DaemonOptions& options) {
   Daemon daemon(options);
   const int rc = daemon.run();

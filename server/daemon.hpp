@@ -17,6 +17,8 @@
 #include "server/bake_limits.hpp"
 #include "server/logging.hpp"
 
+namespace mixforge::evolver { class RunManager; }
+
 namespace mixforge::server {
 
 struct DaemonOptions {
@@ -65,6 +67,8 @@ class Daemon {
   // After run(): a lane job did not end within the shutdown bound (the process should
   // exit without waiting for it; everything that matters is in the store).
   bool left_work_behind() const;
+  // Its run manager (serve --islands drives the other ranks' islands of its runs).
+  evolver::RunManager& manager();
 
  private:
   struct Impl;

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <SQLiteCpp/SQLiteCpp.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -12,6 +13,7 @@
 #include <tuple>
 
 #include "support/process.hpp"
+#include "evolver/checkpoint_json.hpp"
 #include "evolver/store.hpp"
 #include "mixer/text_form.hpp"
 
@@ -238,6 +240,7 @@ TEST(Store, MigrationImportsServeStateOnce) {
             "ALTER TABLE runs DROP COLUMN resume_on_start; ALTER TABLE pool DROP COLUMN rank;"
             "ALTER TABLE pool DROP COLUMN kinds; CREATE INDEX hall_of_fame_rank ON hall_of_fame(width, chi2);"
             "DROP TABLE notes; DROP TABLE quality_reports; ALTER TABLE runs DROP COLUMN islands;"
+              "DROP TABLE island_checkpoints;"
             "PRAGMA user_version=1");
   }
   {
@@ -281,7 +284,8 @@ TEST(Store, MigrationFrom3AddsQualityReportsAndKeepsNotes) {
   {
     // Back to version 3's shape.
     SQLite::Database db((dir / "mixforge.db").string(), SQLite::OPEN_READWRITE);
-    db.exec("DROP TABLE quality_reports; ALTER TABLE runs DROP COLUMN islands; PRAGMA user_version=3");
+    db.exec("DROP TABLE island_checkpoints; DROP TABLE quality_reports; ALTER TABLE runs DROP COLUMN islands; "
+            "PRAGMA user_version=3");
   }
   {
     Store s(dir);
@@ -319,7 +323,7 @@ TEST(Store, IslandsOfARunRoundTripAndVersionFourMigrates) {
   {
     // Back to version 4's shape: no islands column. The runs stay.
     SQLite::Database db((dir / "mixforge.db").string(), SQLite::OPEN_READWRITE);
-    db.exec("ALTER TABLE runs DROP COLUMN islands; PRAGMA user_version=4");
+    db.exec("DROP TABLE island_checkpoints; ALTER TABLE runs DROP COLUMN islands; PRAGMA user_version=4");
   }
   Store s(dir);
   ASSERT_TRUE(s.run("r1"));
@@ -404,6 +408,84 @@ TEST(Store, NotesVersionedPerSubjectAndGoneWithTheirRun) {
   EXPECT_EQ(s.integrity_check(), "ok");
 }
 
+// The other ranks' checkpoints of an island run: stored whole per rank, replaced by the
+// next, read back equal (pool, counters, RNG states, best), gone with their run; a
+// version-5 file gains the table and keeps its runs.
+TEST(Store, IslandCheckpointsRoundTripAndGoWithTheirRun) {
+  const mixforge::test::TempDir tmp("store-island-checkpoints");
+  const auto dir = tmp.path();
+  {
+    Store s(dir);
+    s.create_run("r1", RunConfig{}, 1);
+    s.create_run("r2", RunConfig{}, 2);
+  }
+  {
+    SQLite::Database db((dir / "mixforge.db").string(), SQLite::OPEN_READWRITE);
+    db.exec("DROP TABLE island_checkpoints; PRAGMA user_version=5");
+  }
+  Store s(dir);
+  ASSERT_TRUE(s.run("r1"));
+  EXPECT_TRUE(s.island_checkpoints("r1").empty());
+  Checkpoint c;
+  c.pool = {member(0x7feb352d, 1e-3, false), member(0x846ca68b, 2e-5, true)};
+  c.counters.tournaments = 4321;
+  c.counters.scored = 9999;
+  c.current_samples = 1 << 16;
+  c.next_leader_at = 5000;
+  c.rngs = {{1, 2, 3, 0xffffffffffffffffull}, {0x8000000000000000ull, 5, 6, 7}};
+  c.best = c.pool[1];
+  c.sessions = 2;
+  s.put_island_checkpoint("r1", 2, c);
+  Checkpoint later = c;
+  later.counters.tournaments = 5000;
+  s.put_island_checkpoint("r1", 1, c);
+  s.put_island_checkpoint("r1", 1, later);  // replaces rank 1's
+  const auto stored = s.island_checkpoints("r1");
+  ASSERT_EQ(stored.size(), 2u);
+  EXPECT_EQ(stored.at(1).counters.tournaments, 5000u);
+  const Checkpoint& back = stored.at(2);
+  EXPECT_EQ(back.pool, c.pool);
+  EXPECT_EQ(back.counters.tournaments, 4321u);
+  EXPECT_EQ(back.counters.scored, 9999u);
+  EXPECT_EQ(back.current_samples, c.current_samples);
+  EXPECT_EQ(back.next_leader_at, 5000u);
+  EXPECT_EQ(back.rngs, c.rngs);
+  ASSERT_TRUE(back.best);
+  EXPECT_EQ(*back.best, *c.best);
+  EXPECT_EQ(back.sessions, 2u);
+  EXPECT_TRUE(s.island_checkpoints("r2").empty());
+  EXPECT_THROW(s.put_island_checkpoint("nope", 1, c), RunNotFound);
+  s.remove_run("r1");
+  EXPECT_TRUE(s.island_checkpoints("r1").empty());
+  EXPECT_EQ(s.integrity_check(), "ok");
+}
+
+// A damaged checkpoint document names the field that is wrong.
+TEST(CheckpointJson, MalformedDocumentsNameTheField) {
+  Checkpoint c;
+  c.pool = {member(0x7feb352d, 1e-3, false)};
+  c.rngs = {{1, 2, 3, 4}};
+  nlohmann::json j = to_json(c);
+  EXPECT_EQ(checkpoint_from_json(j).pool, c.pool);
+  auto message = [](const nlohmann::json& bad) {
+    try {
+      checkpoint_from_json(bad);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  nlohmann::json no_pool = j;
+  no_pool.erase("pool");
+  EXPECT_NE(message(no_pool).find("checkpoint.pool"), std::string::npos) << message(no_pool);
+  nlohmann::json bad_rng = j;
+  bad_rng["rngs"][0][2] = "not hex";
+  EXPECT_NE(message(bad_rng).find("checkpoint.rngs"), std::string::npos) << message(bad_rng);
+  nlohmann::json bad_member = j;
+  bad_member["pool"][0].erase("chi2");
+  EXPECT_NE(message(bad_member).find("checkpoint.pool"), std::string::npos) << message(bad_member);
+}
+
 // Processes opening one database at once (a daemon and a CLI command, say) each open it
 // on their own connection; the schema is created or migrated exactly once. Here: 4
 // connections released together by a latch, on a fresh folder and on a version-1 file.
@@ -447,6 +529,7 @@ TEST(Store, ConnectionsOpeningTogetherMigrateOnce) {
               "ALTER TABLE runs DROP COLUMN resume_on_start; ALTER TABLE pool DROP COLUMN rank;"
               "ALTER TABLE pool DROP COLUMN kinds; CREATE INDEX hall_of_fame_rank ON hall_of_fame(width, chi2);"
             "DROP TABLE notes; DROP TABLE quality_reports; ALTER TABLE runs DROP COLUMN islands;"
+              "DROP TABLE island_checkpoints;"
               "PRAGMA user_version=1");
     }
     std::ofstream(dir / "serve-state.json") << R"({"running": ["r1"]})";

@@ -3,7 +3,11 @@
 #   1. a 12-bit run: every island sends and receives migrants, some are accepted, the other
 #      islands' bests land in rank 0's store (runs export), and every island finishes;
 #   2. SIGKILL of rank 2 mid-run: Open MPI 4.1 aborts the job, rank 0 gets SIGTERM and
-#      stops its run cleanly (state "stopped", checkpoint written), and that run resumes.
+#      stops its run cleanly (state "stopped", checkpoint written), and that run resumes;
+#   3. every island's checkpoint reaches rank 0's store; after SIGTERM, `evolve --islands
+#      --resume` restarts every rank from its own checkpoint (counts carry on);
+#   4. serve --islands: a run created over HTTP gets the other ranks' islands; pausing it
+#      stops them (final checkpoints), resuming restarts them, SIGTERM ends all cleanly.
 # Usage: islands_test.sh MIXFORGE_BINARY. Exit 77 (skipped) without mpirun or MPI support.
 set -euo pipefail
 exe=$1
@@ -100,3 +104,156 @@ echo "ok: mpirun exited $rc ${took}s after the kill; rank 0's run $run is stoppe
 "$exe" runs resume "$run" --tournaments 200 --json --data "$work/b" > "$work/resume.out" 2>&1 \
   || { cat "$work/resume.out"; fail "the stopped island run does not resume"; }
 echo "ok: the run resumes (rank 0's island)"
+
+show() { "$exe" runs show "$1" --json --data "$2"; }
+# The pid of MPI rank $2 of the job mpirun $1 runs.
+rank_pid() {
+  local p
+  for p in $(children_of "$1"); do
+    if tr '\0' '\n' < "/proc/$p/environ" 2> /dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$2"; then echo "$p"; return; fi
+  done
+}
+# The clean stop of an island run is SIGTERM to rank 0 alone: it stops the other islands,
+# stores their final checkpoints and lets every rank exit (mpirun's own SIGTERM gives the
+# ranks one second before SIGKILL: then the last periodic checkpoints are what is kept).
+stop_rank0() {
+  local r0 rc=0
+  r0=$(rank_pid "$1" 0)
+  [ -n "$r0" ] || { cat "$2"; fail "rank 0 not found"; }
+  kill -TERM "$r0"
+  wait "$1" || rc=$?
+  [ "$rc" -eq 0 ] || { cat "$2"; fail "mpirun exited $rc after SIGTERM to rank 0"; }
+}
+
+echo "== 3. resume every rank from its checkpoint (SIGTERM to rank 0, then evolve --islands --resume)"
+mpirun --oversubscribe -np 3 "$exe" evolve --islands --width 12 --max-steps 4 --seconds 300 --pool 200 --threads 1 \
+  --migration-interval 200 --island-checkpoint-interval 0.5 --device cpu --data "$work/c" \
+  > "$work/c.out" 2> "$work/c.err" &
+launcher=$!
+run=""
+for _ in $(seq 1 600); do
+  run=$(sed -n 's/^run_id: //p' "$work/c.out")
+  # Until both other islands have a stored checkpoint past 1500 tournaments.
+  if [ -n "$run" ] && show "$run" "$work/c" 2> /dev/null | python3 -c '
+import json, sys
+isl = json.load(sys.stdin).get("islands") or []
+sys.exit(0 if len(isl) == 3 and all(s["checkpoint_tournaments"] > 1500 for s in isl[1:]) else 1)'; then break; fi
+  sleep 0.2
+done
+[ -n "$run" ] || { cat "$work/c.err"; fail "no run id from the island run"; }
+stop_rank0 "$launcher" "$work/c.err"
+show "$run" "$work/c" > "$work/c-before.json"
+python3 - "$work/c-before.json" << 'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+isl = s["islands"]
+assert s["state"] == "stopped", s["state"]
+for i in isl[1:]:
+    assert i["finished"] and not i["lost"], i
+    # The final checkpoint: where the island stopped.
+    assert i["checkpoint_tournaments"] == i["counters"]["tournaments"] > 1500, i
+print("ok: stopped; islands' checkpoints at %s tournaments" % [i["checkpoint_tournaments"] for i in isl])
+PY
+timeout 300 mpirun --oversubscribe -np 3 "$exe" evolve --islands --resume "$run" --tournaments 300 \
+  --migration-interval 100 --device cpu --data "$work/c" --json > "$work/c2.out" 2> "$work/c2.err" \
+  || { cat "$work/c2.err"; fail "mpirun --resume exited $?"; }
+grep -q "resumed" "$work/c2.err" || { cat "$work/c2.err"; fail "rank 0 did not say it resumed"; }
+tail -n 1 "$work/c2.out" > "$work/c2.json"
+python3 - "$work/c-before.json" "$work/c2.json" << 'PY'
+import json, sys
+before = {i["rank"]: i for i in json.load(open(sys.argv[1]))["islands"]}
+after = json.load(open(sys.argv[2]))
+assert after["state"] == "finished", after["state"]
+for i in after["islands"]:
+    b = before[i["rank"]]
+    t = i["counters"]["tournaments"]
+    # A fresh island would stand near 300 (the extra budget); one restarted from its
+    # checkpoint stands past it.
+    start = b["checkpoint_tournaments"]
+    assert t >= start + 300, ("island %d: %d tournaments, its checkpoint had %d" % (i["rank"], t, start))
+    assert i["migrants_sent"] > b["migrants_sent"], ("island %d's counts did not carry on" % i["rank"], i, b)
+    assert i["finished"] and not i["lost"], i
+print("ok: every island continued from its checkpoint: %s -> %s tournaments" % (
+    [before[r]["checkpoint_tournaments"] for r in sorted(before)], [i["counters"]["tournaments"] for i in after["islands"]]))
+PY
+
+echo "== 4. serve --islands: runs started over HTTP become island runs; pause, resume, stop, restart"
+mpirun --oversubscribe -np 3 "$exe" serve --islands --port 0 --port-file "$work/port" --no-default-run \
+  --migration-interval 200 --island-checkpoint-interval 0.5 --device cpu --data "$work/d" \
+  > "$work/d.out" 2> "$work/d.err" &
+launcher=$!
+for _ in $(seq 1 300); do [ -s "$work/port" ] && break; sleep 0.1; done
+[ -s "$work/port" ] || { cat "$work/d.err"; fail "the daemon did not start"; }
+port=$(cat "$work/port")
+python3 - "$port" "$work/d.run" << 'PY' || { cat "$work/d.err"; kill -TERM "$launcher"; fail "serve --islands"; }
+import json, sys, time, urllib.request
+base = "http://127.0.0.1:%s/api/v1" % sys.argv[1]
+def call(method, path, body=None):
+    data = json.dumps(body).encode() if body is not None else None
+    headers = {"Content-Type": "application/json"} if body is not None else {}
+    req = urllib.request.Request(base + path, data=data, method=method, headers=headers)
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return json.loads(r.read() or b"null")
+def islands(run):
+    return call("GET", "/runs/" + run).get("islands") or []
+def wait(what, ok, timeout=120):
+    end = time.time() + timeout
+    while time.time() < end:
+        v = ok()
+        if v: return v
+        time.sleep(0.2)
+    raise AssertionError("timed out waiting for " + what)
+run = call("POST", "/runs", {"width": 12, "max_steps": 4, "pool_size": 200, "threads": 1,
+                             "budget": {"seconds": 300}})["id"]
+def migrating():
+    isl = islands(run)
+    return len(isl) == 3 and all(i["migrants_received"] > 0 and i["checkpoint_tournaments"] > 0 for i in isl[1:]) and isl
+isl = wait("three islands migrating, with checkpoints", migrating)
+print("ok: run %s has 3 islands; received %s" % (run, [i["migrants_received"] for i in isl]))
+call("POST", "/runs/%s/pause" % run, {})
+paused = wait("the other islands to stop with the pause",
+              lambda: all(i["finished"] for i in islands(run)[1:]) and islands(run))
+print("ok: paused: islands stopped at %s tournaments" % [i["counters"]["tournaments"] for i in paused])
+call("POST", "/runs/%s/resume" % run, {})
+wait("the islands to carry on from their checkpoints", lambda: all(
+    not i["finished"] and i["counters"]["tournaments"] > p["counters"]["tournaments"]
+    for i, p in zip(islands(run)[1:], paused[1:])))
+print("ok: resumed; the islands carry on")
+open(sys.argv[2], "w").write(run)
+PY
+run=$(cat "$work/d.run")
+stop_rank0 "$launcher" "$work/d.err"
+show "$run" "$work/d" > "$work/d-after.json"
+python3 - "$work/d-after.json" << 'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+isl = s["islands"]
+assert len(isl) == 3, isl
+for i in isl[1:]:
+    assert i["finished"] and not i["lost"], ("island %d did not stop cleanly" % i["rank"], i)
+    assert i["checkpoint_tournaments"] == i["counters"]["tournaments"] > 0, i
+print("ok: SIGTERM to rank 0: every rank exited; run %s is %s, every island finished with a checkpoint at %s" % (
+    s["id"], s["state"], [i["checkpoint_tournaments"] for i in isl]))
+PY
+# The next start resumes the interrupted run, and every island from its checkpoint.
+rm -f "$work/port"
+mpirun --oversubscribe -np 3 "$exe" serve --islands --port 0 --port-file "$work/port" --no-default-run \
+  --migration-interval 200 --device cpu --data "$work/d" > "$work/e.out" 2> "$work/e.err" &
+launcher=$!
+for _ in $(seq 1 300); do [ -s "$work/port" ] && break; sleep 0.1; done
+[ -s "$work/port" ] || { cat "$work/e.err"; fail "the daemon did not start again"; }
+python3 - "$(cat "$work/port")" "$run" "$work/d-after.json" << 'PY' || { cat "$work/e.err"; kill -TERM "$launcher"; fail "restart"; }
+import json, sys, time, urllib.request
+before = {i["rank"]: i["checkpoint_tournaments"] for i in json.load(open(sys.argv[3]))["islands"]}
+end = time.time() + 120
+while True:
+    with urllib.request.urlopen("http://127.0.0.1:%s/api/v1/runs/%s" % (sys.argv[1], sys.argv[2]), timeout=30) as r:
+        isl = json.loads(r.read()).get("islands") or []
+    if len(isl) == 3 and all(not i["finished"] and i["counters"]["tournaments"] > before[i["rank"]] for i in isl[1:]):
+        break
+    assert time.time() < end, ("the islands did not resume from their checkpoints", before, isl)
+    time.sleep(0.2)
+print("ok: a restarted serve --islands resumed the run and every island past its checkpoint %s" % before)
+PY
+stop_rank0 "$launcher" "$work/e.err"
+echo "PASS"

@@ -1,10 +1,11 @@
 import type { IslandStatus } from '../api/client';
 import { int, sci } from './format';
 
-export const ISLAND_COLUMNS = ['island', 'tournaments', 'sent', 'received', 'accepted', 'bests reported', 'best chi2', 'state'];
+export const ISLAND_COLUMNS = ['island', 'tournaments', 'sent', 'received', 'accepted', 'bests reported', 'best chi2', 'checkpoint', 'state'];
 
 // The cells of the run page's islands table (evolve --islands under mpirun), one row per
-// island in rank order: what rank 0 last heard of each.
+// island in rank order: what rank 0 last heard of each, and the tournament count of its
+// last stored checkpoint (where a resume restarts it).
 export function islandRows(islands: IslandStatus[] | null | undefined): string[][] {
   if (!islands?.length) return [];
   return [...islands].sort((a, b) => a.rank - b.rank).map((s) => [
@@ -15,6 +16,7 @@ export function islandRows(islands: IslandStatus[] | null | undefined): string[]
     int(s.migrants_accepted),
     int(s.bests_reported),
     s.best ? (s.best.chi2_exact != null ? sci(s.best.chi2_exact) : `~${sci(s.best.chi2)}`) : '–',
+    s.checkpoint_tournaments ? int(s.checkpoint_tournaments) : '–',
     s.lost ? 'lost' : s.finished ? 'finished' : 'running',
   ]);
 }
