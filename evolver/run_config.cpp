@@ -278,7 +278,8 @@ RunConfig run_config_from_json(const nlohmann::json& j) {
   for (const auto& [field, w] : {std::pair{"objective.bic_weight", c.objective.bic_weight},
                                  std::pair{"objective.higher_order_weight", c.objective.higher_order_weight}})
     if (!std::isfinite(w) || w < 0)
-      throw ConfigError(field, "must be a finite number >= 0 (0 leaves the term out), not " + nlohmann::json(w).dump());
+      throw ConfigError(field, std::string("must be a finite number >= 0 (0 leaves the term out), not ") +
+                                   (std::isnan(w) ? "NaN" : std::isinf(w) ? "infinite" : std::to_string(w).c_str()));
   if (c.precision.initial_samples > c.precision.max_samples)
     throw ConfigError("precision.initial_samples", "exceeds precision.max_samples");
   if (c.local_search.first_samples > c.local_search.max_samples)
