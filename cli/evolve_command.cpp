@@ -26,6 +26,9 @@ struct EvolveOptions {
   std::optional<std::uint64_t> pool;
   std::optional<std::uint64_t> seed;
   std::optional<unsigned> threads;
+  std::optional<double> bic_weight;
+  std::optional<double> higher_order_weight;
+  std::optional<std::uint64_t> objective_samples;
   std::string kind_sequence;
   std::string name;
   std::string data;
@@ -76,6 +79,9 @@ void run_evolve(const EvolveOptions& o) {
   if (o.seed) j["seed"] = evolver::seed_to_json(*o.seed);  // above 2^53-1: a string
   if (o.threads) j["threads"] = *o.threads;
   if (!o.name.empty()) j["name"] = o.name;
+  if (o.bic_weight) j["objective"]["bic_weight"] = *o.bic_weight;
+  if (o.higher_order_weight) j["objective"]["higher_order_weight"] = *o.higher_order_weight;
+  if (o.objective_samples) j["objective"]["samples"] = *o.objective_samples;
   if (o.seconds || o.tournaments) {
     nlohmann::json b = nlohmann::json::object();
     if (o.seconds) b["seconds"] = *o.seconds;
@@ -136,6 +142,12 @@ void add_evolve_command(CLI::App& app) {
   cmd->add_option("--threads", o->threads, "Worker threads (default: all cores)");
   cmd->add_option("--kind-sequence", o->kind_sequence,
                   "Lock programs to these step kinds, e.g. xsr,mul,xsr,mul,xsr");
+  cmd->add_option("--bic-weight", o->bic_weight,
+                  "Weight of the bit independence term in the objective (default 0: single-bit avalanche only)");
+  cmd->add_option("--higher-order-weight", o->higher_order_weight,
+                  "Weight of the 2-/3-bit flip avalanche term in the objective (default 0)");
+  cmd->add_option("--objective-samples", o->objective_samples,
+                  "Inputs per flipped bit for the objective's extra terms (default 16384)");
   cmd->add_option("--name", o->name, "A name for the run");
   cmd->add_option("--data", o->data, "Data directory (default $MIXFORGE_DATA or ./mixforge-data)");
   cmd->add_option("--config", o->config, "Run configuration JSON (schema/run.schema.json); flags override it");

@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "evolver/stored_objective.hpp"
+
 namespace mixforge::cli {
 namespace {
 
@@ -81,7 +83,8 @@ int run_in_foreground(evolver::RunManager& manager, const std::string& run_id,
   if (tty) std::fputs("\n", stderr);
 
   const evolver::RunSummary s = manager.get(run_id);
-  const auto best = manager.leaders(run_id, static_cast<std::size_t>(options.top));
+  auto best = manager.leaders(run_id, static_cast<std::size_t>(options.top));
+  evolver::measure_objective(best, s.config);  // stored functions keep no terms
   if (!options.json) {
     std::cout << "run " << run_id << " " << evolver::state_name(s.state) << " after "
               << s.counters.tournaments << " tournaments, " << s.counters.scored << " scored, "
@@ -95,7 +98,7 @@ int run_in_foreground(evolver::RunManager& manager, const std::string& run_id,
       else
         std::snprintf(head, sizeof head, "#%zu  chi2 %.6g +- %.2g (N=%llu, not exact)  id %s", i + 1, f.chi2,
                       f.chi2_stderr, static_cast<unsigned long long>(f.samples), f.id.c_str());
-      std::cout << "\n" << head << "\n" << f.text << "\n";
+      std::cout << "\n" << head << "\n" << objective_line(f) << f.text << "\n";
     }
   } else {
     nlohmann::json list = nlohmann::json::array();
@@ -116,6 +119,19 @@ int run_in_foreground(evolver::RunManager& manager, const std::string& run_id,
   }
   (void)stopped_by_signal;  // a stop on request is a clean end
   return 0;
+}
+
+std::string objective_line(const evolver::ScoredFunction& f) {
+  if (!f.objective) return {};
+  const auto& t = *f.objective;
+  char bic[64], line[256];
+  if (t.bic_exact)
+    std::snprintf(bic, sizeof bic, "%.4g exact", t.bic);
+  else
+    std::snprintf(bic, sizeof bic, "%.4g +- %.2g", t.bic, t.bic_stderr);
+  std::snprintf(line, sizeof line, "    objective: total %.6g = chi2 + %.6g (bic %s, higher order %.4g +- %.2g)\n",
+                f.rank(), t.penalty, bic, t.higher_order, t.higher_order_stderr);
+  return line;
 }
 
 }  // namespace mixforge::cli

@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/run_foreground.hpp"
 #include "evolver/run_manager.hpp"
+#include "evolver/stored_objective.hpp"
 
 namespace mixforge::cli {
 namespace {
@@ -72,7 +73,8 @@ void list(const RunsOptions& o) {
 void show(const RunsOptions& o) {
   with_run(o, [&](evolver::RunManager& m) {
     const auto r = m.get(o.id);
-    const auto leaders = m.leaders(o.id, static_cast<std::size_t>(o.top));
+    auto leaders = m.leaders(o.id, static_cast<std::size_t>(o.top));
+    evolver::measure_objective(leaders, r.config);  // stored functions keep no terms
     if (o.json) {
       nlohmann::json j = evolver::to_json(r);
       nlohmann::json l = nlohmann::json::array();
@@ -86,6 +88,11 @@ void show(const RunsOptions& o) {
               << "created      " << when(r.created_at) << " UTC, last checkpoint " << when(r.updated_at) << " UTC\n"
               << "width        " << r.config.width << ", steps " << r.config.min_steps << ".." << r.config.max_steps
               << ", pool " << r.config.pool_size << ", seed " << r.config.seed << "\n"
+              << (r.config.objective.enabled()
+                      ? "objective    chi2 + " + std::to_string(r.config.objective.bic_weight) + " * bic + " +
+                            std::to_string(r.config.objective.higher_order_weight) + " * higher order (" +
+                            std::to_string(r.config.objective.samples) + " samples)\n"
+                      : std::string())
               << "tournaments  " << r.counters.tournaments << " (" << r.counters.removals << " removals)\n"
               << "scored       " << r.counters.scored << " (" << r.counters.early_rejects << " early rejects), "
               << r.counters.exact_scored << " exact leader scores\n"
@@ -95,7 +102,7 @@ void show(const RunsOptions& o) {
       char head[160];
       std::snprintf(head, sizeof head, "#%zu  chi2 %.10g %s  bias %.6g  id %s", i + 1, f.chi2,
                     f.exact ? "(exact)" : "(sampled)", f.bias, f.id.c_str());
-      std::cout << "\n" << head << "\n" << f.text << "\n";
+      std::cout << "\n" << head << "\n" << objective_line(f) << f.text << "\n";
     }
   });
 }

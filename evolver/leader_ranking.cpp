@@ -33,7 +33,8 @@ std::vector<Member> exact_candidates(const Pool& pool, const RunConfig& config,
   for (std::size_t i : pool.top(static_cast<std::size_t>(p.leaders))) {
     const Member& m = pool[i];
     if (m.estimate.exact || std::find(done.begin(), done.end(), m.hash) != done.end()) continue;
-    if (best_exact && !(m.estimate.chi2 - z * m.estimate.stderr_ < *best_exact)) continue;
+    // best_exact is a rank (chi2 plus the objective's penalty, which an exact score keeps).
+    if (best_exact && !(m.estimate.chi2 + m.estimate.penalty - z * m.estimate.stderr_ < *best_exact)) continue;
     out.push_back(m);
   }
   return out;

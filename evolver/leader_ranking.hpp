@@ -33,7 +33,8 @@ struct RescoreResult {
 // Which leaders to re-score with more samples now.
 std::vector<RescoreJob> plan_leader_rescoring(const Pool& pool, const RunConfig& config);
 // Leaders worth an exact score, most promising first: not exact yet, not in `done`, and
-// estimate - 3 standard errors below best_exact (the run's best exact chi2 so far).
+// estimate - 3 standard errors below best_exact (the rank of the run's best exact score
+// so far: its chi2 plus the objective's penalty, 0 without one).
 std::vector<Member> exact_candidates(const Pool& pool, const RunConfig& config,
                                      std::optional<double> best_exact,
                                      const std::vector<std::uint64_t>& done);

@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "evolver/objective.hpp"
 #include "mixer/program.hpp"
 
 namespace mixforge::evolver {
@@ -17,9 +18,15 @@ struct Estimate {
   double stderr_ = 0;         // of chi2; 0 when exact
   std::uint64_t samples = 0;  // 2^n when exact
   bool exact = false;
+  // The weighted terms of the run's objective (evolver/objective.hpp), 0 when it is off.
+  // Kept when chi2 is re-estimated: the terms do not depend on the avalanche samples.
+  double penalty = 0;
   // The value tournaments compare: exact chi2, or for a sampled one max(chi2, stderr),
-  // so an estimate lost in its own noise does not look better than it can be shown to be.
-  double rank() const { return exact ? chi2 : (chi2 > stderr_ ? chi2 : stderr_); }
+  // so an estimate lost in its own noise does not look better than it can be shown to be;
+  // plus the objective's penalty (x + 0.0 == x: no objective, no change).
+  double rank() const { return chi2_rank() + penalty; }
+  // The avalanche part of rank() alone.
+  double chi2_rank() const { return exact ? chi2 : (chi2 > stderr_ ? chi2 : stderr_); }
   friend bool operator==(const Estimate&, const Estimate&) = default;
 };
 
@@ -28,6 +35,8 @@ struct Member {
   std::uint64_t hash = 0;  // program.hash(), the canonical id
   Estimate estimate;
   std::uint64_t born = 0;  // tournament count when it entered
+  // The objective's terms when the run has one (estimate.penalty is their weighted sum).
+  std::optional<ObjectiveTerms> objective = std::nullopt;
   friend bool operator==(const Member&, const Member&) = default;
 };
 

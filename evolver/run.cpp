@@ -1,5 +1,6 @@
 #include "evolver/run.hpp"
 
+#include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
 #include <algorithm>
@@ -32,6 +33,7 @@ ScoredFunction scored_function(const Member& m) {
   if (m.estimate.exact) f.chi2_exact = m.estimate.chi2;
   f.bias = bias_from_chi2(m.estimate.chi2, f.width);
   f.born = m.born;
+  f.objective = m.objective;
   return f;
 }
 
@@ -67,6 +69,27 @@ Run::Run(std::string id, RunConfig config, const Evaluator& evaluator, std::opti
   for (unsigned s = static_cast<unsigned>(rngs_.size()); s < workers; ++s)
     rngs_.push_back(Rng(config_.seed, s + (sessions_ << 20)).state());
   migration_rng_ = Rng(config_.seed, (std::uint64_t{1} << 40) + sessions_);
+  // A checkpoint keeps no objective terms (the store has no place for them): they are a
+  // function of the program and the configuration, so they are measured again, the same.
+  if (from && config_.objective.enabled()) {
+    std::vector<Member*> todo;
+    for (std::size_t i = 0; i < pool_.size(); ++i) todo.push_back(&pool_[i]);
+    if (best_) todo.push_back(&*best_);
+    tbb::parallel_for(std::size_t{0}, todo.size(), [&](std::size_t i) { with_objective(*todo[i]); });
+  }
+}
+
+std::optional<ObjectiveTerms> Run::objective_of(const Program& p) const {
+  const ObjectiveConfig& o = config_.objective;
+  if (!o.enabled()) return std::nullopt;
+  // Inputs the measures evaluate (both sides of each flip), for the evaluator choice.
+  const std::uint64_t inputs = 2 * o.samples * static_cast<std::uint64_t>(p.width() + 2);
+  return objective_terms(pick(p, inputs).batch_function(p), p.width(), o, objective_seed(config_.seed));
+}
+
+void Run::with_objective(Member& m) const {
+  m.objective = objective_of(m.program);
+  m.estimate.penalty = m.objective ? m.objective->penalty : 0;
 }
 
 Run::~Run() {
@@ -96,10 +119,14 @@ Estimate Run::full_score(const Program& p, std::uint64_t samples, std::uint64_t*
   return estimate_of(pick(p, samples).sampled(p, samples, sample_seed(samples)));
 }
 
+double Run::reject_threshold(double parent_rank) const {
+  return std::max(parent_rank, quality_floor(config_.width)) * (1 + config_.early_reject.margin);
+}
+
 Run::ChildScore Run::score_child(const Program& p, double parent_rank, std::uint64_t samples) const {
   ChildScore out;
   const auto& er = config_.early_reject;
-  const double threshold = std::max(parent_rank, quality_floor(config_.width)) * (1 + er.margin);
+  const double threshold = reject_threshold(parent_rank);
   if (exact_mode()) {
     const std::uint64_t total = std::uint64_t{1} << config_.width;
     if (er.enabled && er.first_samples * 4 <= total) {
@@ -345,7 +372,11 @@ void Run::leader_round(std::unique_lock<std::mutex>& lk) {
   lk.lock();
   ranking_ = false;
   for (const RescoreResult& r : results)
-    if (auto i = pool_.find(r.hash)) pool_[*i].estimate = r.estimate;
+    if (auto i = pool_.find(r.hash)) {
+      const double penalty = pool_[*i].estimate.penalty;  // the terms do not change
+      pool_[*i].estimate = r.estimate;
+      pool_[*i].estimate.penalty = penalty;
+    }
   // Without exact scores (n > 32, or too slow an evaluator) the best is the most
   // precisely scored leader.
   if (config_.width > 32 || exact_unaffordable_)
@@ -355,13 +386,13 @@ void Run::leader_round(std::unique_lock<std::mutex>& lk) {
   // Leaders that could beat the exact best go to the background ranker.
   if (!exact_mode()) {
     std::optional<double> best_exact;
-    if (best_ && best_->estimate.exact) best_exact = best_->estimate.chi2;
+    if (best_ && best_->estimate.exact) best_exact = best_->estimate.rank();
     exact_queue_ = exact_candidates(pool_, config_, best_exact, exact_done_);
     if (!exact_queue_.empty()) cv_.notify_all();
   }
   // More precision once the pool's best is lost in the noise floor.
   if (!exact_mode() && !pool_.empty() && current_samples_ < config_.precision.max_samples) {
-    const double best_rank = pool_[pool_.best()].estimate.rank();
+    const double best_rank = pool_[pool_.best()].estimate.chi2_rank();  // the avalanche's noise
     if (best_rank < config_.precision.noise_ratio * noise_floor(config_.width, current_samples_))
       current_samples_ = std::min(current_samples_ * 4, config_.precision.max_samples);
   }
@@ -451,7 +482,9 @@ void Run::ranker_loop() {
     exact_done_.push_back(m.hash);
     lk.unlock();
     try {
+      const double penalty = m.estimate.penalty;  // exact avalanche; the objective's terms stay
       m.estimate = exact_estimate(m.program);
+      m.estimate.penalty = penalty;
     } catch (const EvaluationCancelled&) {
       return;  // a requested stop: nothing of this score is kept
     }
@@ -488,9 +521,13 @@ void Run::polish() {
     std::lock_guard lk(mu_);
     return std::find(exact_done_.begin(), exact_done_.end(), h) != exact_done_.end();
   };
+  // Local search improves the exact chi2; with an objective, the improvement still has to
+  // beat the best's total (consider_best_locked) to become the run's best.
   hooks.improved = [&](const Program& q, const Estimate& e) {
+    Member m{q, q.hash(), e, 0};
+    with_objective(m);
     std::unique_lock lk(mu_);
-    Member m{q, q.hash(), e, counters_.tournaments};
+    m.born = counters_.tournaments;
     exact_done_.push_back(m.hash);
     ++counters_.local_improvements;
     consider_best_locked(m);
@@ -551,16 +588,19 @@ void Run::fill_step(std::unique_lock<std::mutex>& lk, Rng& rng) {
     unique = !pool_contains(p.hash());
   }
   std::uint64_t used = 0;
-  std::optional<Estimate> e;
-  if (unique) e = full_score(p, samples, &used);
+  std::optional<Member> m;
+  if (unique) {
+    m = Member{p, p.hash(), full_score(p, samples, &used), 0};
+    with_objective(*m);
+  }
   lk.lock();
   --pending_;
   cv_.notify_all();  // workers waiting for a pool of two
-  if (e) {
+  if (m) {
     counters_.scored += 1;
     counters_.samples += used;
-    Member m{p, p.hash(), *e, counters_.tournaments};
-    if (pool_.insert(m) && exact_mode()) consider_best_locked(m);
+    m->born = counters_.tournaments;
+    if (pool_.insert(*m) && exact_mode()) consider_best_locked(*m);
   } else {
     // The space of distinct programs is nearly exhausted (tiny widths): keep the pool
     // at the size it has instead of spinning.
@@ -599,18 +639,33 @@ Run::Offspring Run::breed(const Breeding& b, Rng& rng) const {
     }
     ChildScore cs = score_child(c, b.parent.estimate.rank(), b.samples);
     local.samples += cs.samples;
+    Member candidate{c, h, cs.estimate, 0};
+    // With an objective, a child that passes the avalanche stages gets its terms and
+    // meets the same threshold with its total (with the avalanche part's confidence
+    // bound): the reject keeps selecting among the attempts, as it does without one.
+    if (!cs.rejected && config_.objective.enabled()) {
+      with_objective(candidate);
+      const Estimate& e = candidate.estimate;
+      const double z = e.exact ? 0 : normal_quantile(config_.early_reject.confidence);
+      if (config_.early_reject.enabled && e.chi2 - z * e.stderr_ + e.penalty > reject_threshold(b.parent.estimate.rank()))
+        cs.rejected = true;
+    }
     if (!cs.rejected) {
-      out.child = Member{c, h, cs.estimate, 0};
+      out.child = std::move(candidate);
     } else {
       ++local.early_rejects;
       local.samples_saved += cs.saved;
-      if (!fallback || cs.estimate.rank() < fallback->estimate.rank()) fallback = Member{c, h, cs.estimate, 0};
+      if (!fallback || candidate.estimate.rank() < fallback->estimate.rank()) fallback = std::move(candidate);
     }
   }
   if (!out.child && fallback) {
-    fallback->estimate = full_score(fallback->program, b.samples, &local.samples);
+    // One rejected on its total was fully scored already; one rejected by the avalanche
+    // stages is scored in full now.
+    if (!fallback->objective) fallback->estimate = full_score(fallback->program, b.samples, &local.samples);
     out.child = fallback;
   }
+  // The objective's terms only for the child that enters the pool (not for the rejected).
+  if (out.child && !out.child->objective) with_objective(*out.child);
   return out;
 }
 
@@ -651,7 +706,9 @@ std::size_t Run::immigrate(const std::vector<Program>& programs) {
       samples = current_samples_;
     }
     std::uint64_t used = 0;
-    const Estimate e = full_score(p, samples, &used);  // unlocked: the expensive part
+    Member m{p, h, full_score(p, samples, &used), 0};  // unlocked: the expensive part
+    with_objective(m);
+    const Estimate& e = m.estimate;
     std::unique_lock lk(mu_);
     counters_.samples += used;
     ++counters_.scored;
@@ -662,7 +719,7 @@ std::size_t Run::immigrate(const std::vector<Program>& programs) {
         !remove_loser(member, e.rank(), config_.temperature, config_.width, migration_rng_))
       continue;
     pool_.remove_at(j);
-    const Member m{p, h, e, counters_.tournaments};
+    m.born = counters_.tournaments;
     if (pool_.insert(m)) {
       ++accepted;
       if (exact_mode()) consider_best_locked(m);

@@ -132,6 +132,12 @@ class Run {
   bool exact_mode() const;
   std::uint64_t sample_seed(std::uint64_t samples) const;
   Estimate full_score(const Program& p, std::uint64_t samples, std::uint64_t* used) const;
+  // The objective's terms of p (nullopt when the run has none); unlocked, thread-safe.
+  std::optional<ObjectiveTerms> objective_of(const Program& p) const;
+  // Sets m.objective and m.estimate.penalty from objective_of.
+  void with_objective(Member& m) const;
+  // A child worse than this (parent_rank: the parent's Estimate::rank()) is rejected.
+  double reject_threshold(double parent_rank) const;
   ChildScore score_child(const Program& p, double parent_rank, std::uint64_t samples) const;
   void consider_best_locked(const Member& m);
   // Calls the new-best callback for the queued entries with lk released; returns with it held.

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -158,6 +159,9 @@ const std::vector<Field>& fields() {
       nested("local_search.z", &RunConfig::local_search, &LocalSearchConfig::z),
       nested("restart.stagnation_seconds", &RunConfig::restart, &RestartConfig::stagnation_seconds),
       nested("restart.fraction", &RunConfig::restart, &RestartConfig::fraction),
+      nested("objective.bic_weight", &RunConfig::objective, &ObjectiveConfig::bic_weight),
+      nested("objective.higher_order_weight", &RunConfig::objective, &ObjectiveConfig::higher_order_weight),
+      nested("objective.samples", &RunConfig::objective, &ObjectiveConfig::samples),
       optional_budget("budget.seconds", &Budget::seconds),
       optional_budget("budget.tournaments", &Budget::tournaments),
       {"seed", [](const nlohmann::json& v, RunConfig& c, const std::string&) { c.seed = seed_from_json(v); },
@@ -269,6 +273,13 @@ RunConfig run_config_from_json(const nlohmann::json& j) {
     if (std::all_of(ks.begin(), ks.end(), takes_shift))
       throw ConfigError("allowed_kinds", "only shift kinds allowed, and none exists at width 1");
   }
+  // JSON cannot carry NaN or infinity, but a configuration built in code (the CLI's
+  // flags) can: the schema's minimum does not catch NaN.
+  for (const auto& [field, w] : {std::pair{"objective.bic_weight", c.objective.bic_weight},
+                                 std::pair{"objective.higher_order_weight", c.objective.higher_order_weight}})
+    if (!std::isfinite(w) || w < 0)
+      throw ConfigError(field, std::string("must be a finite number >= 0 (0 leaves the term out), not ") +
+                                   (std::isnan(w) ? "NaN" : std::isinf(w) ? "infinite" : std::to_string(w).c_str()));
   if (c.precision.initial_samples > c.precision.max_samples)
     throw ConfigError("precision.initial_samples", "exceeds precision.max_samples");
   if (c.local_search.first_samples > c.local_search.max_samples)

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "evolver/objective.hpp"
 #include "mixer/step.hpp"
 
 namespace mixforge::evolver {
@@ -107,6 +108,8 @@ struct RunConfig {
   Precision precision;
   LocalSearchConfig local_search;
   RestartConfig restart;
+  // Optional terms beyond single-bit avalanche (evolver/objective.hpp); all 0 by default.
+  ObjectiveConfig objective;
   Budget budget;
   std::uint64_t seed = 1;      // JSON: seed_from_json / seed_to_json
   unsigned threads = 0;        // 0 = all cores

@@ -67,6 +67,8 @@ nlohmann::json to_json(const ScoredFunction& f) {
       {"bias", f.bias},
       {"born", f.born},
   };
+  // Only where the run has an objective (and the terms are known): its total is the rank.
+  if (f.objective) j["objective"] = to_json(*f.objective, f.rank() - f.objective->penalty);
   return j;
 }
 
@@ -122,6 +124,7 @@ ScoredFunction scored_function_from_json(const nlohmann::json& b) {
   if (b.contains("chi2_exact") && !b["chi2_exact"].is_null()) f.chi2_exact = b["chi2_exact"].get<double>();
   f.bias = b.value("bias", 0.0);
   f.born = b.value("born", std::uint64_t{0});
+  if (b.contains("objective") && !b["objective"].is_null()) f.objective = objective_terms_from_json(b["objective"]);
   return f;
 }
 

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "evolver/objective.hpp"
 #include "evolver/pool_query.hpp"
 #include "evolver/run_config.hpp"
 #include "mixer/program.hpp"
@@ -50,13 +51,17 @@ struct ScoredFunction {
   std::optional<double> chi2_exact;
   double bias = 0;             // hash-prospector's unit, from chi2
   std::uint64_t born = 0;      // the run's tournament count when it entered the pool
+  // The run objective's terms (evolver/objective.hpp) when its run has one and they are
+  // known: live results, and stored hall-of-fame entries whose terms were cached.
+  std::optional<ObjectiveTerms> objective = std::nullopt;
   // The value to rank by (as Estimate::rank): the exact chi2, else max(chi2, its standard
   // error, 0), so a sampled estimate lost in its own noise (even below zero) never looks
-  // better than it can be shown to be.
+  // better than it can be shown to be; plus the objective's penalty when known.
   double rank() const {
-    if (chi2_exact) return *chi2_exact;
-    if (exact) return chi2;
-    return std::max({chi2, chi2_stderr, 0.0});
+    const double penalty = objective ? objective->penalty : 0.0;
+    if (chi2_exact) return *chi2_exact + penalty;
+    if (exact) return chi2 + penalty;
+    return std::max({chi2, chi2_stderr, 0.0}) + penalty;
   }
 };
 

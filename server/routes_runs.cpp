@@ -8,6 +8,7 @@
 
 #include "evolver/run_config.hpp"
 #include "evolver/run_manager.hpp"
+#include "evolver/stored_objective.hpp"
 #include "server/api.hpp"
 #include "server/event_stream.hpp"
 #include "server/problem.hpp"
@@ -231,7 +232,9 @@ Response get_best_uncached(ApiContext& ctx, const Request& req) {
   const std::string& id = run_id_param(req);
   const auto limit = q.integer("limit", 1, static_cast<std::int64_t>(ctx.limits.max_page)).value_or(10);
   nlohmann::json items = nlohmann::json::array();
-  for (const auto& f : ctx.runs.leaders(id, static_cast<std::size_t>(limit))) items.push_back(evolver::to_json(f));
+  auto leaders = ctx.runs.leaders(id, static_cast<std::size_t>(limit));
+  evolver::measure_objective(leaders, ctx.runs.get(id).config, &ctx.evaluator);  // stored ones keep no terms
+  for (const auto& f : leaders) items.push_back(evolver::to_json(f));
   return Response::json(200, {{"run_id", id}, {"items", std::move(items)}});
 }
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "evolver/run_config.hpp"
 #include "server/embedded_schemas.hpp"
 #include "tests/contract/contract_validator.hpp"
 
@@ -86,6 +87,31 @@ TEST(BundledDocument, SeedIsAnExactIntegerOrADecimalString) {
   ASSERT_TRUE(seed.contains("oneOf")) << seed.dump();
   EXPECT_EQ(seed["oneOf"][0]["maximum"], 9007199254740991LL);
   EXPECT_EQ(doc()["components"]["schemas"]["run"]["properties"]["seed"]["$ref"], "#/components/schemas/run_seed");
+}
+
+// The run's optional objective: the create example uses it, the run schema bounds its
+// weights, and a function's objective terms are part of its documented form.
+TEST(BundledDocument, RunObjectiveIsDocumentedWithAnExample) {
+  const json& example = doc()["paths"]["/api/v1/runs"]["post"]["requestBody"]["content"]["application/json"]["example"];
+  ASSERT_TRUE(example.contains("objective")) << example.dump();
+  const auto config = mixforge::evolver::run_config_from_json(example);
+  EXPECT_TRUE(config.objective.enabled());
+  EXPECT_EQ(config.objective.bic_weight, example["objective"]["bic_weight"].get<double>());
+  const json& objective = doc()["components"]["schemas"]["run"]["properties"]["objective"];
+  EXPECT_EQ(objective["properties"]["bic_weight"]["minimum"], 0);
+  EXPECT_EQ(objective["properties"]["higher_order_weight"]["minimum"], 0);
+  EXPECT_EQ(objective["additionalProperties"], false);
+
+  json f = doc()["paths"]["/api/v1/runs/{id}/best"]["get"]["responses"]["200"]["content"]["application/json"]["example"];
+  ASSERT_FALSE(f["items"].empty());
+  f["items"][0]["objective"] = {{"bic", 0.012},         {"bic_stderr", 0.0004}, {"bic_exact", false},
+                                {"higher_order", 0.0}, {"higher_order_stderr", 0.0005}, {"samples", 16384},
+                                {"penalty", 0.006},    {"total", 25.35}};
+  Exchange best{"GET", "/api/v1/runs/rx/best", 200, {{"Content-Type", "application/json"}}, f.dump()};
+  EXPECT_TRUE(v().check(best).empty()) << joined(v().check(best));
+  f["items"][0]["objective"]["weight"] = 1;
+  best.body = f.dump();
+  EXPECT_FALSE(v().check(best).empty());
 }
 
 TEST(ContractValidator, MatchesPathTemplates) {

@@ -110,6 +110,7 @@ TEST(RunConfig, EveryFieldRoundTrips) {
                                  {"exact_leaders", false}, {"exact_max_seconds", 30.0}}},
                   {"local_search", {{"enabled", false}, {"first_samples", 4096}, {"max_samples", 1 << 20}, {"z", 0.5}}},
                   {"restart", {{"stagnation_seconds", 90.0}, {"fraction", 0.25}}},
+                  {"objective", {{"bic_weight", 0.5}, {"higher_order_weight", 2.0}, {"samples", 4096}}},
                   {"budget", {{"seconds", 12.5}, {"tournaments", 999}}},
                   {"seed", 123456789},
                   {"threads", 3}};

@@ -1,0 +1,196 @@
+// The run's optional objective (evolver/objective.hpp): its configuration, the
+// normalisation of its terms, the ranking by the total, and a run that uses it.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+#include "avalanche/evaluator.hpp"
+#include "evolver/run.hpp"
+#include "evolver/objective.hpp"
+#include "evolver/pool.hpp"
+#include "evolver/run_config.hpp"
+#include "evolver/run_types.hpp"
+#include "mixer/text_form.hpp"
+
+using namespace mixforge;
+using namespace mixforge::evolver;
+
+namespace {
+
+std::string field_of(const nlohmann::json& j) {
+  try {
+    run_config_from_json(j);
+  } catch (const ConfigError& e) {
+    return e.field();
+  }
+  return "(accepted)";
+}
+
+// splitmix64's finalizer keyed and cut to the width: as good as an ideal random function
+// for these measures.
+BatchFunction ideal(int width) {
+  return [width](const std::uint64_t* in, std::uint64_t* out, std::size_t n) {
+    for (std::size_t k = 0; k < n; ++k) {
+      std::uint64_t z = in[k] + 0x9e3779b97f4a7c15ull;
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+      out[k] = (z ^ (z >> 31)) & ((std::uint64_t{1} << width) - 1);
+    }
+  };
+}
+
+const char* const lowbias32 = "x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;";
+const char* const triple32 =
+    "x ^= x >> 17; x *= 0xed5ad4bb; x ^= x >> 11; x *= 0xac4c1b51; x ^= x >> 15; x *= 0x31848bab; x ^= x >> 14;";
+
+}  // namespace
+
+TEST(ObjectiveConfig, DefaultsAreOffAndRoundTrip) {
+  const RunConfig c = run_config_from_json(nlohmann::json::object());
+  EXPECT_FALSE(c.objective.enabled());
+  EXPECT_EQ(c.objective, ObjectiveConfig{});
+  const RunConfig d = run_config_from_json(
+      {{"objective", {{"bic_weight", 2.5}, {"higher_order_weight", 0.5}, {"samples", 4096}}}});
+  EXPECT_TRUE(d.objective.enabled());
+  EXPECT_EQ(d.objective.bic_weight, 2.5);
+  EXPECT_EQ(d.objective.higher_order_weight, 0.5);
+  EXPECT_EQ(d.objective.samples, 4096u);
+  EXPECT_EQ(run_config_from_json(to_json(d)).objective, d.objective);
+  EXPECT_EQ(to_json(d)["objective"]["bic_weight"], 2.5);
+}
+
+TEST(ObjectiveConfig, BadWeightsNameTheField) {
+  EXPECT_EQ(field_of({{"objective", {{"bic_weight", -1}}}}), "objective.bic_weight");
+  EXPECT_EQ(field_of({{"objective", {{"higher_order_weight", -0.5}}}}), "objective.higher_order_weight");
+  EXPECT_EQ(field_of({{"objective", {{"bic_weight", "1"}}}}), "objective.bic_weight");
+  EXPECT_EQ(field_of({{"objective", {{"samples", 0}}}}), "objective.samples");
+  EXPECT_EQ(field_of({{"objective", {{"weight", 1}}}}), "objective");
+  // Not JSON, but a configuration built from the CLI's flags can carry them.
+  EXPECT_EQ(field_of({{"objective", {{"bic_weight", std::numeric_limits<double>::quiet_NaN()}}}}),
+            "objective.bic_weight");
+  EXPECT_EQ(field_of({{"objective", {{"higher_order_weight", std::numeric_limits<double>::infinity()}}}}),
+            "objective.higher_order_weight");
+  try {
+    run_config_from_json({{"objective", {{"bic_weight", -1}}}});
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("objective.bic_weight"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ObjectiveTerms, AnIdealFunctionScoresAboutZero) {
+  ObjectiveConfig o{1, 1, 1u << 12};
+  for (std::uint64_t seed : {1u, 2u, 3u}) {
+    const ObjectiveTerms t = objective_terms(ideal(32), 32, o, seed);
+    EXPECT_FALSE(t.bic_exact);
+    EXPECT_GT(t.bic_stderr, 0);
+    EXPECT_LT(std::fabs(t.bic), 4 * t.bic_stderr) << t.bic << " +- " << t.bic_stderr;
+    EXPECT_LT(std::fabs(t.higher_order), 4 * t.higher_order_stderr) << t.higher_order << " +- " << t.higher_order_stderr;
+    EXPECT_EQ(t.penalty, std::max(t.bic, 0.0) + std::max(t.higher_order, 0.0));
+  }
+  // From 2^(n-1) inputs per bit the bic term is counted exactly: no noise correction.
+  const ObjectiveTerms e = objective_terms(ideal(8), 8, {1, 0, 1u << 7}, 1);
+  EXPECT_TRUE(e.bic_exact);
+  EXPECT_EQ(e.bic_stderr, 0);
+  EXPECT_GT(e.bic, 0);
+  EXPECT_EQ(e.higher_order, 0);  // weight 0: not computed
+}
+
+TEST(ObjectiveTerms, SeeLowbias32sCoupledPairAndTriple32sIndependence) {
+  const ObjectiveConfig o{1, 1, 1u << 12};
+  const ObjectiveTerms lb = objective_terms(interpreted_function(parse_program(lowbias32)), 32, o, 5);
+  const ObjectiveTerms t3 = objective_terms(interpreted_function(parse_program(triple32)), 32, o, 5);
+  // Input bit 15 moves output bits 0 and 16 together (c = -1): 1 / (n - 1) by itself.
+  EXPECT_GT(lb.bic, 1.0 / 31);
+  EXPECT_GT(lb.bic, 100 * lb.bic_stderr);
+  EXPECT_LT(std::fabs(t3.bic), 4 * t3.bic_stderr);
+  // The same inputs give the same terms.
+  EXPECT_EQ(objective_terms(interpreted_function(parse_program(lowbias32)), 32, o, 5), lb);
+}
+
+// The pool, the tournaments and the best follow Estimate::rank(): chi2 plus the penalty.
+TEST(ObjectiveRanking, TheTotalDecidesWhenTheObjectiveIsOn) {
+  const ObjectiveConfig o{1, 0, 1u << 12};
+  const Program coupled = parse_program(lowbias32), independent = parse_program(triple32);
+  const ObjectiveTerms tc = objective_terms(interpreted_function(coupled), 32, o, 9);
+  const ObjectiveTerms ti = objective_terms(interpreted_function(independent), 32, o, 9);
+  // lowbias32's exact chi2 against a worse one given to the independent function.
+  const Estimate low{1.5418e-5, 0, std::uint64_t{1} << 32, true};
+  const Estimate worse{4e-5, 0, std::uint64_t{1} << 32, true};
+  for (bool on : {false, true}) {
+    Pool pool;
+    Member a{coupled, coupled.hash(), low, 0}, b{independent, independent.hash(), worse, 0};
+    if (on) {
+      a.objective = tc;
+      a.estimate.penalty = tc.penalty;
+      b.objective = ti;
+      b.estimate.penalty = ti.penalty;
+    }
+    pool.insert(a);
+    pool.insert(b);
+    EXPECT_EQ(pool[pool.best()].hash, on ? independent.hash() : coupled.hash()) << "objective " << on;
+    ScoredFunction fa = scored_function(a);
+    EXPECT_EQ(fa.rank(), a.estimate.rank());
+    EXPECT_EQ(fa.chi2, 1.5418e-5);  // the avalanche term stays the exact chi2
+    const nlohmann::json j = to_json(fa);
+    EXPECT_EQ(j.contains("objective"), on);
+    if (on) {
+      EXPECT_DOUBLE_EQ(j["objective"]["total"].get<double>(), 1.5418e-5 + tc.penalty);
+      EXPECT_EQ(scored_function_from_json(j).objective, fa.objective);
+    }
+  }
+}
+
+// A short 16-bit run (exact avalanche, one thread) with the objective on: every pool
+// member carries its terms, the best's total is the lowest anywhere, and a checkpoint
+// (which keeps no terms) resumes with the same terms measured again.
+TEST(ObjectiveRun, MembersCarryTheirTermsAndTheBestHasTheLowestTotal) {
+  const auto ev = Evaluator::with_own_engine();
+  RunConfig c;
+  c.width = 16;
+  c.max_steps = 5;
+  c.pool_size = 40;
+  c.seed = 3;
+  c.threads = 1;
+  c.budget.tournaments = 150;
+  c.objective = {1, 1, 1u << 12};
+  Checkpoint cp;
+  {
+    evolver::Run run("objective", c, *ev);
+    run.start(c.budget);
+    run.wait();
+    ASSERT_EQ(run.error(), "");
+    cp = run.snapshot();
+  }
+  ASSERT_TRUE(cp.best && cp.best->objective);
+  EXPECT_TRUE(cp.best->estimate.exact);  // the avalanche term is the exact chi2
+  ASSERT_FALSE(cp.pool.empty());
+  for (const Member& m : cp.pool) {
+    ASSERT_TRUE(m.objective) << m.program.id();
+    EXPECT_EQ(m.estimate.penalty, m.objective->penalty);
+    EXPECT_EQ(m.objective->penalty, std::max(m.objective->bic, 0.0) + std::max(m.objective->higher_order, 0.0));
+    EXPECT_LE(cp.best->estimate.rank(), m.estimate.rank());
+    EXPECT_EQ(*m.objective,
+              objective_terms(ev->batch_function(m.program), 16, c.objective, objective_seed(c.seed)));
+  }
+  const auto hof = scored_function(*cp.best);
+  EXPECT_EQ(hof.objective, cp.best->objective);
+
+  Checkpoint stored = cp;  // as the store gives it back: no terms
+  for (Member& m : stored.pool) {
+    m.objective.reset();
+    m.estimate.penalty = 0;
+  }
+  stored.best->objective.reset();
+  stored.best->estimate.penalty = 0;
+  evolver::Run resumed("objective", c, *ev, stored);
+  const Checkpoint again = resumed.snapshot();
+  ASSERT_EQ(again.pool.size(), cp.pool.size());
+  for (std::size_t i = 0; i < cp.pool.size(); ++i) EXPECT_EQ(again.pool[i], cp.pool[i]) << i;
+  EXPECT_EQ(again.best, cp.best);
+}
