@@ -480,8 +480,9 @@ struct RunManager::Impl {
       hof = store->hall_of_fame(id, 1);
     }
     // Hall-of-fame entries are written at once, checkpoints every few seconds: after a
-    // kill the hall of fame may know a better best than the checkpoint.
-    if (c && !hof.empty() && hof.front().function.exact &&
+    // kill the hall of fame may know a better best than the checkpoint. With an objective
+    // "better" is the total, which a stored entry does not carry: the checkpoint's stands.
+    if (c && !hof.empty() && hof.front().function.exact && !r.summary.config.objective.enabled() &&
         (!c->best || hof.front().function.chi2 < c->best->estimate.chi2)) {
       const ScoredFunction& f = hof.front().function;
       c->best = Member{f.program, f.program.hash(), {f.chi2, f.chi2_stderr, f.samples, f.exact}, f.born};

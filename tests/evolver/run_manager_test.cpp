@@ -18,6 +18,7 @@
 #include "evolver/pool_query.hpp"
 #include "evolver/run_manager.hpp"
 #include "evolver/store.hpp"
+#include "mixer/text_form.hpp"
 #include "evolver/run_state_machine.hpp"
 
 using namespace mixforge;
@@ -440,4 +441,47 @@ TEST(RunManager, FunctionLookupPrefersTheExactRecordOverAnActivePoolsEstimate) {
   ASSERT_TRUE(found->chi2_exact.has_value()) << "reported the pool's sampled estimate";
   EXPECT_EQ(*found->chi2_exact, 0.125);
   m.stop(id);
+}
+
+// After a kill the hall of fame may know a better best than the last checkpoint, and a
+// resume takes it. With an objective, "better" is the total (chi2 + terms), which a stored
+// entry does not carry: the checkpoint's best then stands (the entry stays in the hall of
+// fame). Stored chi2 values here are made up so that only the rule decides.
+TEST(RunManager, ResumeTakesTheHallOfFamesBestOnlyWithoutAnObjective) {
+  auto best_after_resume = [](bool objective) {
+    const mixforge::test::TempDir tmp("manager-resume-best");
+    const auto& dir = tmp.path();
+    RunConfig config = with_tournaments(1);
+    if (objective) config.objective.bic_weight = 1e-9;
+    auto member = [](const char* text, double chi2) {
+      Member m;
+      m.program = parse_program(text, {.width = 8});
+      m.hash = m.program.hash();
+      m.estimate = {chi2, 0, 256, true};
+      return m;
+    };
+    const Member kept = member("x *= 0x3b; x ^= x >> 4;", 1e-9);
+    const Member found = member("x *= 0x95; x ^= x >> 3;", 1e-12);
+    {
+      Store s(dir);
+      s.create_run("r", config, 1);
+      Checkpoint c;
+      c.pool = {kept, member("x ^= x >> 2; x *= 0x2d;", 0.5)};
+      c.rngs = {{1, 2, 3, 4}};
+      c.best = kept;
+      s.checkpoint("r", RunState::stopped, c, {}, 0);
+      HallOfFameEntry e;
+      e.function = scored_function(found);
+      e.run_id = "r";
+      s.add_hall_of_fame({e});
+    }
+    RunManager m(options(dir));
+    m.resume("r");
+    EXPECT_TRUE(m.wait("r", 120.0));
+    const auto best = m.get("r").best;
+    EXPECT_TRUE(best);
+    return best ? best->program : Program{};
+  };
+  EXPECT_EQ(best_after_resume(false), parse_program("x *= 0x95; x ^= x >> 3;", {.width = 8}));
+  EXPECT_EQ(best_after_resume(true), parse_program("x *= 0x3b; x ^= x >> 4;", {.width = 8}));
 }
