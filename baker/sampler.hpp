@@ -38,9 +38,9 @@ class Sampler {
   virtual void generate(std::span<SamplerState> states, std::uint32_t s,
                         std::span<Vec2> out) const = 0;
   // The index that batch b of `pattern` draws: b for pattern 0, else a permutation of
-  // [0, N) keyed by the seed and pattern. The same for every texel (a batch stays one
-  // stratum of each pattern), but a pattern's stratum is not paired with pattern 0's stratum
-  // of the same index (mixforge-cmj orders its samples by stratum).
+  // [0, N) keyed by the seed and pattern. The same for every texel, so a mixforge-cmj batch
+  // stays one stratum of each pattern (coherent rays), but not the stratum pattern 0 has at
+  // the same index (mixforge-cmj orders its samples by stratum).
   std::uint32_t pattern_index(std::uint32_t b, std::uint32_t pattern) const;
 
  protected:
