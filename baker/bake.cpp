@@ -95,6 +95,7 @@ BakeOutput bake(const Scene& scene, const BakeConfig& config, std::shared_ptr<co
   IntegratorOptions io;
   io.bounces = config.bounces;
   io.coherent = config.coherent;
+  io.light_sampling = config.light_sampling;
   io.progress = config.progress;
   io.cancel = config.cancel;
   t0 = Clock::now();
@@ -151,6 +152,14 @@ BakeOutput bake(const Scene& scene, const BakeConfig& config, std::shared_ptr<co
   r["bounces"] = config.bounces;
   r["seed"] = seed_json(config.seed);
   r["ray_order"] = config.coherent ? "stratum-batches" : "random";
+  const bool mis = out.result.light.mode == LightSampling::mis;
+  r["light_sampling"] = {{"mode", std::string(light_sampling_name(out.result.light.mode))},
+                         {"requested", std::string(light_sampling_name(config.light_sampling))},
+                         {"why", out.result.light.why},
+                         {"heuristic", mis ? nlohmann::json(std::string(mis_heuristic_name(io.heuristic)))
+                                           : nlohmann::json(nullptr)},
+                         {"emissive_triangles", out.result.emissive_triangles},
+                         {"emissive_area_fraction", out.result.emissive_area_fraction}};
   r["radiance"] = {{"mean", rgb(mean)}, {"min", rgb(lo)}, {"max", rgb(hi)}};
   nlohmann::json lanes = nlohmann::json::array();
   if (mixers && config.sampler == SamplerKind::mixforge_cmj) {

@@ -29,6 +29,7 @@ struct BakeConfig {
   // same cores, so auto leaves it to an explicit "vulkan").
   std::string backend = "embree";
   bool coherent = true;
+  LightSampling light_sampling = LightSampling::automatic;  // emissive triangles in bounce 0
   std::optional<std::filesystem::path> reference;  // EXR for the rmse
   std::uint32_t preview_width = 512, preview_height = 512;
   std::uint32_t max_atlas_size = 16384;  // lightmap edge limit in texels (a smaller --texel is refused)

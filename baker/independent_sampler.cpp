@@ -10,9 +10,10 @@ class IndependentSampler final : public Sampler {
  public:
   IndependentSampler(std::uint32_t count, std::uint64_t seed) : Sampler(count, seed) {}
   std::string_view name() const override { return "independent"; }
-  SamplerState start(std::uint32_t x, std::uint32_t y, std::uint32_t pass) const override {
+  SamplerState start(std::uint32_t x, std::uint32_t y, std::uint32_t pass,
+                     std::uint32_t pattern) const override {
     SamplerState st;
-    const std::uint64_t k = splitmix64(seed_ ^ 0x5851f42d4c957f2dull) ^
+    const std::uint64_t k = splitmix64(pattern_seed(pattern) ^ 0x5851f42d4c957f2dull) ^
                             ((std::uint64_t{pass} << 48) | (std::uint64_t{y} << 24) | x);
     st.w[0] = static_cast<std::uint32_t>(k);
     st.w[1] = static_cast<std::uint32_t>(k >> 32);

@@ -122,7 +122,55 @@ std::vector<Vec3> direct_analytic(const Scene& scene, const Atlas& atlas, std::s
   return sums;
 }
 
+// The MIS weight of a sample drawn with density p_this when the other strategy would have
+// drawn it with density p_other (both per solid angle). Ratios, not squares: a light pdf
+// near an emitter's edge-on direction can overflow its square.
+float mis_weight(float p_this, float p_other, MisHeuristic h) {
+  if (!(p_this > 0)) return 0;
+  const float r = p_other / p_this;
+  return h == MisHeuristic::power ? 1 / (1 + r * r) : 1 / (1 + r);
+}
+
+// Next-event estimation's shadow rays, collected over the sample batches of a tile and
+// traced together (one call per tile, or per shadow_batch_rays rays: a per-call cost such
+// as Vulkan's queue submission is paid rarely), then added to the texels' sums in the order
+// they were generated.
+class ShadowBatch {
+ public:
+  void add(const Ray& ray, Vec3 contribution, std::uint32_t texel) {
+    rays_.push_back(ray);
+    contribution_.push_back(contribution);
+    owner_.push_back(texel);
+  }
+  std::size_t size() const { return rays_.size(); }
+  // Traces the rays, adds the unblocked contributions; returns the rays traced.
+  std::size_t flush(const RayTracer& tracer, std::vector<Vec3>& sum) {
+    const std::size_t n = rays_.size();
+    if (n == 0) return 0;
+    blocked_.resize(n);
+    tracer.occluded(rays_, blocked_, true);
+    for (std::size_t i = 0; i < n; ++i)
+      if (!blocked_[i]) sum[owner_[i]] += contribution_[i];
+    rays_.clear();
+    contribution_.clear();
+    owner_.clear();
+    return n;
+  }
+
+ private:
+  std::vector<Ray> rays_;
+  std::vector<Vec3> contribution_;
+  std::vector<std::uint32_t> owner_;
+  std::vector<std::uint8_t> blocked_;
+};
+
+constexpr std::size_t shadow_batch_rays = 1 << 16;
+
 }  // namespace
+
+std::string_view mis_heuristic_name(MisHeuristic h) {
+  return h == MisHeuristic::power ? "power" : "balance";
+}
 
 Vec2 hit_uv(const Atlas& atlas, const Hit& hit) {
   const auto& uv = atlas.triangle_uv[hit.triangle];
@@ -147,6 +195,11 @@ IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTrac
     if (l.kind == LightKind::sky) sky += l.intensity;
   bool emissive = false;
   for (const Material& m : scene.materials) emissive |= max_component(m.emission) > 0;
+  const LightSampler lights(scene);
+  result.light = choose_light_sampling(options.light_sampling, lights);
+  result.emissive_triangles = lights.size();
+  result.emissive_area_fraction = lights.emissive_area_fraction();
+  const bool nee = result.light.mode == LightSampling::mis;
 
   result.lightmap = {atlas.width, atlas.height, std::vector<Vec3>(atlas.index.size())};
   for (std::uint32_t pass = 0; pass < passes; ++pass) {
@@ -155,6 +208,20 @@ IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTrac
     const Lightmap* previous = pass > 0 ? &result.passes.back() : nullptr;
     const bool gather = pass > 0 || emissive || max_component(sky) > 0;
     ProgressReporter progress(options, pass, passes, atlas.texels.size());
+
+    // What a hemisphere ray that hits the front of triangle h.triangle gathers. In bounce 0
+    // with next-event estimation, an emitter's radiance carries the MIS weight against the
+    // light pdf of that point (area pdf x dist^2 / cos at the emitter).
+    auto gathered = [&](const Hit& h, const Ray& ray, Vec3 normal) -> Vec3 {
+      const Material& m = scene.materials[scene.triangles[h.triangle].material];
+      if (pass > 0) return m.albedo * previous->bilinear(hit_uv(atlas, h));
+      const float pdf_area = nee ? lights.pdf_area(h.triangle) : 0.0f;
+      if (pdf_area == 0) return m.emission;
+      const float cos_light = -dot(atlas.triangle_normal[h.triangle], ray.direction);
+      const float p_light = pdf_area * (h.t * h.t) / cos_light;
+      const float p_hemisphere = dot(normal, ray.direction) * inv_pi;
+      return m.emission * mis_weight(p_hemisphere, p_light, options.heuristic);
+    };
 
     tbb::parallel_for(std::size_t{0}, atlas.tiles.size(), [&](std::size_t ti) {
       if (options.cancel && options.cancel->load(std::memory_order_relaxed)) throw BakeCancelled();
@@ -176,16 +243,52 @@ IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTrac
         frames.reserve(n);
         for (std::size_t k = 0; k < n; ++k) {
           const AtlasTexel& t = atlas.texels[tile.begin + k];
-          states[k] = sampler.start(t.x, t.y, pass);
+          states[k] = sampler.start(t.x, t.y, pass, hemisphere_pattern);
           frames.emplace_back(t.normal);
         }
-        // Random order (benchmark): the tile's n x spp rays are generated the same way,
-        // then traced in a shuffled order.
+        // Next-event estimation (bounce 0): one light sample per hemisphere sample, from the
+        // sampler's light pattern (its own scramble and stratum order).
+        const bool light_samples = pass == 0 && nee;
+        std::vector<SamplerState> light_states(light_samples ? n : 0);
+        std::vector<Vec2> ul(light_samples ? n : 0);
+        for (std::size_t k = 0; k < light_states.size(); ++k) {
+          const AtlasTexel& t = atlas.texels[tile.begin + k];
+          light_states[k] = sampler.start(t.x, t.y, pass, light_pattern);
+        }
+        ShadowBatch shadow;
+        // Random order (benchmark): the tile's n x spp hemisphere rays are generated the same
+        // way, then traced in a shuffled order (shadow rays keep their order).
         std::vector<Ray> all;
         std::vector<std::uint32_t> owner;
         for (std::uint32_t s = 0; s < spp; ++s) {
           // A relaxed load every 16 sample batches: cheap, and a cancel lands in milliseconds.
           if (options.cancel && s % 16 == 0 && options.cancel->load(std::memory_order_relaxed)) throw BakeCancelled();
+          if (light_samples) {
+            sampler.generate(light_states, sampler.pattern_index(s, light_pattern), ul);
+            for (std::size_t k = 0; k < n; ++k) {
+              const AtlasTexel& t = atlas.texels[tile.begin + k];
+              const LightSample ls = lights.sample(ul[k]);
+              Ray ray;
+              ray.origin = t.position + t.normal * eps;
+              const Vec3 d = ls.point - ray.origin;
+              const float dist2 = dot(d, d);
+              if (!(dist2 > 0)) continue;
+              const float dist = std::sqrt(dist2);
+              ray.direction = d / dist;
+              ray.tfar = dist * (1 - 1e-4f);  // stop short of the emitter itself
+              const float cos_texel = dot(t.normal, ray.direction);
+              const float cos_light = -dot(atlas.triangle_normal[ls.triangle], ray.direction);
+              if (cos_texel <= 0 || cos_light <= 0) continue;  // below the texel, or the emitter's back
+              const float p_light = ls.pdf_area * dist2 / cos_light;
+              const float p_hemisphere = cos_texel * inv_pi;
+              // Irradiance / pi: L cos / (pi p_light), MIS-weighted.
+              const float f = p_hemisphere / p_light * mis_weight(p_light, p_hemisphere, options.heuristic);
+              if (!(f > 0)) continue;
+              shadow.add(ray, scene.materials[scene.triangles[ls.triangle].material].emission * f,
+                         static_cast<std::uint32_t>(k));
+            }
+            if (shadow.size() >= shadow_batch_rays) rays += shadow.flush(tracer, sum);
+          }
           sampler.generate(states, s, u);
           for (std::size_t k = 0; k < n; ++k) {
             const AtlasTexel& t = atlas.texels[tile.begin + k];
@@ -206,10 +309,10 @@ IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTrac
               continue;
             }
             if (dot(atlas.triangle_normal[h.triangle], batch[k].direction) >= 0) continue;  // back
-            const Material& m = scene.materials[scene.triangles[h.triangle].material];
-            sum[k] += pass == 0 ? m.emission : m.albedo * previous->bilinear(hit_uv(atlas, h));
+            sum[k] += gathered(h, batch[k], frames[k].n);
           }
         }
+        rays += shadow.flush(tracer, sum);
         if (!options.coherent) {
           std::vector<std::uint32_t> perm(all.size());
           std::iota(perm.begin(), perm.end(), 0u);
@@ -231,8 +334,7 @@ IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTrac
               continue;
             }
             if (dot(atlas.triangle_normal[h.triangle], shuffled[i].direction) >= 0) continue;
-            const Material& m = scene.materials[scene.triangles[h.triangle].material];
-            sum[k] += pass == 0 ? m.emission : m.albedo * previous->bilinear(hit_uv(atlas, h));
+            sum[k] += gathered(h, shuffled[i], frames[k].n);
           }
         }
       }

@@ -1,6 +1,8 @@
 #pragma once
 // The integrator: direct light, then B indirect bounces without recursion. Bounce 0
-// gathers analytic lights (shadow rays), the sky dome and emissive surfaces; bounce k
+// gathers analytic lights (shadow rays), the sky dome and emissive surfaces (hemisphere
+// rays, combined by multiple importance sampling with next-event estimation of the emissive
+// triangles unless LightSampling says otherwise); bounce k
 // gathers, at the first hit of each hemisphere ray, albedo x the lightmap of bounce k-1
 // (bilinear, dilated). The lightmap stores incident irradiance / pi, so a surface shows
 // albedo x lightmap + emission, and a closed furnace of albedo rho and emission E gives
@@ -9,13 +11,18 @@
 #include <cstdint>
 #include <functional>
 #include <stdexcept>
+#include <string_view>
 #include <vector>
 
 #include "baker/atlas.hpp"
+#include "baker/light_sampler.hpp"
 #include "baker/ray_tracer.hpp"
 #include "baker/sampler.hpp"
 
 namespace mixforge::baker {
+
+enum class MisHeuristic { balance, power };
+std::string_view mis_heuristic_name(MisHeuristic h);  // "balance", "power"
 
 struct BakeProgress {
   std::uint32_t pass = 0, passes = 0;    // pass 0 is direct light
@@ -30,6 +37,12 @@ struct IntegratorOptions {
   // (coherent); false = the same rays, each tile's batch shuffled over its texels and
   // samples (for the coherence benchmark).
   bool coherent = true;
+  // Emissive triangles in bounce 0 (light_sampler.hpp).
+  LightSampling light_sampling = LightSampling::automatic;
+  // The MIS weight: balance (p_a / (p_a + p_b)) or power (p_a^2 / (p_a^2 + p_b^2)). Power:
+  // on the Cornell box's direct light it gave 1.7-2.3x lower RMSE at 16 spp than balance
+  // with the stratified samplers (1.2x with white noise); about even in emissive boxes.
+  MisHeuristic heuristic = MisHeuristic::power;
   // Called from worker threads, serialised by the integrator, at most every ~100 ms.
   std::function<void(const BakeProgress&)> progress;
   // When it turns true the integrator stops within a few sample batches of a tile and throws
@@ -52,6 +65,9 @@ struct IntegratorResult {
   Lightmap lightmap;                  // sum of all passes, dilated
   std::vector<Lightmap> passes;       // each pass alone (dilated)
   std::vector<PassStats> stats;       // one per pass
+  LightSamplingChoice light;          // what bounce 0 did with emissive triangles
+  std::size_t emissive_triangles = 0;
+  double emissive_area_fraction = 0;
 };
 
 IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTracer& tracer,

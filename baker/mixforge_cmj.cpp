@@ -31,9 +31,10 @@ class MixforgeCmj final : public Sampler {
     });
   }
   std::string_view name() const override { return "mixforge-cmj"; }
-  SamplerState start(std::uint32_t x, std::uint32_t y, std::uint32_t pass) const override {
+  SamplerState start(std::uint32_t x, std::uint32_t y, std::uint32_t pass,
+                     std::uint32_t pattern) const override {
     SamplerState st;
-    const std::uint32_t p = texel_seed(seed_, x, y, pass);
+    const std::uint32_t p = texel_seed(pattern_seed(pattern), x, y, pass);
     // Per-lane pattern constants (Kensler's multipliers decorrelate the lanes).
     st.w[0] = p * 0xa511e9b3u;
     st.w[1] = p * 0x63d83595u;

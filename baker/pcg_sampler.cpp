@@ -3,7 +3,7 @@
 // Reed's blog), the texel's stream starts at random_seed(ivec3(ray_from, atlas_pos)) and
 // every random number is value = hash(value). ray_from is the first ray of the pass;
 // here pass * N (one dispatch per bounce). The user's seed is xor-ed into atlas y (seed
-// 0 is Godot's exact stream).
+// 0 is Godot's exact stream); other patterns xor their own seed (Sampler::pattern_seed).
 #include "baker/hash_utils.hpp"
 #include "baker/sampler.hpp"
 
@@ -23,9 +23,10 @@ class PcgSampler final : public Sampler {
  public:
   PcgSampler(std::uint32_t count, std::uint64_t seed) : Sampler(count, seed) {}
   std::string_view name() const override { return "pcg"; }
-  SamplerState start(std::uint32_t x, std::uint32_t y, std::uint32_t pass) const override {
+  SamplerState start(std::uint32_t x, std::uint32_t y, std::uint32_t pass,
+                     std::uint32_t pattern) const override {
     SamplerState st;
-    st.w[0] = random_seed(pass * count_, x, y ^ static_cast<std::uint32_t>(seed_));
+    st.w[0] = random_seed(pass * count_, x, y ^ static_cast<std::uint32_t>(pattern_seed(pattern)));
     return st;
   }
   void generate(std::span<SamplerState> states, std::uint32_t,

@@ -1,15 +1,28 @@
 #include "baker/sampler.hpp"
 
 #include "baker/hash_utils.hpp"
+#include "baker/kensler_cmj.hpp"
 
 #include <stdexcept>
 #include <string>
 
 namespace mixforge::baker {
 
-SamplerState TexelSeededSampler::start(std::uint32_t x, std::uint32_t y, std::uint32_t pass) const {
+std::uint64_t Sampler::pattern_seed(std::uint32_t pattern) const {
+  if (pattern == 0) return seed_;
+  return splitmix64(seed_ ^ splitmix64(0x6c62272e07bb0142ull + pattern));
+}
+
+std::uint32_t Sampler::pattern_index(std::uint32_t b, std::uint32_t pattern) const {
+  if (pattern == 0) return b;
+  // Kensler's hashed permutation of [0, N) (cycle walking: exact for any N).
+  return kensler::permute(b, count_, static_cast<std::uint32_t>(pattern_seed(pattern) >> 32));
+}
+
+SamplerState TexelSeededSampler::start(std::uint32_t x, std::uint32_t y, std::uint32_t pass,
+                                       std::uint32_t pattern) const {
   SamplerState st;
-  st.w[0] = texel_seed(seed_, x, y, pass);
+  st.w[0] = texel_seed(pattern_seed(pattern), x, y, pass);
   return st;
 }
 

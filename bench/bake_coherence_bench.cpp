@@ -95,7 +95,7 @@ PassRays gather_rays(const Atlas& atlas, const Sampler& sampler, float eps) {
     std::vector<Vec2> u(n);
     for (std::size_t k = 0; k < n; ++k) {
       const AtlasTexel& t = atlas.texels[tile.begin + k];
-      states[k] = sampler.start(t.x, t.y, 1);
+      states[k] = sampler.start(t.x, t.y, 1, hemisphere_pattern);
     }
     for (std::uint32_t s = 0; s < sampler.count(); ++s) {
       sampler.generate(states, s, u);

@@ -40,6 +40,7 @@ struct Opts {
   std::uint32_t bounces = 2;
   float texel = 0;
   std::string backend = "auto";
+  std::string light_sampling = "auto";
   std::string out = "bake-out";
   std::string reference;
   std::string seed = "1";
@@ -172,6 +173,11 @@ void run(const Opts& o) {
   config.texel = o.texel;
   config.backend = o.backend;
   config.seed = parse_seed(o.seed);
+  try {
+    config.light_sampling = baker::light_sampling_from_name(o.light_sampling);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("bake: --light-sampling: ") + e.what());
+  }
   if (!o.reference.empty()) config.reference = o.reference;
 
   std::shared_ptr<const baker::Mixer4> mixers;
@@ -236,12 +242,17 @@ void add_bake_command(CLI::App& app) {
                   "Mixers from a run's pool: its best family of four 32-bit lanes with the same step kinds "
                   "(as export --family 32,32,32,32 --run picks it)");
   cmd->add_option("--sampler", o->sampler, "mixforge-cmj (default), kensler-cmj, pcg, sobol-owen, independent");
-  cmd->add_option("--spp", o->spp, "Hemisphere samples per texel and pass (default 256)");
+  cmd->add_option("--spp", o->spp, "Hemisphere samples per texel and pass, and as many light samples in the direct pass "
+                  "with --light-sampling mis (default 256)");
   cmd->add_option("--bounces", o->bounces, "Indirect bounces (default 2)");
   cmd->add_option("--texel", o->texel, "Texel size in world units (default: scene diagonal / 200)");
   cmd->add_option("--backend", o->backend,
                   "embree, vulkan (VK_KHR_ray_tracing_pipeline: a GPU, or Mesa's lavapipe on the CPU) or "
                   "auto (default: Vulkan on a GPU with ray-tracing pipelines, else Embree)");
+  cmd->add_option("--light-sampling", o->light_sampling,
+                  "Emissive surfaces in the direct pass: mis (hemisphere rays and next-event estimation of the "
+                  "emissive triangles, multiple importance sampling), hemisphere (hemisphere rays only) or auto "
+                  "(default: mis unless emitters are 75 % of the scene's area or more)");
   cmd->add_option("--out", o->out, "Output folder (default ./bake-out)");
   cmd->add_option("--reference", o->reference, "A lightmap.exr to compute the rmse against");
   cmd->add_option("--seed", o->seed, "Seed, 0..18446744073709551615 (default 1)");

@@ -59,6 +59,11 @@ TEST(BakeCli, CornellWithDefaultMixersWritesEverythingAndAValidReport) {
   expect_valid(report);
   EXPECT_EQ(report["mixer_origin"], "compiled-in");
   EXPECT_EQ(report["spp"], 4);
+  // The Cornell light is a small emitter: auto samples it (next-event estimation, MIS).
+  EXPECT_EQ(report["light_sampling"]["mode"], "mis");
+  EXPECT_EQ(report["light_sampling"]["requested"], "auto");
+  EXPECT_EQ(report["light_sampling"]["heuristic"], "power");
+  EXPECT_EQ(report["light_sampling"]["emissive_triangles"], 2);
   for (const auto& m : report["mixers"]) {
     EXPECT_TRUE(m["exact"].get<bool>());
     EXPECT_GT(m["chi2"].get<double>(), 0);
@@ -70,12 +75,15 @@ TEST(BakeCli, CornellWithDefaultMixersWritesEverythingAndAValidReport) {
 
   // A second bake measured against the first.
   const auto r2 = run_mixforge("bake --sampler sobol-owen --spp 4 --bounces 1 --texel 0.25 --json --out " +
-                               quoted((d / "b").string()) + " --reference " + quoted((d / "lightmap.exr").string()));
+                               quoted((d / "b").string()) + " --reference " + quoted((d / "lightmap.exr").string()) +
+                               " --light-sampling hemisphere");
   ASSERT_EQ(r2.exit_code, 0) << r2.output;
   const auto report2 = last_line_json(r2.output);
   expect_valid(report2);
   EXPECT_GT(report2["rmse"].get<double>(), 0);
   EXPECT_TRUE(report2["mixers"].empty());
+  EXPECT_EQ(report2["light_sampling"]["mode"], "hemisphere");
+  EXPECT_TRUE(report2["light_sampling"]["heuristic"].is_null());
   fs::remove_all(d);
 }
 
@@ -120,6 +128,9 @@ TEST(BakeCli, BadInputGetsClearErrors) {
   EXPECT_NE(r.output.find("embree, vulkan or auto"), std::string::npos) << r.output;
   r = run_mixforge("bake --seed 18446744073709551616");
   EXPECT_EQ(r.exit_code, 2);
+  r = run_mixforge("bake --light-sampling nee");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("auto, mis, hemisphere"), std::string::npos) << r.output;
 }
 
 // --backend vulkan runs the Vulkan ray-tracing back end (lavapipe here and in CI), or fails

@@ -1,5 +1,6 @@
-// The integrator against closed forms: the furnace, a point light and a sun over a plane;
-// determinism; the Embree back end's single-ray and packet paths agree.
+// The integrator against closed forms: the furnace, a square area light, a point light and a
+// sun over a plane; next-event estimation against hemisphere rays; determinism; the Embree
+// back end's single-ray and packet paths agree.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -41,13 +42,59 @@ Scene furnace_box(float rho, float emission) {
 }
 
 IntegratorResult run(const Scene& s, const Atlas& a, SamplerKind kind, std::uint32_t spp,
-                     std::uint32_t bounces, std::uint64_t seed = 1, bool coherent = true) {
+                     std::uint32_t bounces, std::uint64_t seed = 1, bool coherent = true,
+                     LightSampling light = LightSampling::automatic,
+                     MisHeuristic heuristic = IntegratorOptions{}.heuristic) {
   const auto tracer = make_embree_tracer(s);
   const auto sampler = make_sampler(kind, spp, seed, default_mixer4());
   IntegratorOptions o;
   o.bounces = bounces;
   o.coherent = coherent;
+  o.light_sampling = light;
+  o.heuristic = heuristic;
   return integrate(s, a, *tracer, *sampler, o);
+}
+
+IntegratorResult run_light(const Scene& s, const Atlas& a, LightSampling light, std::uint32_t spp,
+                           std::uint32_t bounces, std::uint64_t seed = 1,
+                           SamplerKind kind = SamplerKind::mixforge_cmj,
+                           MisHeuristic heuristic = IntegratorOptions{}.heuristic) {
+  return run(s, a, kind, spp, bounces, seed, true, light, heuristic);
+}
+
+// Root-mean-square difference over covered texels and channels.
+double rmse(const Atlas& a, const Lightmap& x, const Lightmap& y) {
+  double sum = 0;
+  for (const AtlasTexel& t : a.texels)
+    for (int c = 0; c < 3; ++c) {
+      const double d = double(x.at(t.x, t.y)[c]) - y.at(t.x, t.y)[c];
+      sum += d * d;
+    }
+  return std::sqrt(sum / (3.0 * a.texels.size()));
+}
+
+// A 4 x 4 grey plane at z = 0 (normal +z) under a square emitter of side `side`, radiance
+// `radiance`, facing down at height h, centred over the origin.
+Scene plane_under_square(float side, float h, Vec3 radiance) {
+  Scene s;
+  s.name = "square light";
+  s.materials = {{"grey", {0.5f, 0.5f, 0.5f}, {0, 0, 0}}, {"lamp", {0.5f, 0.5f, 0.5f}, radiance}};
+  const Vec3 p0{-2, -2, 0}, p1{2, -2, 0}, p2{2, 2, 0}, p3{-2, 2, 0};
+  s.triangles.push_back({{p0, p1, p2}, 0, std::nullopt, 0});
+  s.triangles.push_back({{p0, p2, p3}, 0, std::nullopt, 0});
+  const float r = side / 2;
+  const Vec3 q0{-r, -r, h}, q1{r, -r, h}, q2{r, r, h}, q3{-r, r, h};
+  s.triangles.push_back({{q0, q2, q1}, 1, std::nullopt, 1});  // clockwise from above: faces down
+  s.triangles.push_back({{q0, q3, q2}, 1, std::nullopt, 1});
+  return s;
+}
+
+// The form factor from a differential area facing +z at the origin to the rectangle
+// [0, X] x [0, Y] at height 1, parallel to it (one corner above the point; Howell's catalogue,
+// C-11): odd in X and in Y, so signed corners add up to any parallel rectangle.
+double corner_form_factor(double x, double y) {
+  const double a = std::sqrt(1 + x * x), b = std::sqrt(1 + y * y);
+  return (x / a * std::atan(y / a) + y / b * std::atan(x / b)) / (2 * M_PI);
 }
 
 }  // namespace
@@ -63,7 +110,7 @@ TEST(Furnace, ClosedBoxGivesTheGeometricSeriesInEveryTexel) {
   const Atlas a = build_atlas(s, {0.0625f, 2, 16, 4096});
   for (SamplerKind kind : all_sampler_kinds) {
     for (std::uint32_t b : {0u, 1u, 3u}) {
-      const auto r = run(s, a, kind, 16, b);
+      const auto r = run(s, a, kind, 16, b);  // auto light sampling: hemisphere here
       const double want = e * (1 - std::pow(double(rho), b + 1)) / (1 - rho);
       for (const AtlasTexel& t : a.texels) {
         const Vec3 v = r.lightmap.at(t.x, t.y);
@@ -71,6 +118,88 @@ TEST(Furnace, ClosedBoxGivesTheGeometricSeriesInEveryTexel) {
           ASSERT_NEAR(v[c], want, 0.005 * want)
               << sampler_name(kind) << " B=" << b << " texel " << t.x << "," << t.y;
       }
+    }
+  }
+}
+
+// Irradiance / pi under a Lambertian square emitter of radiance L is L x the form factor of
+// the square (closed form above) at every texel of the plane. With MIS at 256 spp
+// (mixforge-cmj) the largest texel error measured 0.8-0.9 % over seeds 1-3 (0.1-0.2 % with
+// Owen-Sobol, 5-6 % with white noise): 2 % per texel is over twice that, and the mean signed
+// error over the ~1600 texels (noise averages out, a bias would not; measured below 0.01 %)
+// must stay within 0.1 %.
+TEST(AreaLight, SquareEmitterOverAPlaneMatchesTheRectangleFormFactor) {
+  const float side = 0.5f, h = 1.0f;
+  const Vec3 radiance{3, 2, 1};
+  const Scene s = plane_under_square(side, h, radiance);
+  const Atlas a = build_atlas(s, {0.1f, 2, 16, 4096});
+  // The integrator starts rays 1e-4 scene diagonals above the surface (scene_epsilon).
+  const double hh = h - 1e-4 * bounds(s).diagonal();
+  const auto r = run_light(s, a, LightSampling::mis, 256, 0, 3);
+  EXPECT_EQ(r.light.mode, LightSampling::mis);
+  EXPECT_EQ(r.emissive_triangles, 2u);
+  double sum_rel = 0;
+  std::size_t n = 0;
+  for (const AtlasTexel& t : a.texels) {
+    if (t.normal.z < 0) continue;  // the emitter's own texels (facing down, unlit)
+    const double x0 = (-side / 2 - t.position.x) / hh, x1 = (side / 2 - t.position.x) / hh;
+    const double y0 = (-side / 2 - t.position.y) / hh, y1 = (side / 2 - t.position.y) / hh;
+    const double f = corner_form_factor(x1, y1) - corner_form_factor(x0, y1) - corner_form_factor(x1, y0) +
+                     corner_form_factor(x0, y0);
+    const Vec3 v = r.lightmap.at(t.x, t.y);
+    for (int c = 0; c < 3; ++c) {
+      const double want = radiance[c] * f;
+      ASSERT_NEAR(v[c], want, 0.02 * want) << "texel at " << t.position.x << "," << t.position.y;
+      sum_rel += (v[c] - want) / want;
+      ++n;
+    }
+  }
+  ASSERT_GT(n, 3u * 1500);
+  EXPECT_NEAR(sum_rel / n, 0.0, 0.001);
+}
+
+// Next-event estimation against hemisphere rays alone on the Cornell box's direct light
+// (bounce 0, the only pass it changes), each at 16 spp against a 256-spp bake of its own mode
+// (another seed). Measured at texel 0.1, refs at 1024-4096 spp: MIS's RMSE is 0.013x
+// (power heuristic) to 0.023x (balance) hemisphere's with mixforge-cmj, 0.03-0.04x with
+// white noise; 0.25x leaves a wide margin (seeds fixed: deterministic).
+TEST(LightSampling, MisBeatsHemisphereRaysOnTheCornellLight) {
+  const Scene s = cornell_box();
+  const Atlas a = build_atlas(s, {0.25f, 2, 16, 4096});
+  double error[2];
+  for (LightSampling mode : {LightSampling::hemisphere, LightSampling::mis}) {
+    const auto reference = run_light(s, a, mode, 256, 0, 99);
+    const auto r = run_light(s, a, mode, 16, 0, 1);
+    EXPECT_EQ(r.light.mode, mode);
+    error[mode == LightSampling::mis] = rmse(a, r.lightmap, reference.lightmap);
+  }
+  EXPECT_LT(error[1], 0.25 * error[0]) << "MIS " << error[1] << ", hemisphere " << error[0];
+  // And the light pattern's shadow rays are counted: one per sample and texel at most.
+  const auto mis = run_light(s, a, LightSampling::mis, 16, 0, 1);
+  const auto hemi = run_light(s, a, LightSampling::hemisphere, 16, 0, 1);
+  EXPECT_GT(mis.stats[0].rays, hemi.stats[0].rays);
+  EXPECT_LE(mis.stats[0].rays, 2 * hemi.stats[0].rays);
+}
+
+// In the closed furnace every direction sees an emitter, so hemisphere rays alone have zero
+// variance and MIS adds noise (per texel up to 15-30 % at 16 spp): auto keeps hemisphere
+// there (the furnace test above). Forced MIS stays unbiased: the mean over all texels is the
+// closed form within 0.5 % for every sampler at 64 spp (measured: within 0.05 %).
+TEST(Furnace, ForcedMisIsUnbiasedOverTheBox) {
+  const float rho = 0.6f, e = 1.5f;
+  const Scene s = furnace_box(rho, e);
+  const Atlas a = build_atlas(s, {0.0625f, 2, 16, 4096});
+  EXPECT_EQ(run(s, a, SamplerKind::mixforge_cmj, 1, 0).light.mode, LightSampling::hemisphere) << "auto";
+  for (SamplerKind kind : all_sampler_kinds) {
+    for (std::uint32_t b : {0u, 2u}) {
+      const auto r = run(s, a, kind, 64, b, 1, true, LightSampling::mis);
+      ASSERT_EQ(r.light.mode, LightSampling::mis);
+      EXPECT_EQ(r.emissive_triangles, 12u);
+      const double want = e * (1 - std::pow(double(rho), b + 1)) / (1 - rho);
+      double mean = 0;
+      for (const AtlasTexel& t : a.texels) mean += r.lightmap.at(t.x, t.y).x;
+      mean /= double(a.texels.size());
+      EXPECT_NEAR(mean, want, 0.005 * want) << sampler_name(kind) << " B=" << b;
     }
   }
 }
@@ -143,6 +272,7 @@ TEST(Determinism, SameSeedSameBitsOtherSeedOtherBits) {
   const auto x = run(s, a, SamplerKind::mixforge_cmj, 16, 1, 5);
   const auto y = run(s, a, SamplerKind::mixforge_cmj, 16, 1, 5);
   const auto z = run(s, a, SamplerKind::mixforge_cmj, 16, 1, 6);
+  EXPECT_EQ(x.light.mode, LightSampling::mis) << "auto on the Cornell box: light samples included";
   ASSERT_EQ(x.lightmap.texels.size(), y.lightmap.texels.size());
   EXPECT_EQ(std::memcmp(x.lightmap.texels.data(), y.lightmap.texels.data(),
                         x.lightmap.texels.size() * sizeof(Vec3)),
@@ -201,6 +331,8 @@ TEST(Bake, ReportAndOutputs) {
   EXPECT_EQ(r["sampler"], "mixforge-cmj");
   EXPECT_EQ(r["mixers"].size(), 4u);
   EXPECT_EQ(r["passes"].size(), 2u);
+  EXPECT_EQ(r["light_sampling"]["mode"], "mis");
+  EXPECT_EQ(r["light_sampling"]["emissive_triangles"], 2u);
   EXPECT_GT(r["rays"].get<double>(), 0);
   const fs::path d = fs::temp_directory_path() / ("mixforge_bake_" + std::to_string(::getpid()));
   write_outputs(out, d);
@@ -243,3 +375,4 @@ TEST(Cancel, AFlagStopsTheIntegratorWithBakeCancelled) {
   EXPECT_LT(last_done, a.texels.size()) << "the pass did not run to its end";
   EXPECT_LE(last_done, done_when_cancelled + 2 * 256) << "at most the tiles in flight finished";
 }
+

@@ -86,7 +86,7 @@ TEST(KenslerCmj, SquareCountsAreStratifiedOnBothAxes) {
   // With N = m * m the memo's pattern puts one sample in each of the N row strata (y =
   // (s + jy) / N) and each of the N column strata.
   const auto s = make_sampler(SamplerKind::kensler_cmj, 64, 9);
-  std::vector<SamplerState> st{s->start(1, 1, 0)};
+  std::vector<SamplerState> st{s->start(1, 1, 0, hemisphere_pattern)};
   std::set<int> fx, fy;
   for (std::uint32_t i = 0; i < 64; ++i) {
     Vec2 v;

@@ -18,10 +18,12 @@ using namespace mixforge::baker;
 
 namespace {
 
-std::vector<Vec2> points(const Sampler& s, std::uint32_t x, std::uint32_t y, std::uint32_t pass = 0) {
-  std::vector<SamplerState> st{s.start(x, y, pass)};
+// Sample b of the texel's set of `pattern`, drawn at the index the integrator draws it at.
+std::vector<Vec2> points(const Sampler& s, std::uint32_t x, std::uint32_t y, std::uint32_t pass = 0,
+                         std::uint32_t pattern = hemisphere_pattern) {
+  std::vector<SamplerState> st{s.start(x, y, pass, pattern)};
   std::vector<Vec2> out(s.count());
-  for (std::uint32_t i = 0; i < s.count(); ++i) s.generate(st, i, {&out[i], 1});
+  for (std::uint32_t i = 0; i < s.count(); ++i) s.generate(st, s.pattern_index(i, pattern), {&out[i], 1});
   return out;
 }
 
@@ -107,6 +109,58 @@ TEST(MixforgeCmj, TexelsAndPassesGetDifferentSets) {
   }
   EXPECT_LT(same_ab, 4);
   EXPECT_LT(same_ac, 4);
+}
+
+// The light pattern (next-event estimation) is another scramble of the same kind of set:
+// still CMJ, deterministic, other points than the hemisphere pattern's, and its batch b is
+// not in the stratum the hemisphere pattern's batch b is in (mixforge-cmj orders by stratum).
+TEST(MixforgeCmj, TheLightPatternIsAnotherCmjSetWithItsOwnStratumOrder) {
+  const auto mixers = default_mixer4();
+  for (std::uint32_t n : {1u, 7u, 16u, 64u, 100u}) {
+    SCOPED_TRACE("N = " + std::to_string(n));
+    const auto s = make_sampler(SamplerKind::mixforge_cmj, n, 7, mixers);
+    std::set<std::uint32_t> indices;
+    for (std::uint32_t b = 0; b < n; ++b) indices.insert(s->pattern_index(b, light_pattern));
+    EXPECT_EQ(indices.size(), n) << "pattern_index is a permutation";
+    EXPECT_LT(*indices.rbegin(), n);
+    EXPECT_EQ(s->pattern_index(n - 1, hemisphere_pattern), n - 1);
+    const auto h = points(*s, 3, 5, 0, hemisphere_pattern);
+    const auto l = points(*s, 3, 5, 0, light_pattern), again = points(*s, 3, 5, 0, light_pattern);
+    expect_cmj(l, n);
+    if (n < 16) continue;
+    const CmjGrid g = cmj_grid(n);
+    int same_point = 0, same_stratum = 0;
+    for (std::uint32_t b = 0; b < n; ++b) {
+      EXPECT_EQ(l[b].x, again[b].x);
+      EXPECT_EQ(l[b].y, again[b].y);
+      same_point += l[b].x == h[b].x;
+      same_stratum += static_cast<int>(l[b].x * g.m) == static_cast<int>(h[b].x * g.m) &&
+                      static_cast<int>(l[b].y * g.n) == static_cast<int>(h[b].y * g.n);
+    }
+    EXPECT_EQ(same_point, 0);
+    EXPECT_LT(same_stratum, static_cast<int>(n / 4)) << "strata of batch b are paired at random";
+  }
+}
+
+TEST(Samplers, PatternsAreIndependentScramblesForEverySampler) {
+  const auto mixers = default_mixer4();
+  for (SamplerKind k : all_sampler_kinds) {
+    SCOPED_TRACE(std::string(sampler_name(k)));
+    const auto s = make_sampler(k, 64, 42, mixers);
+    const auto h = points(*s, 3, 4, 0, hemisphere_pattern);
+    const auto l = points(*s, 3, 4, 0, light_pattern), again = points(*s, 3, 4, 0, light_pattern);
+    int same = 0;
+    for (std::size_t i = 0; i < h.size(); ++i) {
+      ASSERT_GE(l[i].x, 0.0f);
+      ASSERT_LT(l[i].x, 1.0f);
+      ASSERT_GE(l[i].y, 0.0f);
+      ASSERT_LT(l[i].y, 1.0f);
+      EXPECT_EQ(l[i].x, again[i].x);
+      EXPECT_EQ(l[i].y, again[i].y);
+      same += l[i].x == h[i].x;
+    }
+    EXPECT_LT(same, 2);
+  }
 }
 
 TEST(SobolOwen, PowerOfTwoSetsAreStratifiedOnBothAxes) {
