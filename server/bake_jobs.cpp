@@ -404,6 +404,7 @@ void BakeJobs::run(Job& job) {
     config.texel = static_cast<float>(spec.texel);
     config.seed = spec.seed;
     config.backend = spec.backend;
+    config.light_sampling = baker::light_sampling_from_name(spec.light_sampling);
     config.max_atlas_size = limits_.max_atlas_size;
     config.cancel = &job.cancel;
     if (!spec.reference.empty()) config.reference = job.dir / reference_file;

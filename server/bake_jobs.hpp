@@ -49,6 +49,7 @@ struct BakeSpec {
   double texel = 0;
   std::uint64_t seed = 1;
   std::string backend = "embree";
+  std::string light_sampling = "auto";  // baker::light_sampling_from_name
   std::string reference;  // a finished bake whose lightmap is the rmse reference ("": none)
   nlohmann::json request;  // the request as the job reports it (scene content left out)
 };

@@ -144,6 +144,7 @@ BakeSpec read_bake_request(ApiContext& ctx, const Request& req) {
   spec.texel = body.value("texel", 0.0);
   spec.seed = body.value("seed", std::uint64_t{1});
   spec.backend = body.value("backend", spec.backend);
+  spec.light_sampling = body.value("light_sampling", spec.light_sampling);
   spec.reference = body.value("reference", std::string());
   if (body.contains("mixers")) {
     if (spec.sampler != "mixforge-cmj")
@@ -156,6 +157,7 @@ BakeSpec read_bake_request(ApiContext& ctx, const Request& req) {
   echo["bounces"] = spec.bounces;
   echo["seed"] = spec.seed;
   echo["backend"] = spec.backend;
+  echo["light_sampling"] = spec.light_sampling;
   echo["mixers_source"] = spec.mixers_source;
   spec.request = std::move(echo);
   return spec;

@@ -55,6 +55,24 @@ json wait_for(httplib::Client& c, const std::string& id, std::initializer_list<c
   return job;
 }
 
+// The request's light sampling reaches the baker and the report says what ran: the
+// Cornell light by MIS when auto chooses, hemisphere rays alone when asked for.
+TEST(BakesE2E, LightSamplingIsTheRequestsChoice) {
+  Daemon d;
+  auto c = d.client();
+  for (const char* mode : {"auto", "hemisphere"}) {
+    const std::string body = std::string(R"({"scene": "cornell", "spp": 4, "bounces": 0, "texel": 0.1)") +
+                             (std::string(mode) == "auto" ? "}" : R"(, "light_sampling": "hemisphere"})");
+    const json job = post_bake(c, body);
+    EXPECT_EQ(job["request"]["light_sampling"], mode);
+    const json done = wait_for(c, job["id"].get<std::string>(), {"done", "failed"});
+    ASSERT_EQ(done["state"], "done") << done.dump();
+    const json& ls = done["report"]["light_sampling"];
+    EXPECT_EQ(ls["requested"], mode) << ls.dump();
+    EXPECT_EQ(ls["mode"], std::string(mode) == "auto" ? "mis" : "hemisphere") << ls.dump();
+  }
+}
+
 TEST(BakesE2E, CornellBakeRunsToTheEndAndServesItsFiles) {
   Daemon d;
   auto c = d.client();
@@ -182,6 +200,7 @@ TEST(BakesE2E, BadRequestsNameTheirField) {
       {R"({"bounces": 17})", 422, "/bounces"},
       {R"({"scene": "/etc/passwd"})", 422, "/scene"},
       {R"({"sampler": "halton"})", 422, "/sampler"},
+      {R"({"light_sampling": "nee"})", 422, "/light_sampling"},
       {R"({"sampler": "pcg", "mixers": {"function_ids": ["0123456789abcdef"]}})", 422, "/mixers"},
       {R"({"mixers": {"function_ids": ["0123456789abcdef"]}})", 404, "/mixers/function_ids/0"},
       {R"({"mixers": {"run": "r000000000000"}})", 404, "/mixers/run"},
@@ -220,7 +239,7 @@ TEST(BakesE2E, UploadedScenes) {
   const json job = post_bake(c, obj.dump());
   EXPECT_EQ(job["request"]["scene"]["format"], "obj");
   EXPECT_EQ(job["request"]["scene"]["name"], "box.obj");
-  const json done = wait_for(c, job["id"], {"done", "failed"});
+  const json done = wait_for(c, job["id"].get<std::string>(), {"done", "failed"});
   ASSERT_EQ(done["state"], "done") << done.dump();
   const double want = (1 - 0.5 * 0.5 * 0.5) / (1 - 0.5);  // E = 1, rho = 0.5, B = 2
   for (int ch = 0; ch < 3; ++ch) {
