@@ -147,6 +147,7 @@ BakeOutput bake(const Scene& scene, const BakeConfig& config, std::shared_ptr<co
   r["backend"] = tracer->name();
   r["backend_device"] = device;
   r["backend_choice"] = why.empty() ? nlohmann::json(nullptr) : nlohmann::json(why);
+  if (const std::string t = tracer->traversal(); !t.empty()) r["traversal"] = t;
   r["sampler"] = std::string(sampler_name(config.sampler));
   r["spp"] = config.spp;
   r["bounces"] = config.bounces;

@@ -2,9 +2,13 @@
 
 #include <embree3/rtcore.h>
 
+#include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace mixforge::baker {
 namespace {
@@ -13,6 +17,29 @@ namespace {
 void on_error(void* user, RTCError code, const char* message) {
   auto* last = static_cast<std::string*>(user);
   *last = "Embree error " + std::to_string(int(code)) + ": " + (message ? message : "");
+}
+
+RTCRayHit to_embree(const Ray& r) {
+  RTCRayHit rh;
+  rh.ray.org_x = r.origin.x;
+  rh.ray.org_y = r.origin.y;
+  rh.ray.org_z = r.origin.z;
+  rh.ray.dir_x = r.direction.x;
+  rh.ray.dir_y = r.direction.y;
+  rh.ray.dir_z = r.direction.z;
+  rh.ray.tnear = r.tnear;
+  rh.ray.tfar = r.tfar;
+  rh.ray.time = 0;
+  rh.ray.mask = 0xffffffffu;
+  rh.ray.id = 0;
+  rh.ray.flags = 0;
+  rh.hit.geomID = RTC_INVALID_GEOMETRY_ID;
+  rh.hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
+  return rh;
+}
+
+Hit from_embree(const RTCRayHit& rh) {
+  return rh.hit.geomID == RTC_INVALID_GEOMETRY_ID ? Hit{} : Hit{rh.hit.primID, rh.ray.tfar, rh.hit.u, rh.hit.v};
 }
 
 class EmbreeTracer final : public RayTracer {
@@ -57,70 +84,68 @@ class EmbreeTracer final : public RayTracer {
   ~EmbreeTracer() override { release(); }
 
   std::string name() const override {
-    return mode_ == EmbreeMode::single ? "embree" : "embree-packet16";
+    switch (mode_) {
+      case EmbreeMode::packet16: return "embree-packet16";
+      case EmbreeMode::stream: return "embree-stream";
+      default: return "embree";  // single, measured
+    }
   }
 
   void intersect(std::span<const Ray> rays, std::span<Hit> hits, bool coherent) const override {
     RTCIntersectContext ctx;
     rtcInitIntersectContext(&ctx);
     ctx.flags = coherent ? RTC_INTERSECT_CONTEXT_FLAG_COHERENT : RTC_INTERSECT_CONTEXT_FLAG_INCOHERENT;
-    if (mode_ == EmbreeMode::packet16) {
-      for (std::size_t base = 0; base < rays.size(); base += 16) {
-        alignas(64) RTCRayHit16 rh;
-        alignas(64) int valid[16];
-        const std::size_t count = std::min<std::size_t>(16, rays.size() - base);
-        for (std::size_t k = 0; k < 16; ++k) {
-          valid[k] = k < count ? -1 : 0;
-          const Ray& r = rays[base + (k < count ? k : 0)];
-          rh.ray.org_x[k] = r.origin.x;
-          rh.ray.org_y[k] = r.origin.y;
-          rh.ray.org_z[k] = r.origin.z;
-          rh.ray.dir_x[k] = r.direction.x;
-          rh.ray.dir_y[k] = r.direction.y;
-          rh.ray.dir_z[k] = r.direction.z;
-          rh.ray.tnear[k] = r.tnear;
-          rh.ray.tfar[k] = r.tfar;
-          rh.ray.time[k] = 0;
-          rh.ray.mask[k] = 0xffffffffu;
-          rh.ray.id[k] = 0;
-          rh.ray.flags[k] = 0;
-          rh.hit.geomID[k] = RTC_INVALID_GEOMETRY_ID;
-          rh.hit.instID[0][k] = RTC_INVALID_GEOMETRY_ID;
-        }
-        rtcIntersect16(valid, scene_, &ctx, &rh);
-        for (std::size_t k = 0; k < count; ++k) {
-          Hit& h = hits[base + k];
-          if (rh.hit.geomID[k] == RTC_INVALID_GEOMETRY_ID) {
-            h = Hit{};
-          } else {
-            h = {rh.hit.primID[k], rh.ray.tfar[k], rh.hit.u[k], rh.hit.v[k]};
-          }
-        }
-      }
-      return;
+    switch (mode_) {
+      case EmbreeMode::single: return trace_single(rays, hits, ctx);
+      case EmbreeMode::packet16: return trace_packets(rays, hits, ctx);
+      case EmbreeMode::stream: return trace_stream(rays, hits, ctx);
+      case EmbreeMode::measured: break;
     }
-    for (std::size_t i = 0; i < rays.size(); ++i) {
-      RTCRayHit rh;
-      const Ray& r = rays[i];
-      rh.ray.org_x = r.origin.x;
-      rh.ray.org_y = r.origin.y;
-      rh.ray.org_z = r.origin.z;
-      rh.ray.dir_x = r.direction.x;
-      rh.ray.dir_y = r.direction.y;
-      rh.ray.dir_z = r.direction.z;
-      rh.ray.tnear = r.tnear;
-      rh.ray.tfar = r.tfar;
-      rh.ray.time = 0;
-      rh.ray.mask = 0xffffffffu;
-      rh.ray.id = 0;
-      rh.ray.flags = 0;
-      rh.hit.geomID = RTC_INVALID_GEOMETRY_ID;
-      rh.hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
-      rtcIntersect1(scene_, &ctx, &rh);
-      hits[i] = rh.hit.geomID == RTC_INVALID_GEOMETRY_ID
-                    ? Hit{}
-                    : Hit{rh.hit.primID, rh.ray.tfar, rh.hit.u, rh.hit.v};
+    if (!coherent) return trace_single(rays, hits, ctx);  // packets of unrelated rays only lose
+    // rtcIntersect1 or streams for coherent batches, by measurement: the first batches go
+    // alternately to each until both have traced calibration_rays; after that the faster
+    // per ray serves, but every explore_period-th call and the one after it (the other
+    // way, then the chosen one, so both meet the same load) are timed again and the
+    // choice follows the tallies over the whole bake, not only its first tiles. Both ways
+    // give the same hits (robust scene), so the choice changes the speed only.
+    const unsigned call = calls_.fetch_add(1, std::memory_order_relaxed);
+    const int chosen = chosen_.load(std::memory_order_acquire);
+    int way = chosen;
+    bool timed = true;
+    if (chosen < 0) way = static_cast<int>(call % 2);
+    else if (call % explore_period == 0) way = 1 - chosen;
+    else if (call % explore_period != 1) timed = false;
+    if (!timed) return way == 1 ? trace_stream(rays, hits, ctx) : trace_single(rays, hits, ctx);
+    const auto t0 = std::chrono::steady_clock::now();
+    way == 1 ? trace_stream(rays, hits, ctx) : trace_single(rays, hits, ctx);
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0);
+    ns_[way].fetch_add(static_cast<std::uint64_t>(ns.count()), std::memory_order_relaxed);
+    rays_[way].fetch_add(rays.size(), std::memory_order_relaxed);
+    const std::uint64_t r0 = rays_[0].load(std::memory_order_relaxed), r1 = rays_[1].load(std::memory_order_relaxed);
+    if (r0 >= calibration_rays && r1 >= calibration_rays) {
+      const double single = static_cast<double>(ns_[0].load(std::memory_order_relaxed)) / static_cast<double>(r0);
+      const double stream = static_cast<double>(ns_[1].load(std::memory_order_relaxed)) / static_cast<double>(r1);
+      chosen_.store(stream < single ? 1 : 0, std::memory_order_release);
     }
+  }
+
+  std::string traversal() const override {
+    switch (mode_) {
+      case EmbreeMode::single: return "rtcIntersect1";
+      case EmbreeMode::packet16: return "rtcIntersect16";
+      case EmbreeMode::stream: return "rtcIntersect1M";
+      case EmbreeMode::measured: break;
+    }
+    const int chosen = chosen_.load(std::memory_order_acquire);
+    if (chosen < 0) return "rtcIntersect1 (too few coherent rays to measure streams)";
+    const std::uint64_t r0 = rays_[0].load(), r1 = rays_[1].load();
+    const double single = static_cast<double>(ns_[0].load()) / static_cast<double>(r0);
+    const double stream = static_cast<double>(ns_[1].load()) / static_cast<double>(r1);
+    char ratio[32];
+    std::snprintf(ratio, sizeof ratio, "%.2f", single / stream);
+    return std::string(chosen == 1 ? "rtcIntersect1M streams" : "rtcIntersect1") +
+           " for coherent batches, by measurement: streams " + ratio + "x rtcIntersect1 per ray, timed on " +
+           std::to_string(r0 + r1) + " rays";
   }
 
   void occluded(std::span<const Ray> rays, std::span<std::uint8_t> out, bool coherent) const override {
@@ -148,6 +173,61 @@ class EmbreeTracer final : public RayTracer {
   }
 
  private:
+  static constexpr std::uint64_t calibration_rays = 65536;
+  static constexpr unsigned explore_period = 32;
+
+  void trace_single(std::span<const Ray> rays, std::span<Hit> hits, RTCIntersectContext& ctx) const {
+    for (std::size_t i = 0; i < rays.size(); ++i) {
+      RTCRayHit rh = to_embree(rays[i]);
+      rtcIntersect1(scene_, &ctx, &rh);
+      hits[i] = from_embree(rh);
+    }
+  }
+
+  // One call for the whole batch: with the coherent flag Embree forms packets itself.
+  void trace_stream(std::span<const Ray> rays, std::span<Hit> hits, RTCIntersectContext& ctx) const {
+    thread_local std::vector<RTCRayHit> stream;  // one per thread: no allocation per batch
+    stream.resize(rays.size());
+    for (std::size_t i = 0; i < rays.size(); ++i) stream[i] = to_embree(rays[i]);
+    rtcIntersect1M(scene_, &ctx, stream.data(), static_cast<unsigned>(stream.size()), sizeof(RTCRayHit));
+    for (std::size_t i = 0; i < rays.size(); ++i) hits[i] = from_embree(stream[i]);
+  }
+
+  void trace_packets(std::span<const Ray> rays, std::span<Hit> hits, RTCIntersectContext& ctx) const {
+    for (std::size_t base = 0; base < rays.size(); base += 16) {
+      alignas(64) RTCRayHit16 rh;
+      alignas(64) int valid[16];
+      const std::size_t count = std::min<std::size_t>(16, rays.size() - base);
+      for (std::size_t k = 0; k < 16; ++k) {
+        valid[k] = k < count ? -1 : 0;
+        const Ray& r = rays[base + (k < count ? k : 0)];
+        rh.ray.org_x[k] = r.origin.x;
+        rh.ray.org_y[k] = r.origin.y;
+        rh.ray.org_z[k] = r.origin.z;
+        rh.ray.dir_x[k] = r.direction.x;
+        rh.ray.dir_y[k] = r.direction.y;
+        rh.ray.dir_z[k] = r.direction.z;
+        rh.ray.tnear[k] = r.tnear;
+        rh.ray.tfar[k] = r.tfar;
+        rh.ray.time[k] = 0;
+        rh.ray.mask[k] = 0xffffffffu;
+        rh.ray.id[k] = 0;
+        rh.ray.flags[k] = 0;
+        rh.hit.geomID[k] = RTC_INVALID_GEOMETRY_ID;
+        rh.hit.instID[0][k] = RTC_INVALID_GEOMETRY_ID;
+      }
+      rtcIntersect16(valid, scene_, &ctx, &rh);
+      for (std::size_t k = 0; k < count; ++k) {
+        Hit& h = hits[base + k];
+        if (rh.hit.geomID[k] == RTC_INVALID_GEOMETRY_ID) {
+          h = Hit{};
+        } else {
+          h = {rh.hit.primID[k], rh.ray.tfar[k], rh.hit.u[k], rh.hit.v[k]};
+        }
+      }
+    }
+  }
+
   void release() {
     if (scene_) rtcReleaseScene(scene_);
     if (device_) rtcReleaseDevice(device_);
@@ -155,6 +235,11 @@ class EmbreeTracer final : public RayTracer {
     device_ = nullptr;
   }
   EmbreeMode mode_;
+  // EmbreeMode::measured: the timed calls' tallies (index 0 rtcIntersect1, 1 streams) and
+  // the choice (-1 until both ways have been timed on calibration_rays).
+  mutable std::atomic<unsigned> calls_{0};
+  mutable std::atomic<std::uint64_t> ns_[2]{}, rays_[2]{};
+  mutable std::atomic<int> chosen_{-1};
   std::string last_error_;
   RTCDevice device_ = nullptr;
   RTCScene scene_ = nullptr;

@@ -7,10 +7,13 @@
 
 namespace mixforge::baker {
 
-// How batches are traced: one rtcIntersect1 per ray, or 16-wide packets (rtcIntersect16).
-enum class EmbreeMode { single, packet16 };
+// How a batch reaches Embree: rtcIntersect1 per ray, rtcIntersect16 packets, one
+// rtcIntersect1M stream per batch, or (measured, the default) rtcIntersect1 or streams for
+// coherent batches, whichever the first coherent batches measured faster (which one wins
+// depends on the scene: streams on open surfaces, single rays in clutter).
+enum class EmbreeMode { single, packet16, stream, measured };
 
 std::unique_ptr<RayTracer> make_embree_tracer(const Scene& scene,
-                                              EmbreeMode mode = EmbreeMode::single);
+                                              EmbreeMode mode = EmbreeMode::measured);
 
 }  // namespace mixforge::baker

@@ -37,6 +37,8 @@ class RayTracer {
   // occluded[k] = 1 when something lies between tnear and tfar on ray k.
   virtual void occluded(std::span<const Ray> rays, std::span<std::uint8_t> occluded,
                         bool coherent) const = 0;
+  // How batches were traced, for the report ("" when there is nothing to say).
+  virtual std::string traversal() const { return ""; }
 };
 
 }  // namespace mixforge::baker

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Ray coherence of the baker (issue 9, benchmark 2): bench_bake_coherence on a scene of
-# 2,097,184 triangles, coherent stratum batches against the same rays shuffled, 3 trials
-# interleaved. Writes bench/results/bake/coherence.txt with the load average around it.
+# Ray coherence of the baker (issue 9, benchmark 2): bench_bake_coherence on scenes of
+# 2,097,184 triangles (the sheet and the clutter of occluders), the baker's order against
+# the same rays in random order, 5 trials interleaved. Writes
+# bench/results/bake/coherence.txt (sheet) and coherence_clutter.txt, each with the load
+# average around it. Extra options go to both runs (e.g. --vulkan 1).
 #
 #   bench/bake_coherence.sh [BUILD_DIR] [bench_bake_coherence options]
 set -euo pipefail
@@ -10,8 +12,12 @@ build="${1:-$here/../build/release}"
 shift || true
 mkdir -p "$here/results/bake"
 cmake --build "$build" --target bench_bake_coherence
-{
-  echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, commit $(git -C "$here/.." rev-parse --short HEAD); load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-  "$build/bench/bench_bake_coherence" "$@"
-  echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
-} 2>&1 | tee "$here/results/bake/coherence.txt"
+for occluders in sheet clutter; do
+  out="$here/results/bake/coherence.txt"
+  [ "$occluders" = sheet ] || out="$here/results/bake/coherence_$occluders.txt"
+  {
+    echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, commit $(git -C "$here/.." rev-parse --short HEAD); load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+    "$build/bench/bench_bake_coherence" --occluders "$occluders" --trials 5 "$@"
+    echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+  } 2>&1 | tee "$out"
+done

@@ -1,27 +1,33 @@
-// bench_bake_coherence: rays/s of the baker's hemisphere gather with coherent batches (one
-// stratum for all texels of a Morton-ordered tile) against the same rays traced in a
-// shuffled order (IntegratorOptions::coherent = false: shuffled within each tile), on a
-// scene of >= 2M triangles, both measured in the same run (issue 9, benchmark 2); the same
-// pass's rays traced in the baker's order against a random order over the whole pass (all
-// texels and samples, the order a renderer without stratum batches could have); and the
-// coherent batches traced by Embree one ray at a time (rtcIntersect1, the default)
-// against 16-ray packets.
+// bench_bake_coherence: rays/s of the baker's hemisphere gather in its order (per
+// Morton-ordered tile, one stratum for all of the tile's texels at a time) against the same
+// rays in random order, on a scene of >= 2M triangles, all measured in the same run,
+// trials interleaved (issue 9, benchmark 2):
+// - the whole gather pass's rays, prepared once, traced in the baker's order and in one
+//   random permutation over the whole pass, each with rtcIntersect1, one rtcIntersect1M
+//   stream per batch, 16-ray packets (baker's order) and the baker's default (Embree's
+//   traversal chosen by measurement, EmbreeMode::measured); the headline is the baker's
+//   default in its order against the faster way in random order;
+// - the integrator's gather (IntegratorOptions::coherent) against the same rays shuffled
+//   within each tile, and against 16-ray packets.
 //
-// The scene: the Cornell box (the receivers: its atlas) with a field of 2M+ small
-// triangles (a displaced, finely tessellated sheet) standing in the room as occluders.
-// Occluders get no lightmap charts of their own (2M charts would make the atlas, not the
-// rays, the subject): their atlas entries point at one covered texel, so a ray that hits
-// one shades with that texel's light. The tracing work per ray is that of the full scene.
+// The scene: the Cornell box (the receivers: its atlas) with 2M+ triangles standing in
+// the room as occluders: --occluders sheet (default), a displaced, finely tessellated
+// sheet; or clutter, 65,536 small closed polyhedra scattered through the room (foliage, a
+// furnished interior: each ray passes many before one stops it). Occluders get no
+// lightmap charts of their own (2M charts would make the atlas, not the rays, the
+// subject): their atlas entries point at one covered texel, so a ray that hits one shades
+// with that texel's light. The tracing work per ray is that of the full scene.
 //
 // With --vulkan 1 the whole pass is also traced by the Vulkan ray-tracing back end, in both
 // orders, in launches of --vulkan-batch rays (default 65,536: one launch per stratum batch
 // would measure the queue round trip, not the tracing); where no Vulkan device has
 // ray-tracing pipelines that row says why instead.
 //
-//   bench_bake_coherence [--grid N (sheet of N x N quads, default 1024: 2,097,152
-//                        triangles)] [--spp S (default 64)] [--texel T (default 0.05 m)]
-//                        [--threads K (default: all)] [--trials R (default 3)]
-//                        [--vulkan 0|1 (default 0)] [--vulkan-batch B]
+//   bench_bake_coherence [--occluders sheet|clutter] [--grid N (N x N quads' worth of
+//                        triangles, default 1024: 2,097,152)] [--spp S (default 64)]
+//                        [--texel T (default 0.05 m)] [--threads K (default: all)]
+//                        [--trials R (default 3)] [--vulkan 0|1 (default 0)]
+//                        [--vulkan-batch B]
 #include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 
@@ -65,6 +71,37 @@ void add_occluders(Scene& scene, int n) {
       scene.triangles.push_back(t1);
       scene.triangles.push_back(t2);
     }
+}
+
+// A clutter of small closed octahedra subdivided once (32 triangles each), scattered at
+// random through the room (fixed seed): rays pass close to many of them before one stops
+// them, as in foliage or a furnished interior, so each ray visits many BVH nodes.
+void add_clutter(Scene& scene, std::size_t triangles) {
+  const std::uint32_t material = 0;
+  const std::size_t count = triangles / 32;
+  const float radius = 0.03f;
+  std::uint64_t r = 0x2545f4914f6cdd1dull;
+  auto uniform = [&] {
+    r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+    return static_cast<float>(r >> 40) / 16777216.0f;
+  };
+  const Vec3 octa[6] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+  const int faces[8][3] = {{0, 2, 4}, {2, 1, 4}, {1, 3, 4}, {3, 0, 4}, {2, 0, 5}, {1, 2, 5}, {3, 1, 5}, {0, 3, 5}};
+  scene.triangles.reserve(scene.triangles.size() + 32 * count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const Vec3 centre{0.3f + 4.96f * uniform(), 0.3f + 4.89f * uniform(), 0.3f + 4.96f * uniform()};
+    auto at = [&](Vec3 d) { return centre + normalize(d) * radius; };
+    for (const auto& f : faces) {
+      const Vec3 a = octa[f[0]], b = octa[f[1]], c = octa[f[2]];
+      const Vec3 ab = (a + b) * 0.5f, bc = (b + c) * 0.5f, ca = (c + a) * 0.5f;
+      const Vec3 tris[4][3] = {{a, ab, ca}, {ab, b, bc}, {ca, bc, c}, {ab, bc, ca}};
+      for (const auto& t : tris) {
+        Triangle tr;
+        tr.v[0] = at(t[0]), tr.v[1] = at(t[1]), tr.v[2] = at(t[2]), tr.material = material;
+        scene.triangles.push_back(tr);
+      }
+    }
+  }
 }
 
 double rays_per_s(const Scene& scene, const Atlas& atlas, const RayTracer& tracer, const Sampler& sampler,
@@ -149,6 +186,7 @@ double trace_launches(const RayTracer& tracer, const std::vector<Ray>& rays, con
 
 int main(int argc, char** argv) {
   int grid = 1024, trials = 3, threads = 0, vulkan = 0;
+  std::string occluders = "sheet";
   std::size_t vulkan_batch = 65536;
   std::uint32_t spp = 64;
   float texel = 0.05f;
@@ -159,6 +197,7 @@ int main(int argc, char** argv) {
     else if (a == "--texel") texel = static_cast<float>(std::atof(argv[i + 1]));
     else if (a == "--threads") threads = std::atoi(argv[i + 1]);
     else if (a == "--trials") trials = std::atoi(argv[i + 1]);
+    else if (a == "--occluders") occluders = argv[i + 1];
     else if (a == "--vulkan") vulkan = std::atoi(argv[i + 1]);
     else if (a == "--vulkan-batch") vulkan_batch = static_cast<std::size_t>(std::atoll(argv[i + 1]));
     else {
@@ -174,7 +213,14 @@ int main(int argc, char** argv) {
   ao.texel_size = texel;
   Atlas atlas = build_atlas(scene, ao);  // charts for the box only
   const std::size_t receivers = scene.triangles.size();
-  add_occluders(scene, grid);
+  if (occluders == "sheet") {
+    add_occluders(scene, grid);
+  } else if (occluders == "clutter") {
+    add_clutter(scene, 2 * static_cast<std::size_t>(grid) * grid);
+  } else {
+    std::fprintf(stderr, "bench_bake_coherence: --occluders is sheet or clutter, not %s\n", occluders.c_str());
+    return 2;
+  }
   for (std::size_t t = receivers; t < scene.triangles.size(); ++t) {
     const Triangle& tr = scene.triangles[t];
     const Vec3 e1 = tr.v[1] - tr.v[0], e2 = tr.v[2] - tr.v[0];
@@ -183,7 +229,7 @@ int main(int argc, char** argv) {
     atlas.triangle_uv.push_back({c, c, c});
   }
   const auto t0 = std::chrono::steady_clock::now();
-  const auto tracer = make_embree_tracer(scene);
+  const auto tracer = make_embree_tracer(scene, EmbreeMode::single);
   const double build_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const auto sampler = make_sampler(SamplerKind::mixforge_cmj, spp, 1, default_mixer4());
   std::printf("scene: %zu triangles (%zu receivers, %zu occluders), atlas %ux%u with %zu texels, %u spp; "
@@ -191,6 +237,8 @@ int main(int argc, char** argv) {
               scene.triangles.size(), receivers, scene.triangles.size() - receivers, atlas.width, atlas.height,
               atlas.texels.size(), spp, build_s);
   const auto packets = make_embree_tracer(scene, EmbreeMode::packet16);
+  const auto streams = make_embree_tracer(scene, EmbreeMode::stream);
+  const auto measured = make_embree_tracer(scene);  // the baker's default
   // The whole pass, in the baker's order and in one random permutation of all its rays
   // (Fisher-Yates, fixed seed), cut into batches of the same sizes.
   const float eps = 1e-4f * std::max(bounds(scene).diagonal(), 1e-3f);  // the integrator's
@@ -202,18 +250,24 @@ int main(int argc, char** argv) {
     std::swap(random_order[i - 1], random_order[r % i]);
   }
   std::printf("whole pass: %zu rays in %zu batches\n", pass.rays.size(), pass.batch_begin.size() - 1);
-  std::vector<double> pass_coherent, pass_random;
+  std::vector<double> pass_coherent, pass_random, pass_stream, pass_packet, pass_measured, pass_random_stream;
   std::vector<double> coherent, shuffled, packet;
   for (int k = 0; k < trials; ++k) {  // interleaved, so drifting load hits all alike
-    coherent.push_back(rays_per_s(scene, atlas, *tracer, *sampler, true));
-    shuffled.push_back(rays_per_s(scene, atlas, *tracer, *sampler, false));
+    coherent.push_back(rays_per_s(scene, atlas, *measured, *sampler, true));
+    shuffled.push_back(rays_per_s(scene, atlas, *measured, *sampler, false));
     packet.push_back(rays_per_s(scene, atlas, *packets, *sampler, true));
     pass_coherent.push_back(trace_batches(*tracer, pass.rays, pass.batch_begin));
     pass_random.push_back(trace_batches(*tracer, random_order, pass.batch_begin));
+    pass_stream.push_back(trace_batches(*streams, pass.rays, pass.batch_begin));
+    pass_packet.push_back(trace_batches(*packets, pass.rays, pass.batch_begin));
+    pass_measured.push_back(trace_batches(*measured, pass.rays, pass.batch_begin));
+    pass_random_stream.push_back(trace_batches(*streams, random_order, pass.batch_begin));
     std::printf("trial %d: coherent %.3f Mrays/s, shuffled %.3f Mrays/s, coherent in 16-ray packets %.3f Mrays/s; "
-                "whole pass: baker's order %.3f Mrays/s, random order %.3f Mrays/s\n",
+                "whole pass: baker's order %.3f Mrays/s (streams %.3f, packets %.3f, the baker's measured choice %.3f), "
+                "random order %.3f Mrays/s (streams %.3f)\n",
                 k + 1, coherent.back() / 1e6, shuffled.back() / 1e6, packet.back() / 1e6, pass_coherent.back() / 1e6,
-                pass_random.back() / 1e6);
+                pass_stream.back() / 1e6, pass_packet.back() / 1e6, pass_measured.back() / 1e6, pass_random.back() / 1e6,
+                pass_random_stream.back() / 1e6);
   }
   auto median = [](std::vector<double> v) {
     std::sort(v.begin(), v.end());
@@ -226,8 +280,18 @@ int main(int argc, char** argv) {
   std::printf("embree, whole gather pass: baker's order %.3f Mrays/s, random order over the pass %.3f Mrays/s "
               "(medians of %d) -> %.2fx\n",
               pc / 1e6, pr / 1e6, trials, pc / pr);
+  const double ps = median(pass_stream), pp = median(pass_packet), pm = median(pass_measured);
+  const double prs = median(pass_random_stream), best_random = std::max(pr, prs);
+  std::printf("embree, whole gather pass in the baker's order: rtcIntersect1 %.3f Mrays/s, one rtcIntersect1M stream "
+              "per batch %.3f Mrays/s (%.2fx), 16-ray packets %.3f Mrays/s (%.2fx); random order: rtcIntersect1 "
+              "%.3f Mrays/s, streams %.3f Mrays/s\n",
+              pc / 1e6, ps / 1e6, ps / pc, pp / 1e6, pp / pc, pr / 1e6, prs / 1e6);
+  std::printf("embree, the baker as it runs (%s): %.3f Mrays/s in its order against %.3f Mrays/s in random order "
+              "(the faster of rtcIntersect1 and streams) -> %.2fx\n",
+              measured->traversal().c_str(), pm / 1e6, best_random / 1e6, pm / best_random);
   const double pk = median(packet);
-  std::printf("embree, coherent batches: rtcIntersect1 %.3f Mrays/s, 16-ray packets %.3f Mrays/s -> packets %.2fx\n",
+  std::printf("embree, hemisphere gather in coherent batches: the baker's choice %.3f Mrays/s, 16-ray packets "
+              "%.3f Mrays/s -> packets %.2fx\n",
               c / 1e6, pk / 1e6, pk / c);
   if (vulkan) {
     std::unique_ptr<VulkanTracer> vk;

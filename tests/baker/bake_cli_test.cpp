@@ -161,6 +161,10 @@ TEST(BakeCli, AutoBackendSaysWhichRanAndWhy) {
   expect_valid(report);
   ASSERT_TRUE(report["backend_choice"].is_string());
   EXPECT_EQ(report["backend_choice"].get<std::string>().rfind("auto: ", 0), 0u);
+  if (report["backend"] == "embree") {  // and how Embree traced the coherent batches
+    ASSERT_TRUE(report.contains("traversal")) << report.dump();
+    EXPECT_EQ(report["traversal"].get<std::string>().rfind("rtcIntersect1", 0), 0u) << report.dump();
+  }
   fs::remove_all(d);
 }
 

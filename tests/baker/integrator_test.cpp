@@ -294,10 +294,11 @@ TEST(RayOrder, RandomOrderTracesTheSameRays) {
                   1e-4 * (1 + x.lightmap.at(t.x, t.y)[c]));
 }
 
-TEST(Embree, SingleRaysAndPacketsAgreeWithRobustScenes) {
+TEST(Embree, SingleRaysPacketsAndStreamsAgreeWithRobustScenes) {
   const Scene s = cornell_box();
   const auto single = make_embree_tracer(s, EmbreeMode::single);
   const auto packet = make_embree_tracer(s, EmbreeMode::packet16);
+  const auto stream = make_embree_tracer(s, EmbreeMode::stream);
   std::vector<Ray> rays;
   for (int i = 0; i < 4000; ++i) {
     Ray r;
@@ -306,16 +307,55 @@ TEST(Embree, SingleRaysAndPacketsAgreeWithRobustScenes) {
     r.direction = i % 2 ? d : Vec3{d.x, -d.z, d.y};
     rays.push_back(r);
   }
-  std::vector<Hit> a(rays.size()), b(rays.size());
+  std::vector<Hit> a(rays.size()), b(rays.size()), c(rays.size());
   single->intersect(rays, a, true);
   packet->intersect(rays, b, true);
+  stream->intersect(rays, c, true);
   std::size_t hit = 0;
   for (std::size_t i = 0; i < rays.size(); ++i) {
     hit += a[i].triangle != no_hit;  // the Cornell room is open at the front (z = 0)
     EXPECT_EQ(a[i].triangle, b[i].triangle);
     EXPECT_EQ(a[i].t, b[i].t);
+    EXPECT_EQ(a[i].triangle, c[i].triangle);
+    EXPECT_EQ(a[i].t, c[i].t);
+    EXPECT_EQ(a[i].u, c[i].u);
+    EXPECT_EQ(a[i].v, c[i].v);
   }
   EXPECT_GT(hit, rays.size() / 2);
+}
+
+// The default tracer times rtcIntersect1 against streams on the first coherent batches and
+// keeps the faster: it says which in traversal(), and its hits are those of single rays
+// before, during and after that choice.
+TEST(Embree, TheMeasuredChoiceSaysWhatItChoseAndChangesNoHit) {
+  const Scene s = cornell_box();
+  const auto single = make_embree_tracer(s, EmbreeMode::single);
+  const auto measured = make_embree_tracer(s);
+  EXPECT_EQ(measured->name(), "embree");
+  EXPECT_NE(measured->traversal().find("too few coherent rays"), std::string::npos) << measured->traversal();
+  std::vector<Ray> rays;
+  for (int i = 0; i < 1024; ++i) {
+    Ray r;
+    r.origin = {0.5f + 0.004f * static_cast<float>(i % 32), 0.01f, 0.5f + 0.004f * static_cast<float>(i / 32)};
+    r.direction = cosine_hemisphere({(i % 7 + 0.5f) / 7, (i % 11 + 0.5f) / 11});
+    r.direction = Vec3{r.direction.x, r.direction.z, r.direction.y};  // about +y, off the floor
+    rays.push_back(r);
+  }
+  std::vector<Hit> want(rays.size()), got(rays.size());
+  single->intersect(rays, want, true);
+  for (int batch = 0; batch < 160; ++batch) {  // 160 x 1024 rays: past the calibration
+    measured->intersect(rays, got, batch % 5 != 0);
+    for (std::size_t i = 0; i < rays.size(); ++i) {
+      ASSERT_EQ(got[i].triangle, want[i].triangle) << "batch " << batch << ", ray " << i;
+      ASSERT_EQ(got[i].t, want[i].t) << "batch " << batch << ", ray " << i;
+    }
+  }
+  const std::string t = measured->traversal();
+  EXPECT_EQ(t.find("too few"), std::string::npos) << t;
+  EXPECT_TRUE(t.starts_with("rtcIntersect1M streams for coherent batches, by measurement: streams ") ||
+              t.starts_with("rtcIntersect1 for coherent batches, by measurement: streams "))
+      << t;
+  EXPECT_NE(t.find("x rtcIntersect1 per ray, timed on "), std::string::npos) << t;
 }
 
 TEST(Bake, ReportAndOutputs) {
