@@ -42,6 +42,62 @@ Hit from_embree(const RTCRayHit& rh) {
   return rh.hit.geomID == RTC_INVALID_GEOMETRY_ID ? Hit{} : Hit{rh.hit.primID, rh.ray.tfar, rh.hit.u, rh.hit.v};
 }
 
+// One-at-a-time calls or one stream call per coherent batch, whichever measures faster
+// (EmbreeMode::measured): the first batches go alternately to each until both have traced
+// calibration_rays; after that the faster per ray serves, but every explore_period-th call
+// and the one after it (the other way, then the chosen one, so both meet the same load)
+// are timed again, so the choice follows the tallies over the whole bake, not only its
+// first tiles. Both ways give the same answers (robust scene): the choice changes the speed
+// only. Thread-safe (atomic tallies).
+class StreamChoice {
+ public:
+  template <class Single, class Stream>
+  void run(std::size_t rays, Single&& single, Stream&& stream) const {
+    const unsigned call = calls_.fetch_add(1, std::memory_order_relaxed);
+    const int chosen = chosen_.load(std::memory_order_acquire);
+    int way = chosen;
+    bool timed = true;
+    if (chosen < 0) way = static_cast<int>(call % 2);
+    else if (call % explore_period == 0) way = 1 - chosen;
+    else if (call % explore_period != 1) timed = false;
+    if (!timed) return way == 1 ? stream() : single();
+    const auto t0 = std::chrono::steady_clock::now();
+    way == 1 ? stream() : single();
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0);
+    ns_[way].fetch_add(static_cast<std::uint64_t>(ns.count()), std::memory_order_relaxed);
+    rays_[way].fetch_add(rays, std::memory_order_relaxed);
+    if (rays_[0].load(std::memory_order_relaxed) >= calibration_rays &&
+        rays_[1].load(std::memory_order_relaxed) >= calibration_rays)
+      chosen_.store(per_ray(1) < per_ray(0) ? 1 : 0, std::memory_order_release);
+  }
+
+  // "rtcIntersect1M streams (streams 1.16x rtcIntersect1 per ray, timed on N rays)", or
+  // what ran while too few rays were timed.
+  std::string describe(const std::string& single_name, const std::string& stream_name) const {
+    const int chosen = chosen_.load(std::memory_order_acquire);
+    if (chosen < 0)
+      return single_name + (calls_.load() ? " (too few coherent rays to time streams)" : " (no coherent batches)");
+    char ratio[32];
+    std::snprintf(ratio, sizeof ratio, "%.2f", per_ray(0) / per_ray(1));
+    return (chosen == 1 ? stream_name + " streams" : single_name) + " (streams " + ratio + "x " + single_name +
+           " per ray, timed on " + std::to_string(rays_[0].load() + rays_[1].load()) + " rays)";
+  }
+
+ private:
+  static constexpr std::uint64_t calibration_rays = 65536;
+  static constexpr unsigned explore_period = 32;
+
+  double per_ray(int way) const {
+    return static_cast<double>(ns_[way].load(std::memory_order_relaxed)) /
+           static_cast<double>(rays_[way].load(std::memory_order_relaxed));
+  }
+
+  // Index 0: one ray per call; 1: one stream per batch. chosen_: -1 until both were timed.
+  mutable std::atomic<unsigned> calls_{0};
+  mutable std::atomic<std::uint64_t> ns_[2]{}, rays_[2]{};
+  mutable std::atomic<int> chosen_{-1};
+};
+
 class EmbreeTracer final : public RayTracer {
  public:
   EmbreeTracer(const Scene& scene, EmbreeMode mode) : mode_(mode) {
@@ -102,79 +158,50 @@ class EmbreeTracer final : public RayTracer {
       case EmbreeMode::measured: break;
     }
     if (!coherent) return trace_single(rays, hits, ctx);  // packets of unrelated rays only lose
-    // rtcIntersect1 or streams for coherent batches, by measurement: the first batches go
-    // alternately to each until both have traced calibration_rays; after that the faster
-    // per ray serves, but every explore_period-th call and the one after it (the other
-    // way, then the chosen one, so both meet the same load) are timed again and the
-    // choice follows the tallies over the whole bake, not only its first tiles. Both ways
-    // give the same hits (robust scene), so the choice changes the speed only.
-    const unsigned call = calls_.fetch_add(1, std::memory_order_relaxed);
-    const int chosen = chosen_.load(std::memory_order_acquire);
-    int way = chosen;
-    bool timed = true;
-    if (chosen < 0) way = static_cast<int>(call % 2);
-    else if (call % explore_period == 0) way = 1 - chosen;
-    else if (call % explore_period != 1) timed = false;
-    if (!timed) return way == 1 ? trace_stream(rays, hits, ctx) : trace_single(rays, hits, ctx);
-    const auto t0 = std::chrono::steady_clock::now();
-    way == 1 ? trace_stream(rays, hits, ctx) : trace_single(rays, hits, ctx);
-    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0);
-    ns_[way].fetch_add(static_cast<std::uint64_t>(ns.count()), std::memory_order_relaxed);
-    rays_[way].fetch_add(rays.size(), std::memory_order_relaxed);
-    const std::uint64_t r0 = rays_[0].load(std::memory_order_relaxed), r1 = rays_[1].load(std::memory_order_relaxed);
-    if (r0 >= calibration_rays && r1 >= calibration_rays) {
-      const double single = static_cast<double>(ns_[0].load(std::memory_order_relaxed)) / static_cast<double>(r0);
-      const double stream = static_cast<double>(ns_[1].load(std::memory_order_relaxed)) / static_cast<double>(r1);
-      chosen_.store(stream < single ? 1 : 0, std::memory_order_release);
-    }
+    hits_choice_.run(
+        rays.size(), [&] { trace_single(rays, hits, ctx); }, [&] { trace_stream(rays, hits, ctx); });
   }
 
   std::string traversal() const override {
     switch (mode_) {
-      case EmbreeMode::single: return "rtcIntersect1";
-      case EmbreeMode::packet16: return "rtcIntersect16";
-      case EmbreeMode::stream: return "rtcIntersect1M";
+      case EmbreeMode::single: return "rtcIntersect1, rtcOccluded1";
+      case EmbreeMode::packet16: return "rtcIntersect16, rtcOccluded1M";
+      case EmbreeMode::stream: return "rtcIntersect1M, rtcOccluded1M";
       case EmbreeMode::measured: break;
     }
-    const int chosen = chosen_.load(std::memory_order_acquire);
-    if (chosen < 0) return "rtcIntersect1 (too few coherent rays to measure streams)";
-    const std::uint64_t r0 = rays_[0].load(), r1 = rays_[1].load();
-    const double single = static_cast<double>(ns_[0].load()) / static_cast<double>(r0);
-    const double stream = static_cast<double>(ns_[1].load()) / static_cast<double>(r1);
-    char ratio[32];
-    std::snprintf(ratio, sizeof ratio, "%.2f", single / stream);
-    return std::string(chosen == 1 ? "rtcIntersect1M streams" : "rtcIntersect1") +
-           " for coherent batches, by measurement: streams " + ratio + "x rtcIntersect1 per ray, timed on " +
-           std::to_string(r0 + r1) + " rays";
+    return "by measurement, for coherent batches: closest hits " +
+           hits_choice_.describe("rtcIntersect1", "rtcIntersect1M") + "; shadow rays " +
+           shadow_choice_.describe("rtcOccluded1", "rtcOccluded1M");
   }
 
   void occluded(std::span<const Ray> rays, std::span<std::uint8_t> out, bool coherent) const override {
     RTCIntersectContext ctx;
     rtcInitIntersectContext(&ctx);
     ctx.flags = coherent ? RTC_INTERSECT_CONTEXT_FLAG_COHERENT : RTC_INTERSECT_CONTEXT_FLAG_INCOHERENT;
+    if (mode_ == EmbreeMode::stream || mode_ == EmbreeMode::packet16) return occluded_stream(rays, out, ctx);
+    if (mode_ == EmbreeMode::single || !coherent) return occluded_single(rays, out, ctx);
+    shadow_choice_.run(
+        rays.size(), [&] { occluded_single(rays, out, ctx); }, [&] { occluded_stream(rays, out, ctx); });
+  }
+
+ private:
+  void occluded_single(std::span<const Ray> rays, std::span<std::uint8_t> out, RTCIntersectContext& ctx) const {
     for (std::size_t i = 0; i < rays.size(); ++i) {
-      RTCRay ray;
-      const Ray& r = rays[i];
-      ray.org_x = r.origin.x;
-      ray.org_y = r.origin.y;
-      ray.org_z = r.origin.z;
-      ray.dir_x = r.direction.x;
-      ray.dir_y = r.direction.y;
-      ray.dir_z = r.direction.z;
-      ray.tnear = r.tnear;
-      ray.tfar = r.tfar;
-      ray.time = 0;
-      ray.mask = 0xffffffffu;
-      ray.id = 0;
-      ray.flags = 0;
+      RTCRay ray = to_embree(rays[i]).ray;
       rtcOccluded1(scene_, &ctx, &ray);
       out[i] = ray.tfar < 0;  // Embree sets tfar to -inf on a hit
     }
   }
 
- private:
-  static constexpr std::uint64_t calibration_rays = 65536;
-  static constexpr unsigned explore_period = 32;
+  // One call for the whole batch (rtcIntersect16 has no shadow twin here: packet16 mode
+  // traces shadow rays as a stream too).
+  void occluded_stream(std::span<const Ray> rays, std::span<std::uint8_t> out, RTCIntersectContext& ctx) const {
+    thread_local std::vector<RTCRay> stream;
+    stream.resize(rays.size());
+    for (std::size_t i = 0; i < rays.size(); ++i) stream[i] = to_embree(rays[i]).ray;
+    rtcOccluded1M(scene_, &ctx, stream.data(), static_cast<unsigned>(stream.size()), sizeof(RTCRay));
+    for (std::size_t i = 0; i < rays.size(); ++i) out[i] = stream[i].tfar < 0;
+  }
 
   void trace_single(std::span<const Ray> rays, std::span<Hit> hits, RTCIntersectContext& ctx) const {
     for (std::size_t i = 0; i < rays.size(); ++i) {
@@ -235,11 +262,9 @@ class EmbreeTracer final : public RayTracer {
     device_ = nullptr;
   }
   EmbreeMode mode_;
-  // EmbreeMode::measured: the timed calls' tallies (index 0 rtcIntersect1, 1 streams) and
-  // the choice (-1 until both ways have been timed on calibration_rays).
-  mutable std::atomic<unsigned> calls_{0};
-  mutable std::atomic<std::uint64_t> ns_[2]{}, rays_[2]{};
-  mutable std::atomic<int> chosen_{-1};
+  // EmbreeMode::measured: one choice for closest hits, one for shadow rays (their costs
+  // differ: a shadow ray stops at its first hit).
+  StreamChoice hits_choice_, shadow_choice_;
   std::string last_error_;
   RTCDevice device_ = nullptr;
   RTCScene scene_ = nullptr;

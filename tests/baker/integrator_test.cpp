@@ -322,38 +322,62 @@ TEST(Embree, SingleRaysPacketsAndStreamsAgreeWithRobustScenes) {
     EXPECT_EQ(a[i].v, c[i].v);
   }
   EXPECT_GT(hit, rays.size() / 2);
+  for (std::size_t i = 0; i < rays.size(); ++i) rays[i].tfar = 1.0f + static_cast<float>(i % 5);  // some reach a wall
+  std::vector<std::uint8_t> one(rays.size()), many(rays.size());
+  single->occluded(rays, one, true);
+  stream->occluded(rays, many, true);
+  std::size_t blocked = 0;
+  for (std::size_t i = 0; i < rays.size(); ++i) {
+    blocked += one[i];
+    EXPECT_EQ(one[i], many[i]) << "shadow ray " << i;
+  }
+  EXPECT_GT(blocked, 0u);
+  EXPECT_LT(blocked, rays.size());
 }
 
-// The default tracer times rtcIntersect1 against streams on the first coherent batches and
-// keeps the faster: it says which in traversal(), and its hits are those of single rays
-// before, during and after that choice.
+// The default tracer times one-ray calls against streams on the first coherent batches
+// (closest hits and shadow rays apart) and keeps the faster: it says which in traversal(),
+// and its answers are those of single rays before, during and after that choice.
 TEST(Embree, TheMeasuredChoiceSaysWhatItChoseAndChangesNoHit) {
   const Scene s = cornell_box();
   const auto single = make_embree_tracer(s, EmbreeMode::single);
   const auto measured = make_embree_tracer(s);
   EXPECT_EQ(measured->name(), "embree");
-  EXPECT_NE(measured->traversal().find("too few coherent rays"), std::string::npos) << measured->traversal();
+  EXPECT_NE(measured->traversal().find("closest hits rtcIntersect1 (no coherent batches)"), std::string::npos)
+      << measured->traversal();
   std::vector<Ray> rays;
   for (int i = 0; i < 1024; ++i) {
     Ray r;
     r.origin = {0.5f + 0.004f * static_cast<float>(i % 32), 0.01f, 0.5f + 0.004f * static_cast<float>(i / 32)};
     r.direction = cosine_hemisphere({(i % 7 + 0.5f) / 7, (i % 11 + 0.5f) / 11});
     r.direction = Vec3{r.direction.x, r.direction.z, r.direction.y};  // about +y, off the floor
+    r.tfar = i % 3 ? 2.0f : 6.0f;  // shadow rays: some stop short of the ceiling
     rays.push_back(r);
   }
   std::vector<Hit> want(rays.size()), got(rays.size());
+  std::vector<std::uint8_t> want_blocked(rays.size()), blocked(rays.size());
   single->intersect(rays, want, true);
+  single->occluded(rays, want_blocked, true);
+  std::size_t blocked_count = 0;
+  for (std::uint8_t b : want_blocked) blocked_count += b;
+  EXPECT_GT(blocked_count, 0u);
+  EXPECT_LT(blocked_count, rays.size());
   for (int batch = 0; batch < 160; ++batch) {  // 160 x 1024 rays: past the calibration
     measured->intersect(rays, got, batch % 5 != 0);
+    measured->occluded(rays, blocked, batch % 7 != 0);
     for (std::size_t i = 0; i < rays.size(); ++i) {
       ASSERT_EQ(got[i].triangle, want[i].triangle) << "batch " << batch << ", ray " << i;
       ASSERT_EQ(got[i].t, want[i].t) << "batch " << batch << ", ray " << i;
+      ASSERT_EQ(blocked[i], want_blocked[i]) << "batch " << batch << ", shadow ray " << i;
     }
   }
   const std::string t = measured->traversal();
   EXPECT_EQ(t.find("too few"), std::string::npos) << t;
-  EXPECT_TRUE(t.starts_with("rtcIntersect1M streams for coherent batches, by measurement: streams ") ||
-              t.starts_with("rtcIntersect1 for coherent batches, by measurement: streams "))
+  EXPECT_TRUE(t.find("closest hits rtcIntersect1M streams (streams ") != std::string::npos ||
+              t.find("closest hits rtcIntersect1 (streams ") != std::string::npos)
+      << t;
+  EXPECT_TRUE(t.find("shadow rays rtcOccluded1M streams (streams ") != std::string::npos ||
+              t.find("shadow rays rtcOccluded1 (streams ") != std::string::npos)
       << t;
   EXPECT_NE(t.find("x rtcIntersect1 per ray, timed on "), std::string::npos) << t;
 }
