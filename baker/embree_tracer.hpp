@@ -7,10 +7,11 @@
 
 namespace mixforge::baker {
 
-// How a batch reaches Embree: rtcIntersect1 per ray, rtcIntersect16 packets, one
-// rtcIntersect1M stream per batch, or (measured, the default) rtcIntersect1 or streams for
-// coherent batches, whichever the first coherent batches measured faster (which one wins
-// depends on the scene: streams on open surfaces, single rays in clutter).
+// How a batch reaches Embree: one ray per call (rtcIntersect1, rtcOccluded1), rtcIntersect16
+// packets (shadow rays as streams), one stream per batch (rtcIntersect1M, rtcOccluded1M), or
+// (measured, the default) for coherent batches one ray per call or streams, whichever is
+// measured faster per ray, for closest hits and shadow rays apart (which one wins depends on
+// the scene: streams on open surfaces, single rays in clutter).
 enum class EmbreeMode { single, packet16, stream, measured };
 
 std::unique_ptr<RayTracer> make_embree_tracer(const Scene& scene,
