@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Times CI on a fresh clone of the current commit, with no ../shared beside it, and writes
+# Times CI on a fresh clone of the current commit, with no shared data folder beside it, and writes
 # the figures README quotes: .ci/install-deps and the `test` workflow (exactly .ci/run), and
 # with PRESETS="test asan tsan" the sanitizer workflows too.
 # usage: bench/ci_time.sh [RESULTS_DIR]   (default bench/results/ci; writes ci_time.txt)
@@ -19,11 +19,11 @@ mkdir -p "$work"
 git clone -q "$repo" "$work/mixforge"
 cd "$work/mixforge"
 git checkout -q "$(git -C "$repo" rev-parse HEAD)"
-[ ! -e ../shared ] || { echo "ci_time: $work/shared exists; the clone must stand alone" >&2; exit 2; }
+[ ! -e "$work/shared" ] || { echo "ci_time: $work/shared exists; the clone must stand alone" >&2; exit 2; }
 
 report="$out/ci_time.txt"
 {
-  echo "commit $(git rev-parse --short HEAD), $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, fresh clone in $work/mixforge (no ../shared)"
+  echo "commit $(git rev-parse --short HEAD), $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, fresh clone in $work/mixforge (no shared data folder beside it)"
   if [ "${CCACHE_DISABLE:-}" = 1 ]; then echo "ccache: disabled (cold build)"; else echo "ccache: enabled (objects other checkouts compiled are reused)"; fi
   echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 } > "$report.tmp"
