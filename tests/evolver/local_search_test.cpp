@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <set>
 
 #include "avalanche/evaluator.hpp"
@@ -114,7 +116,11 @@ TEST(LocalSearch, HooksStopAndSkip) {
 }
 
 // A sampled 24-bit run with local search: its moves are counted, and every hall-of-fame
-// entry is exact and better than the one before.
+// entry is exact and better than the one before. Local search only runs while no leader
+// waits for its exact score, so how soon it gets a turn depends on how fast exact scores are
+// against tournaments (a sanitizer build once ended a fixed 800-tournament budget before its
+// first turn). The run therefore goes on until local search has compared neighbours, with
+// exact scores slowed down on purpose to show the test does not depend on that balance.
 TEST(LocalSearch, RunRecordsItsMovesInTheHallOfFame) {
   RunConfig c;
   c.width = 24;
@@ -127,14 +133,19 @@ TEST(LocalSearch, RunRecordsItsMovesInTheHallOfFame) {
   c.precision.leader_interval = 100;
   c.local_search.first_samples = 1u << 14;
   c.local_search.max_samples = 1u << 16;
-  Budget b;
-  b.tournaments = 800;
   evolver::Run run("ls", c, jit_ev());
-  run.start(b);
+  run.on_exact_start([] { std::this_thread::sleep_for(std::chrono::milliseconds(300)); });
+  run.start(Budget{});  // no budget: stopped below
+  // A liveness bound, not a timing assertion: far beyond what any build needs.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(10);
+  while (run.counters().local_neighbours == 0 && !run.done() &&
+         std::chrono::steady_clock::now() < give_up)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  run.request_stop();
   run.wait();
   ASSERT_EQ(run.error(), "");
   const RunCounters k = run.counters();
-  EXPECT_GT(k.local_neighbours, 0u);
+  EXPECT_GT(k.local_neighbours, 0u) << "local search never had a turn in 10 minutes";
   const std::vector<HallOfFameEntry> hof = run.drain_hall_of_fame();
   ASSERT_FALSE(hof.empty());
   for (std::size_t i = 0; i < hof.size(); ++i) {
@@ -145,6 +156,8 @@ TEST(LocalSearch, RunRecordsItsMovesInTheHallOfFame) {
   }
   // Switched off, it compares nothing.
   c.local_search.enabled = false;
+  Budget b;
+  b.tournaments = 800;
   evolver::Run off("ls-off", c, jit_ev());
   off.start(b);
   off.wait();
