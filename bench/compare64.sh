@@ -4,9 +4,11 @@
 # fmix64 and Moremur, each scored by `mixforge eval --width 64 --samples N` on the same
 # sample stream (one seed: common random numbers), two at a time. Writes
 # bench/results/evolve/width64/compare64_<log2 N>.md: chi2 (noise-corrected, ideal 0) +-
-# its standard error, and which differences exceed three standard errors.
+# its standard error, and which differences exceed three standard errors. ONLY="name,name"
+# scores only those (e.g. ONLY="seed 2 best,splitmix64" at 2^34), written to
+# compare64_<log2 N>_only.md.
 #
-#   bench/compare64.sh [BUILD_DIR [LOG2_SAMPLES]]   (default build/release, 30)
+#   [ONLY=...] bench/compare64.sh [BUILD_DIR [LOG2_SAMPLES]]   (default build/release, 30)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 build="${1:-$here/../build/release}"
@@ -22,6 +24,16 @@ functions=(
   "fmix64|x ^= x >> 33; x *= 0xff51afd7ed558ccd; x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53; x ^= x >> 33;"
   "moremur|x ^= x >> 27; x *= 0x3c79ac492ba7b653; x ^= x >> 33; x *= 0x1c69b3f74ac4ae35; x ^= x >> 27;"
 )
+if [ -n "${ONLY:-}" ]; then
+  kept=()
+  IFS=, read -r -a wanted <<< "$ONLY"
+  for f in "${functions[@]}"; do
+    for w in "${wanted[@]}"; do [ "${f%%|*}" != "$w" ] || kept+=("$f"); done
+  done
+  [ ${#kept[@]} -ge 2 ] || { echo "compare64: ONLY names fewer than two known functions" >&2; exit 2; }
+  functions=("${kept[@]}")
+fi
+names=$(printf '%s\n' "${functions[@]}" | cut -d'|' -f1 | paste -sd'|')
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -33,7 +45,7 @@ for f in "${functions[@]}"; do
   if (( i % 2 == 0 )); then wait; fi  # two at a time: one per core
 done
 wait
-report="$out/compare64_$log2.md"
+report="$out/compare64_$log2${ONLY:+_only}.md"
 {
   echo "# 64-bit 5-step functions at 2^$log2 inputs, one sample stream (seed $seed)"
   echo "$(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, commit $(git -C "$here/.." rev-parse --short HEAD), $(( $(date +%s) - start )) s, load before $load_before, after $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -50,13 +62,15 @@ EOF
     i=$((i + 1))
   done
   echo
-  python3 - "$tmp" "${#functions[@]}" <<'EOF'
-import json, math, sys
-rows = [json.load(open(f"{sys.argv[1]}/{i}.json")) for i in range(int(sys.argv[2]))]
-names = ["seed 1 best", "seed 2 best", "splitmix64", "fmix64", "moremur"]
+  python3 - "$tmp" "$names" <<'EOF'
+import json, sys
+names = sys.argv[2].split("|")
+rows = [json.load(open(f"{sys.argv[1]}/{i}.json")) for i in range(len(names))]
+ours = [i for i, n in enumerate(names) if n.endswith("best")]
 # The standard error of a difference on common inputs is at most the sum of the two.
-for a in range(2):
-    for b in range(2, len(rows)):
+for a in ours:
+    for b in range(len(rows)):
+        if b in ours: continue
         d = rows[a]["chi2_corrected"] - rows[b]["chi2_corrected"]
         se = rows[a]["chi2_stderr"] + rows[b]["chi2_stderr"]
         verdict = "lower" if d < -3 * se else "higher" if d > 3 * se else "not distinguishable"
