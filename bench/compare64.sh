@@ -50,22 +50,15 @@ report="$out/compare64_$log2${ONLY:+_only}.md"
   echo "# 64-bit 5-step functions at 2^$log2 inputs, one sample stream (seed $seed)"
   echo "$(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, commit $(git -C "$here/.." rev-parse --short HEAD), $(( $(date +%s) - start )) s, load before $load_before, after $(cut -d' ' -f1-3 /proc/loadavg)"
   echo
-  echo "| function | program | chi2 (corrected) +- standard error | bias | seconds |"
-  echo "|---|---|---|---|---|"
-  i=0
-  for f in "${functions[@]}"; do
-    python3 - "$tmp/$i.json" "${f%%|*}" <<'EOF'
-import json, sys
-r = json.load(open(sys.argv[1]))
-print(f"| {sys.argv[2]} | `{r['text'].replace(chr(10), ' ')}` | {r['chi2_corrected']:.4e} +- {r['chi2_stderr']:.1e} | {r['bias']:.5f} | {r['seconds']:.1f} |")
-EOF
-    i=$((i + 1))
-  done
-  echo
   python3 - "$tmp" "$names" <<'EOF'
 import json, sys
 names = sys.argv[2].split("|")
 rows = [json.load(open(f"{sys.argv[1]}/{i}.json")) for i in range(len(names))]
+print("| function | program | chi2 (corrected) +- standard error | bias | seconds |")
+print("|---|---|---|---|---|")
+for n, r in zip(names, rows):
+    print(f"| {n} | `{r['text'].replace(chr(10), ' ')}` | {r['chi2_corrected']:.4e} +- {r['chi2_stderr']:.1e} | {r['bias']:.5f} | {r['seconds']:.1f} |")
+print()
 ours = [i for i, n in enumerate(names) if n.endswith("best")]
 # The standard error of a difference on common inputs is at most the sum of the two.
 for a in ours:
