@@ -312,7 +312,13 @@ step('notes', async () => {
   await panel.locator('.note-view > .markdown', { hasText: 'my edit' }).waitFor();
   const after = await apiGet(`/api/v1/runs/${runId}/note`);
   assert.deepEqual([after.text, after.version], ['my edit', 3]);
-  // A function's note, on its page.
+  // A function's note, on its page. Its GET is held back for a while, as on a loaded machine:
+  // a click on "Edit note" before the note has arrived must not be lost (CI failed on that).
+  const slowNote = `**/api/v1/functions/${functionId}/note`;
+  await page.route(slowNote, async (route) => {
+    if (route.request().method() === 'GET') await sleep(1500);
+    await route.fallback();
+  });
   await page.goto(`${origin()}/#/functions/${functionId}`);
   const fpanel = page.locator('section.notes[data-subject=function]');
   await fpanel.getByRole('button', { name: 'Edit note' }).click();
@@ -322,6 +328,7 @@ step('notes', async () => {
   // .markdown, inside .note-view while editing) shows the text before the save completes.
   await fpanel.locator('.note-view > .markdown em', { hasText: 'lattice-free' }).waitFor();
   assert.equal((await apiGet(`/api/v1/functions/${functionId}/note`)).version, 1);
+  await page.unroute(slowNote);
   await shot('notes');
 });
 

@@ -26,7 +26,8 @@ export function notesPanel(subject: NoteSubject, id: string): HTMLElement {
   const view = h('div', { class: 'note-view', 'aria-live': 'polite' });
   const meta = h('span', { class: 'muted small note-meta' });
   const message = h('div', { class: 'note-message', role: 'alert' });
-  const editButton = h('button', { type: 'button', class: 'small', onclick: () => edit() }, 'Edit note');
+  // Disabled until the note has arrived: a click before that would have nothing to edit.
+  const editButton = h('button', { type: 'button', class: 'small', disabled: true, onclick: () => edit() }, 'Edit note');
   const box = h('section', { class: 'notes', 'aria-label': `Notes on this ${subject}`, dataset: { subject } },
     h('div', { class: 'row' }, h('h2', null, 'Notes'), meta, editButton), message, view);
   let note: Note | null = null;
@@ -119,6 +120,6 @@ export function notesPanel(subject: NoteSubject, id: string): HTMLElement {
   }
 
   replace(view, h('p', { class: 'muted' }, 'Loading the note…'));
-  load(subject, id).then(show, (e) => { editButton.disabled = true; problem(e); });
+  load(subject, id).then((n) => { editButton.disabled = false; return show(n); }, problem);
   return box;
 }
