@@ -27,7 +27,8 @@
 //                        triangles, default 1024: 2,097,152)] [--spp S (default 64)]
 //                        [--texel T (default 0.05 m)] [--threads K (default: all)]
 //                        [--trials R (default 3)] [--vulkan 0|1 (default 0)]
-//                        [--vulkan-batch B]
+//                        [--vulkan-batch B] [--tile E (atlas tile edge in texels, default:
+//                        the baker's)]
 #include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 
@@ -190,6 +191,7 @@ int main(int argc, char** argv) {
   std::size_t vulkan_batch = 65536;
   std::uint32_t spp = 64;
   float texel = 0.05f;
+  std::uint32_t tile = AtlasOptions{}.tile;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     if (a == "--grid") grid = std::atoi(argv[i + 1]);
@@ -199,6 +201,7 @@ int main(int argc, char** argv) {
     else if (a == "--trials") trials = std::atoi(argv[i + 1]);
     else if (a == "--occluders") occluders = argv[i + 1];
     else if (a == "--vulkan") vulkan = std::atoi(argv[i + 1]);
+    else if (a == "--tile") tile = static_cast<std::uint32_t>(std::atoi(argv[i + 1]));
     else if (a == "--vulkan-batch") vulkan_batch = static_cast<std::size_t>(std::atoll(argv[i + 1]));
     else {
       std::fprintf(stderr, "bench_bake_coherence: unknown option %s\n", a.c_str());
@@ -211,6 +214,7 @@ int main(int argc, char** argv) {
   Scene scene = cornell_box();
   AtlasOptions ao;
   ao.texel_size = texel;
+  ao.tile = tile;
   Atlas atlas = build_atlas(scene, ao);  // charts for the box only
   const std::size_t receivers = scene.triangles.size();
   if (occluders == "sheet") {
