@@ -39,6 +39,23 @@ void IslandCoordinator::attach(const std::string&, std::optional<Budget>) { no_m
 bool IslandCoordinator::attached() const { return false; }
 const std::string& IslandCoordinator::run_id() const { no_mpi(); }
 bool IslandCoordinator::step() { no_mpi(); }
+void IslandCoordinator::await_budgets(const std::atomic<bool>& stop) {
+  Impl& d = *impl_;
+  if (!attached()) return;
+  auto all_done = [&] {
+    for (std::size_t r = 1; r < d.islands.size(); ++r)
+      if (!d.islands[r].finished && !d.islands[r].lost) return false;
+    return true;
+  };
+  while (!all_done() && !stop.load()) {
+    d.take_reports();  // marks an island that falls silent lost, as while running
+    drop_waiting(tag_migrants);  // rank 0's island has ended: nothing takes them in
+    if (seconds_since(d.last_stored) >= d.o.report_interval_s) d.store_islands();
+    d.out.progress();
+    tick();
+  }
+}
+
 std::vector<IslandStatus> IslandCoordinator::detach() { no_mpi(); }
 void IslandCoordinator::shutdown() { no_mpi(); }
 std::vector<IslandStatus> drive_island_run(IslandCoordinator&, RunManager&, const std::string&,
@@ -339,6 +356,23 @@ bool IslandCoordinator::step() {
   return active && running;
 }
 
+void IslandCoordinator::await_budgets(const std::atomic<bool>& stop) {
+  Impl& d = *impl_;
+  if (!attached()) return;
+  auto all_done = [&] {
+    for (std::size_t r = 1; r < d.islands.size(); ++r)
+      if (!d.islands[r].finished && !d.islands[r].lost) return false;
+    return true;
+  };
+  while (!all_done() && !stop.load()) {
+    d.take_reports();  // marks an island that falls silent lost, as while running
+    drop_waiting(tag_migrants);  // rank 0's island has ended: nothing takes them in
+    if (seconds_since(d.last_stored) >= d.o.report_interval_s) d.store_islands();
+    d.out.progress();
+    tick();
+  }
+}
+
 std::vector<IslandStatus> IslandCoordinator::detach() {
   Impl& d = *impl_;
   if (!attached()) return {};
@@ -388,13 +422,18 @@ void dismiss_workers(MpiSession& mpi, const IslandOptions& o) {
 std::vector<IslandStatus> drive_island_run(IslandCoordinator& islands, RunManager& manager, const std::string& run_id,
                                            std::optional<Budget> budget, const std::atomic<bool>& stop) {
   islands.attach(run_id, budget);
+  bool stopped = false;
   while (islands.step()) {
     if (stop.load()) {
       manager.stop(run_id);
+      stopped = true;
       break;
     }
     tick();
   }
+  // Rank 0's budget is spent: each other island has a budget of its own, counted from its
+  // start, and ends by itself when it is spent (an oversubscribed rank may be far behind).
+  if (!stopped && budget && (budget->seconds || budget->tournaments)) islands.await_budgets(stop);
   auto result = islands.detach();
   islands.shutdown();
   return result;
@@ -471,7 +510,9 @@ bool evolve_island(MpiSession& mpi, const IslandOptions& o, const Evaluator& eva
       exit = true;
       break;
     }
-    migration.step(run, out, !run.done());
+    // Its own budget spent: the island ends here (rank 0 waits for it when its own ends).
+    if (run.done()) break;
+    migration.step(run, out, true);
     if (seconds_since(last_report) >= o.report_interval_s) report(false);
     out.progress();
     tick();

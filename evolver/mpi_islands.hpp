@@ -77,6 +77,9 @@ class IslandCoordinator {
   // status stored about once a second. False once the run is no longer running here
   // (ended, stopping, paused, or the manager shut down).
   bool step();
+  // Waits until every other island has ended by itself (its budget spent) or is lost
+  // (silent for the rank timeout), or *stop turns true; for islands attached with a budget.
+  void await_budgets(const std::atomic<bool>& stop);
   // Stops the other islands and waits for their final reports and checkpoints (each at
   // most the rank timeout), stores them, and returns every island's status.
   std::vector<IslandStatus> detach();
