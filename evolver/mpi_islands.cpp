@@ -39,23 +39,7 @@ void IslandCoordinator::attach(const std::string&, std::optional<Budget>) { no_m
 bool IslandCoordinator::attached() const { return false; }
 const std::string& IslandCoordinator::run_id() const { no_mpi(); }
 bool IslandCoordinator::step() { no_mpi(); }
-void IslandCoordinator::await_budgets(const std::atomic<bool>& stop) {
-  Impl& d = *impl_;
-  if (!attached()) return;
-  auto all_done = [&] {
-    for (std::size_t r = 1; r < d.islands.size(); ++r)
-      if (!d.islands[r].finished && !d.islands[r].lost) return false;
-    return true;
-  };
-  while (!all_done() && !stop.load()) {
-    d.take_reports();  // marks an island that falls silent lost, as while running
-    drop_waiting(tag_migrants);  // rank 0's island has ended: nothing takes them in
-    if (seconds_since(d.last_stored) >= d.o.report_interval_s) d.store_islands();
-    d.out.progress();
-    tick();
-  }
-}
-
+void IslandCoordinator::await_budgets(const std::atomic<bool>&) { no_mpi(); }
 std::vector<IslandStatus> IslandCoordinator::detach() { no_mpi(); }
 void IslandCoordinator::shutdown() { no_mpi(); }
 std::vector<IslandStatus> drive_island_run(IslandCoordinator&, RunManager&, const std::string&,
@@ -284,6 +268,13 @@ struct IslandCoordinator::Impl {
         islands[r].lost = true;  // recorded; the run goes on
   }
 
+  // Every island but rank 0's has ended (final report) or is lost.
+  bool others_done() const {
+    for (std::size_t r = 1; r < islands.size(); ++r)
+      if (!islands[r].finished && !islands[r].lost) return false;
+    return true;
+  }
+
   void store_islands() {
     try {
       islands[0].checkpoint_tournaments = manager.get(run_id).counters.tournaments;
@@ -359,12 +350,7 @@ bool IslandCoordinator::step() {
 void IslandCoordinator::await_budgets(const std::atomic<bool>& stop) {
   Impl& d = *impl_;
   if (!attached()) return;
-  auto all_done = [&] {
-    for (std::size_t r = 1; r < d.islands.size(); ++r)
-      if (!d.islands[r].finished && !d.islands[r].lost) return false;
-    return true;
-  };
-  while (!all_done() && !stop.load()) {
+  while (!d.others_done() && !stop.load()) {
     d.take_reports();  // marks an island that falls silent lost, as while running
     drop_waiting(tag_migrants);  // rank 0's island has ended: nothing takes them in
     if (seconds_since(d.last_stored) >= d.o.report_interval_s) d.store_islands();
@@ -379,12 +365,7 @@ std::vector<IslandStatus> IslandCoordinator::detach() {
   for (std::size_t r = 1; r < d.islands.size(); ++r)
     if (!d.islands[r].lost) d.out.send(static_cast<int>(r), tag_stop, nlohmann::json{{"run_id", d.run_id}}.dump());
   const auto asked = Clock::now();
-  auto all_done = [&] {
-    for (std::size_t r = 1; r < d.islands.size(); ++r)
-      if (!d.islands[r].finished && !d.islands[r].lost) return false;
-    return true;
-  };
-  while (!all_done()) {
+  while (!d.others_done()) {
     d.take_reports();
     drop_waiting(tag_migrants);
     d.out.progress();
