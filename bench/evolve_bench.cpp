@@ -348,6 +348,7 @@ int curves(const std::filesystem::path& dir, double seconds32, bool quick) {
 
 struct SeedsOptions {
   int seeds = 3;
+  int first_seed = 1;  // seeds first_seed .. first_seed + seeds - 1 (a long benchmark split over days)
   std::vector<double> minutes{1, 5, 10, 30, 60};
   std::string label = "default";
   nlohmann::json config = nlohmann::json::object();
@@ -404,7 +405,7 @@ int seeds_bench(const SeedsOptions& o) {
     csv << "label,seed,minutes,best_chi2_exact,tournaments_per_s,exact_scored,local_improvements,program\n";
   const DeviceSelection device = select_device(parse_device(o.device));
   std::printf("device: %s %s\n", device.kind.c_str(), device.name.c_str());
-  for (int seed = 1; seed <= o.seeds; ++seed) {
+  for (int seed = o.first_seed; seed < o.first_seed + o.seeds; ++seed) {
     nlohmann::json j = {{"width", 32}, {"max_steps", 5}, {"threads", 2}, {"seed", seed},
                         {"budget", {{"seconds", last * 60}}}};
     j.merge_patch(o.config);
@@ -451,7 +452,11 @@ int seeds_bench(const SeedsOptions& o) {
     for (std::size_t m = 0; m < o.minutes.size(); ++m) md << "---|";
     md << "\n";
   }
-  md << "| " << o.label << " `" << o.config.dump() << "` | " << o.seeds << " |";
+  md << "| " << o.label << " `" << o.config.dump() << "` | "
+     << (o.first_seed == 1 ? std::to_string(o.seeds)
+                           : "seed " + std::to_string(o.first_seed) +
+                                 (o.seeds > 1 ? ".." + std::to_string(o.first_seed + o.seeds - 1) : ""))
+     << " |";
   for (const auto& v : best) {
     const std::vector<double> s = sorted_bests(v);
     md << " **" << fmt_chi2(s[s.size() / 2]) << "** (" << fmt_chi2(s.front()) << " .. " << fmt_chi2(s.back()) << ") |";
@@ -477,6 +482,7 @@ int main(int argc, char** argv) {
         if (k + 1 >= argc) break;
         if (a == "--out") o.out = argv[k + 1];
         if (a == "--label") o.label = argv[k + 1];
+        if (a == "--first-seed") o.first_seed = std::atoi(argv[k + 1]);
         if (a == "--device") o.device = argv[k + 1];
         if (a == "--config") o.config = nlohmann::json::parse(argv[k + 1]);
         if (a == "--minutes") {
@@ -485,8 +491,8 @@ int main(int argc, char** argv) {
           for (std::string t; std::getline(ss, t, ',');) o.minutes.push_back(std::stod(t));
         }
       }
-      if (o.out.empty() || o.seeds < 1 || o.minutes.empty()) {
-        std::fprintf(stderr, "usage: bench_evolve --seeds K --out DIR [--minutes 1,5,10,30,60] [--label NAME] [--config JSON] [--device cpu|gpu]\n");
+      if (o.out.empty() || o.seeds < 1 || o.first_seed < 1 || o.minutes.empty()) {
+        std::fprintf(stderr, "usage: bench_evolve --seeds K --out DIR [--first-seed S (default 1)] [--minutes 1,5,10,30,60] [--label NAME] [--config JSON] [--device cpu|gpu]\n");
         return 2;
       }
       try {
