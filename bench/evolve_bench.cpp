@@ -25,8 +25,13 @@
 //   64-bit runs (--config '{"width":64}') have no exact scores: each seed's best is compared
 //   with the splitmix64 finaliser, murmur3's fmix64 and Moremur on the same 2^24 inputs
 //   (common random numbers, a seed no run used), appended to DIR/compare64.md.
+//
+// bench_evolve --table DIR [--label NAME]: the table of a --seeds benchmark run in parts
+//   (one seed per sitting, --first-seed S): DIR/seeds.csv to DIR/seeds_NAME.md, one row per
+//   seed and the median at each mark (the same median as --seeds).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -37,6 +42,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -470,6 +476,82 @@ int seeds_bench(const SeedsOptions& o) {
   return 0;
 }
 
+// ---- The table of a seeds benchmark run in parts ---------------------------------------
+// bench_evolve --table DIR [--label L]: DIR/seeds.csv (written by --seeds, one seed per
+// sitting with --first-seed) to DIR/seeds_L.md: one row per seed (best exact chi2 at each
+// mark, the run's tournaments/s and best program) and the median over the seeds at each
+// mark, taken with sorted_bests as --seeds takes it. A seed that ran twice counts with its
+// last run; a mark a seed has no row for reads "not run" and leaves the median.
+int seeds_table(const std::filesystem::path& dir, const std::string& label) {
+  std::ifstream in(dir / "seeds.csv");
+  if (!in) throw std::runtime_error("no " + (dir / "seeds.csv").string());
+  struct Seed {
+    std::map<double, double> best;  // mark (minutes) -> best exact chi2 (0: none yet)
+    double rate = 0;
+    std::string program;
+  };
+  std::map<int, Seed> seeds;
+  std::map<double, bool> marks;
+  std::string line;
+  std::getline(in, line);  // header
+  for (int number = 2; std::getline(in, line); ++number) {
+    // label,seed,minutes,best,tournaments/s,exact,local,program (the program has commas)
+    std::vector<std::string> f;
+    std::size_t at = 0;
+    for (int k = 0; k < 7; ++k) {
+      const std::size_t comma = line.find(',', at);
+      if (comma == std::string::npos)
+        throw std::runtime_error((dir / "seeds.csv").string() + ":" + std::to_string(number) +
+                                 ": expected 8 comma-separated fields");
+      f.push_back(line.substr(at, comma - at));
+      at = comma + 1;
+    }
+    if (f[0] != label) continue;
+    try {
+      Seed& s = seeds[std::stoi(f[1])];
+      const double mark = std::stod(f[2]);
+      marks[mark] = true;
+      s.best[mark] = f[3] == "-" ? 0 : std::stod(f[3]);
+      s.rate = std::stod(f[4]);
+      if (at < line.size()) s.program = line.substr(at);
+    } catch (const std::logic_error&) {  // stoi/stod: not a number, or out of range
+      throw std::runtime_error((dir / "seeds.csv").string() + ":" + std::to_string(number) +
+                               ": seed, minutes, best and tournaments/s must be numbers");
+    }
+  }
+  if (seeds.empty()) throw std::runtime_error("no rows labelled " + label + " in " + (dir / "seeds.csv").string());
+  std::ostringstream md;
+  auto fmt_mark = [](double m) {
+    std::ostringstream o;
+    o << m;
+    return o.str();
+  };
+  md << "| seed |";
+  for (const auto& [m, _] : marks) md << " " << fmt_mark(m) << " min |";
+  md << " tournaments/s | best at " << fmt_mark(marks.rbegin()->first) << " min |\n|---|";
+  for (std::size_t k = 0; k < marks.size(); ++k) md << "---|";
+  md << "---|---|\n";
+  char rate[32];
+  for (const auto& [seed, s] : seeds) {
+    md << "| " << seed << " |";
+    for (const auto& [m, _] : marks) md << " " << (s.best.count(m) ? fmt_chi2(s.best.at(m)) : "not run") << " |";
+    std::snprintf(rate, sizeof rate, "%.1f", s.rate);
+    md << " " << rate << " | `" << s.program << "` |\n";
+  }
+  md << "| **median of " << seeds.size() << "** |";
+  for (const auto& [m, _] : marks) {
+    std::vector<double> v;
+    for (const auto& [seed, s] : seeds)
+      if (s.best.count(m)) v.push_back(s.best.at(m));
+    md << " **" << (v.empty() ? "-" : fmt_chi2(sorted_bests(v)[v.size() / 2])) << "** |";
+  }
+  md << " | |\n";
+  const std::filesystem::path out = dir / ("seeds_" + label + ".md");
+  std::ofstream(out) << md.str();
+  std::fputs(md.str().c_str(), stdout);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -499,6 +581,17 @@ int main(int argc, char** argv) {
         return seeds_bench(o);
       } catch (const std::exception& e) {
         std::fprintf(stderr, "bench_evolve --seeds: %s\n", e.what());
+        return 2;
+      }
+    }
+    if (std::strcmp(argv[i], "--table") == 0 && i + 1 < argc) {
+      std::string label = "default";
+      for (int k = i + 2; k + 1 < argc; ++k)
+        if (std::strcmp(argv[k], "--label") == 0) label = argv[k + 1];
+      try {
+        return seeds_table(argv[i + 1], label);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "bench_evolve --table: %s\n", e.what());
         return 2;
       }
     }

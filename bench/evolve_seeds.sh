@@ -6,8 +6,8 @@
 # configuration goes to seeds.log, so read the figures as taken under that load.
 # OUT=DIR writes elsewhere (the 16-bit table: OUT=bench/results/evolve/width16); SEEDS=K
 # runs seeds 1..K instead of 3 (one 60-minute run: SEEDS=1); FIRST_SEED=S starts at seed S
-# (a long benchmark split into parts: SEEDS=1 FIRST_SEED=2 runs seed 2 alone; the median over
-# the parts comes from bench/seeds_median.sh).
+# (a long benchmark split into parts: SEEDS=1 FIRST_SEED=2 runs seed 2 alone; after each
+# part, `bench_evolve --table` writes OUT/seeds_LABEL.md: every seed so far and their median).
 #
 #   bench/evolve_seeds.sh [BUILD_DIR] [MINUTES] [label=JSON ...]
 #   default: build/release, 1,5,10, and the pair that measures local search:
@@ -32,4 +32,7 @@ for c in "${configs[@]}"; do
   "$build/bench/bench_evolve" --seeds "${SEEDS:-3}" --first-seed "${FIRST_SEED:-1}" --minutes "$minutes" --out "$out" --label "$label" --config "$json" \
     | tee -a "$out/seeds.log"
   echo "$(date -u +%FT%TZ) $label load after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/seeds.log"
+  if [ -n "${FIRST_SEED:-}" ]; then
+    "$build/bench/bench_evolve" --table "$out" --label "$label"
+  fi
 done
