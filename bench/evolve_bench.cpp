@@ -42,6 +42,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -483,15 +484,16 @@ int seeds_bench(const SeedsOptions& o) {
 // mark, taken with sorted_bests as --seeds takes it. A seed that ran twice counts with its
 // last run; a mark a seed has no row for reads "not run" and leaves the median.
 int seeds_table(const std::filesystem::path& dir, const std::string& label) {
-  std::ifstream in(dir / "seeds.csv");
-  if (!in) throw std::runtime_error("no " + (dir / "seeds.csv").string());
+  const std::string csv = (dir / "seeds.csv").string();
+  std::ifstream in(csv);
+  if (!in) throw std::runtime_error("no " + csv);
   struct Seed {
     std::map<double, double> best;  // mark (minutes) -> best exact chi2 (0: none yet)
     double rate = 0;
     std::string program;
   };
   std::map<int, Seed> seeds;
-  std::map<double, bool> marks;
+  std::set<double> marks;
   std::string line;
   std::getline(in, line);  // header
   for (int number = 2; std::getline(in, line); ++number) {
@@ -501,8 +503,7 @@ int seeds_table(const std::filesystem::path& dir, const std::string& label) {
     for (int k = 0; k < 7; ++k) {
       const std::size_t comma = line.find(',', at);
       if (comma == std::string::npos)
-        throw std::runtime_error((dir / "seeds.csv").string() + ":" + std::to_string(number) +
-                                 ": expected 8 comma-separated fields");
+        throw std::runtime_error(csv + ":" + std::to_string(number) + ": expected 8 comma-separated fields");
       f.push_back(line.substr(at, comma - at));
       at = comma + 1;
     }
@@ -510,36 +511,31 @@ int seeds_table(const std::filesystem::path& dir, const std::string& label) {
     try {
       Seed& s = seeds[std::stoi(f[1])];
       const double mark = std::stod(f[2]);
-      marks[mark] = true;
+      marks.insert(mark);
       s.best[mark] = f[3] == "-" ? 0 : std::stod(f[3]);
       s.rate = std::stod(f[4]);
       if (at < line.size()) s.program = line.substr(at);
     } catch (const std::logic_error&) {  // stoi/stod: not a number, or out of range
-      throw std::runtime_error((dir / "seeds.csv").string() + ":" + std::to_string(number) +
+      throw std::runtime_error(csv + ":" + std::to_string(number) +
                                ": seed, minutes, best and tournaments/s must be numbers");
     }
   }
-  if (seeds.empty()) throw std::runtime_error("no rows labelled " + label + " in " + (dir / "seeds.csv").string());
+  if (seeds.empty()) throw std::runtime_error("no rows labelled " + label + " in " + csv);
   std::ostringstream md;
-  auto fmt_mark = [](double m) {
-    std::ostringstream o;
-    o << m;
-    return o.str();
-  };
   md << "| seed |";
-  for (const auto& [m, _] : marks) md << " " << fmt_mark(m) << " min |";
-  md << " tournaments/s | best at " << fmt_mark(marks.rbegin()->first) << " min |\n|---|";
+  for (double m : marks) md << " " << m << " min |";  // as --seeds prints its marks
+  md << " tournaments/s | best at " << *marks.rbegin() << " min |\n|---|";
   for (std::size_t k = 0; k < marks.size(); ++k) md << "---|";
   md << "---|---|\n";
   char rate[32];
   for (const auto& [seed, s] : seeds) {
     md << "| " << seed << " |";
-    for (const auto& [m, _] : marks) md << " " << (s.best.count(m) ? fmt_chi2(s.best.at(m)) : "not run") << " |";
+    for (double m : marks) md << " " << (s.best.count(m) ? fmt_chi2(s.best.at(m)) : "not run") << " |";
     std::snprintf(rate, sizeof rate, "%.1f", s.rate);
     md << " " << rate << " | `" << s.program << "` |\n";
   }
   md << "| **median of " << seeds.size() << "** |";
-  for (const auto& [m, _] : marks) {
+  for (double m : marks) {
     std::vector<double> v;
     for (const auto& [seed, s] : seeds)
       if (s.best.count(m)) v.push_back(s.best.at(m));
