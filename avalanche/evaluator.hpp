@@ -45,7 +45,12 @@ class Evaluator {
   // From now on exact counts, and sampled counts of at least min_samples samples, run on
   // this GPU (avalanche/gpu_counter.hpp: the same counts, bit for bit). Call before the
   // evaluator is shared between threads; null goes back to the CPU.
-  void use_gpu(std::shared_ptr<const GpuCounter> gpu, std::uint64_t min_samples = std::uint64_t{1} << 20);
+  // A new program costs the GPU 50-400 ms of PTX compile and module load before it counts
+  // (bench_gpu on an H100: first call minus warm call), and the CPU samples about 10 ns a
+  // sample on one core, so below about 2^23 samples the CPU is sooner. With 2^20 here, 32-bit
+  // searches on an H100 ran 29-36 tournaments/s against 49-51 on the CPU alone; with 2^23,
+  // 66-75 against 55-71 (bench/results/gpu/search*, 2026-11-27).
+  void use_gpu(std::shared_ptr<const GpuCounter> gpu, std::uint64_t min_samples = std::uint64_t{1} << 23);
   const GpuCounter* gpu() const;
   ~Evaluator();
   Evaluator(const Evaluator&) = delete;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fstream>
 
+#include "baker/backend_calibration.hpp"
 #include "baker/embree_tracer.hpp"
 #include "baker/preview.hpp"
 #include "baker/vulkan_tracer.hpp"
@@ -13,6 +14,9 @@ namespace mixforge::baker {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+// Enough rays that a GPU's per-call cost does not decide (2^17: about 16 ms for Embree on
+// 2 cores, 2 ms on an H100-class GPU at full speed), few enough to cost little.
+constexpr std::size_t calibration_ray_count = std::size_t{1} << 17;
 double since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
@@ -56,39 +60,65 @@ BakeOutput bake(const Scene& scene, const BakeConfig& config, std::shared_ptr<co
   out.atlas = build_atlas(scene, ao);
   const double atlas_s = since(t0);
 
-  // The back end. auto: a GPU's ray-tracing pipelines, else Embree (why goes in the report).
+  // The back end. auto: Embree, unless a GPU's ray-tracing pipelines trace the calibration
+  // rays faster (baker/backend_calibration.hpp). Why goes in the report.
   std::string choice = config.backend;
   std::string why;
+  std::unique_ptr<RayTracer> tracer;
+  std::string device;
+  double bvh_s = 0;
   if (choice == "auto") {
     const VulkanProbe probe = probe_vulkan();
+    choice = "embree";
     if (probe.unavailable) {
-      choice = "embree";
       why = "auto: " + *probe.unavailable;
     } else if (probe.cpu) {
-      choice = "embree";
       why = "auto: the Vulkan ray-tracing device " + probe.device +
             " is a CPU implementation, slower than Embree (--backend vulkan uses it)";
     } else {
-      choice = "vulkan";
-      why = "auto: Vulkan ray-tracing device " + probe.device;
+      try {
+        t0 = Clock::now();
+        std::unique_ptr<VulkanTracer> vk = make_vulkan_tracer(scene);
+        const double vulkan_bvh_s = since(t0);
+        t0 = Clock::now();
+        std::unique_ptr<RayTracer> embree = make_embree_tracer(scene);
+        const double embree_bvh_s = since(t0);
+        const std::vector<Ray> rays = calibration_rays(scene, calibration_ray_count);
+        const BackendRates rates{measure_rays_per_s(*embree, rays), measure_rays_per_s(*vk, rays)};
+        const CalibratedChoice c = choose_by_rate(rates, vk->device_name(), rays.size());
+        choice = c.backend;
+        why = c.why;
+        if (choice == "vulkan") {
+          device = vk->device_name();
+          tracer = std::move(vk);
+          bvh_s = vulkan_bvh_s;
+        } else {
+          device = "cpu";
+          tracer = std::move(embree);
+          bvh_s = embree_bvh_s;
+        }
+      } catch (const std::exception& e) {  // a GPU that fails here leaves Embree, saying why
+        tracer.reset();
+        why = "auto: the Vulkan ray-tracing device " + probe.device + " failed (" + e.what() + "); Embree";
+      }
     }
   }
-  t0 = Clock::now();
-  std::unique_ptr<RayTracer> tracer;
-  std::string device;
-  if (choice == "vulkan") {
-    try {
-      auto vk = make_vulkan_tracer(scene);
-      device = vk->device_name();
-      tracer = std::move(vk);
-    } catch (const VulkanUnavailable& e) {
-      throw BackendUnavailable(std::string("the Vulkan back end is unavailable: ") + e.what());
+  if (!tracer) {
+    t0 = Clock::now();
+    if (choice == "vulkan") {
+      try {
+        auto vk = make_vulkan_tracer(scene);
+        device = vk->device_name();
+        tracer = std::move(vk);
+      } catch (const VulkanUnavailable& e) {
+        throw BackendUnavailable(std::string("the Vulkan back end is unavailable: ") + e.what());
+      }
+    } else {
+      tracer = make_embree_tracer(scene);
+      device = "cpu";
     }
-  } else {
-    tracer = make_embree_tracer(scene);
-    device = "cpu";
+    bvh_s = since(t0);
   }
-  const double bvh_s = since(t0);
 
   const auto sampler = make_sampler(config.sampler, config.spp, config.seed,
                                     config.sampler == SamplerKind::mixforge_cmj ? mixers : nullptr);

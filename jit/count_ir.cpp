@@ -60,18 +60,25 @@ class Warp {
 // After this, lane r holds bit r of every lane's word: bit k of the result is bit r of
 // lane k's v. Five butterfly stages, each swapping the off-diagonal s x s blocks of lane
 // pairs {l, l ^ s}; popcount of lane r's result then counts lanes with bit r set.
-Value* transpose(IRBuilder<>& b, const Warp& w, Value* v) {
+// A stage is a shuffle, a rotate and a bitwise select: for these masks m (blocks of s bits
+// from bit 0), (p << s) & ~m == rotl(p, s) & ~m and (p >> s) & m == rotl(p, 32 - s) & m, so
+// the lane's rotate amount and kept mask depend on the lane alone (hoisted out of loops).
+// The rotate and the select are one funnel shift and one LOP3 on NVIDIA GPUs; the shifts,
+// masks and selects of the textbook form cost three times as much there (measured: bench_gpu).
+// same_at: a lane distance s at which v is known equal in lanes l and l ^ s (a difference
+// word of input bit log2(s) < 5); that stage's partner is the lane itself, so no shuffle.
+Value* transpose(IRBuilder<>& b, const Warp& w, Value* v, unsigned same_at = 0) {
   Type* i32 = b.getInt32Ty();
   static constexpr std::uint32_t masks[] = {0x0000ffffu, 0x00ff00ffu, 0x0f0f0f0fu, 0x33333333u, 0x55555555u};
   unsigned s = 16;
   for (std::uint32_t m : masks) {
-    Value* p = w.shuffle_xor(v, s);
+    // Stages at distances above same_at keep v(l) == v(l ^ same_at): they treat both alike.
+    Value* p = s == same_at ? v : w.shuffle_xor(v, s);
     Value* low = b.CreateICmpEQ(b.CreateAnd(w.lane(), w.constant(i32, s)), w.constant(i32, 0));
-    Value* keep_low = b.CreateOr(b.CreateAnd(v, w.constant(i32, m)),
-                                 b.CreateShl(b.CreateAnd(p, w.constant(i32, m)), w.constant(i32, s)));
-    Value* keep_high = b.CreateOr(b.CreateAnd(v, w.constant(i32, ~m)),
-                                  b.CreateLShr(b.CreateAnd(p, w.constant(i32, ~m)), w.constant(i32, s)));
-    v = b.CreateSelect(low, keep_low, keep_high);
+    Value* amount = b.CreateSelect(low, w.constant(i32, s), w.constant(i32, 32 - s));
+    Value* keep = b.CreateSelect(low, w.constant(i32, m), w.constant(i32, ~m));
+    Value* moved = b.CreateIntrinsic(llvm::Intrinsic::fshl, {w.type(i32)}, {p, p, amount});
+    v = b.CreateOr(b.CreateAnd(v, keep), b.CreateAnd(moved, b.CreateNot(keep)));
     s >>= 1;
   }
   return v;
@@ -135,11 +142,11 @@ void emit_program_counts(IRBuilder<>& b, Function* f, const Warp& w, const Progr
   Value* x = exact ? idx : b.CreateAnd(sample_input(b, w, w.splat(a.seed), idx), w.constant(i64, p.mask()));
   if (narrow) x = b.CreateTrunc(x, w.type(word));
   Value* h = emit_mix(b, x, p, true);
-  auto count = [&](int i, Value* d, unsigned weight) {
+  auto count = [&](int i, Value* d, unsigned weight, unsigned same_at) {
     d = b.CreateSelect(valid, d, w.constant(word, 0));
     for (int half = 0; half < halves; ++half) {
       Value* part = narrow ? d : b.CreateTrunc(b.CreateLShr(d, w.constant(i64, 32u * half)), w.type(i32));
-      Value* bits = b.CreateIntrinsic(llvm::Intrinsic::ctpop, {w.type(i32)}, {transpose(b, w, part)});
+      Value* bits = b.CreateIntrinsic(llvm::Intrinsic::ctpop, {w.type(i32)}, {transpose(b, w, part, same_at)});
       if (weight == 2) bits = b.CreateShl(bits, w.constant(i32, 1));
       Value*& c = counters[static_cast<std::size_t>(i * halves + half)];
       c = b.CreateAdd(c, bits);
@@ -155,7 +162,7 @@ void emit_program_counts(IRBuilder<>& b, Function* f, const Warp& w, const Progr
     if (exact && i < 5) {
       // The partner x ^ 2^i is lane l ^ 2^i of this warp (indices are 32-aligned): take its
       // hash. Both lanes of the pair count it: each pair from both sides, as on the CPU.
-      count(i, b.CreateXor(h, w.shuffle_xor(h, static_cast<unsigned>(bit))), 1);
+      count(i, b.CreateXor(h, w.shuffle_xor(h, static_cast<unsigned>(bit))), 1, static_cast<unsigned>(bit));
     } else if (exact) {
       // Bit i of x is the same in all 32 lanes. Pairs are counted once, from the side with
       // bit i clear, with weight 2 (the count from both sides).
@@ -165,7 +172,7 @@ void emit_program_counts(IRBuilder<>& b, Function* f, const Warp& w, const Progr
       b.CreateCondBr(b.CreateICmpEQ(b.CreateAnd(it, b.getInt64(bit)), b.getInt64(0)), take, join);
       b.SetInsertPoint(take);
       std::vector<Value*> before(counters.begin() + i * halves, counters.begin() + (i + 1) * halves);
-      count(i, b.CreateXor(h, emit_mix(b, b.CreateXor(x, w.constant(word, bit)), p, true)), 2);
+      count(i, b.CreateXor(h, emit_mix(b, b.CreateXor(x, w.constant(word, bit)), p, true)), 2, 0);
       BasicBlock* taken = b.GetInsertBlock();
       b.CreateBr(join);
       b.SetInsertPoint(join);
@@ -177,7 +184,7 @@ void emit_program_counts(IRBuilder<>& b, Function* f, const Warp& w, const Progr
         c = merged;
       }
     } else {
-      count(i, b.CreateXor(h, emit_mix(b, b.CreateXor(x, w.constant(word, bit)), p, true)), 1);
+      count(i, b.CreateXor(h, emit_mix(b, b.CreateXor(x, w.constant(word, bit)), p, true)), 1, 0);
     }
   }
   Value* next = b.CreateAdd(it, b.getInt64(warp_size));

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "baker/backend_calibration.hpp"
 #include "baker/bake.hpp"
 #include "baker/cornell_box.hpp"
 #include "baker/default_mixer4.hpp"
@@ -130,6 +131,28 @@ TEST(VulkanBackend, ReportsWhichDeviceOrWhyNone) {
   const auto vk = make_vulkan_tracer(cornell_box());
   EXPECT_EQ(vk->name(), "vulkan");
   EXPECT_EQ(vk->device_name(), probe.device);
+}
+
+// --backend auto's calibration on a real Vulkan device (lavapipe in CI): both back ends
+// trace the same rays, the rates are real, and the choice is the faster of the two.
+TEST(VulkanBackend, CalibrationMeasuresBothBackEndsOnTheSameRays) {
+  REQUIRE_VULKAN_RT();
+  const Scene scene = cornell_box();
+  const auto rays = calibration_rays(scene, 1u << 14);
+  const auto vk = make_vulkan_tracer(scene);
+  const auto embree = make_embree_tracer(scene);
+  std::vector<Hit> a(rays.size()), b(rays.size());
+  vk->intersect(rays, a, true);
+  embree->intersect(rays, b, true);
+  int same = 0;
+  for (std::size_t k = 0; k < rays.size(); ++k) same += a[k].triangle == b[k].triangle;
+  EXPECT_GT(same, static_cast<int>(rays.size()) - 16) << "the two back ends see the same scene";
+  const BackendRates rates{measure_rays_per_s(*embree, rays, 1), measure_rays_per_s(*vk, rays, 1)};
+  EXPECT_GT(rates.embree, 0);
+  EXPECT_GT(rates.vulkan, 0);
+  const CalibratedChoice c = choose_by_rate(rates, vk->device_name(), rays.size());
+  EXPECT_EQ(c.backend, rates.vulkan > rates.embree ? "vulkan" : "embree") << c.why;
+  EXPECT_NE(c.why.find(vk->device_name()), std::string::npos) << c.why;
 }
 
 // Without a driver (the loader finds no ICD) the factory says so instead of crashing.
