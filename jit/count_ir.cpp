@@ -63,8 +63,9 @@ class Warp {
 // A stage is a shuffle, a rotate and a bitwise select: for these masks m (blocks of s bits
 // from bit 0), (p << s) & ~m == rotl(p, s) & ~m and (p >> s) & m == rotl(p, 32 - s) & m, so
 // the lane's rotate amount and kept mask depend on the lane alone (hoisted out of loops).
-// The rotate and the select are one funnel shift and one LOP3 on NVIDIA GPUs; the shifts,
-// masks and selects of the textbook form cost three times as much there (measured: bench_gpu).
+// In PTX that is shf.l.wrap and two logic ops (one LOP3 after ptxas, presumably) against
+// about nine shifts, masks and selects in the textbook form; with the skipped shuffles
+// below, exact lowbias32 went from 175 to 136 ms on an H100 (bench/results/gpu/).
 // same_at: a lane distance s at which v is known equal in lanes l and l ^ s (a difference
 // word of input bit log2(s) < 5); that stage's partner is the lane itself, so no shuffle.
 Value* transpose(IRBuilder<>& b, const Warp& w, Value* v, unsigned same_at = 0) {
