@@ -98,7 +98,6 @@ BakeOutput bake(const Scene& scene, const BakeConfig& config, std::shared_ptr<co
           bvh_s = embree_bvh_s;
         }
       } catch (const std::exception& e) {  // a GPU that fails here leaves Embree, saying why
-        tracer.reset();
         why = "auto: the Vulkan ray-tracing device " + probe.device + " failed (" + e.what() + "); Embree";
       }
     }

@@ -464,15 +464,14 @@ int seeds_bench(const SeedsOptions& o) {
                            : "seed " + std::to_string(o.first_seed) +
                                  (o.seeds > 1 ? ".." + std::to_string(o.first_seed + o.seeds - 1) : ""))
      << " |";
-  for (const auto& v : best) {
-    const std::vector<double> s = sorted_bests(v);
+  std::vector<std::vector<double>> sorted;  // each mark's bests, best first
+  for (const auto& v : best) sorted.push_back(sorted_bests(v));
+  for (const auto& s : sorted)
     md << " **" << fmt_chi2(s[s.size() / 2]) << "** (" << fmt_chi2(s.front()) << " .. " << fmt_chi2(s.back()) << ") |";
-  }
   md << "\n";
   std::printf("median best exact chi2 of %d seeds:", o.seeds);
-  for (std::size_t m = 0; m < o.minutes.size(); ++m) {
-    std::printf(" %g min %s;", o.minutes[m], fmt_chi2(sorted_bests(best[m])[best[m].size() / 2]).c_str());
-  }
+  for (std::size_t m = 0; m < o.minutes.size(); ++m)
+    std::printf(" %g min %s;", o.minutes[m], fmt_chi2(sorted[m][sorted[m].size() / 2]).c_str());
   std::printf("\n");
   return 0;
 }

@@ -39,7 +39,8 @@ for p in "${pids[@]}"; do wait "$p" || status=1; done
 { echo "# $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown), $(nproc) cores, $minutes minutes, $seeds seeds per device"
   for f in "$work"/*.log; do echo "-- $(basename "$f")"; cat "$f"; done; } > "$out/evolve.log"
 [ "$status" = 0 ] || { echo "gpu_search: a run failed; see $out/evolve.log" >&2; exit 1; }
-{ echo "label,seed,minutes,best_chi2_exact,tournaments_per_s,exact_scored,local_improvements,program"
-  for d in "$work"/*/; do tail -n +2 "$d/seeds.csv"; done; } > "$out/seeds.csv"
+# One header (bench_evolve's own), then every run's rows.
+csvs=("$work"/*/seeds.csv)
+{ head -n 1 "${csvs[0]}"; for c in "${csvs[@]}"; do tail -n +2 "$c"; done; } > "$out/seeds.csv"
 for device in cpu gpu; do "$exe" --table "$out" --label "$device"; done
 cat "$out"/seeds_cpu.md "$out"/seeds_gpu.md
