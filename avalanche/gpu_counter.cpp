@@ -51,11 +51,12 @@ jit::PtxOptions ptx_target(int major) {
 
 }  // namespace
 
-WarpPlan plan_warps(std::uint64_t indices, std::uint64_t max_warps) {
+WarpPlan plan_warps(std::uint64_t indices, std::uint64_t max_warps, std::uint64_t granule) {
   WarpPlan plan;
+  plan.per_warp = granule;
   if (indices == 0) return plan;
   const std::uint64_t per = (indices + max_warps - 1) / max_warps;
-  plan.per_warp = std::min<std::uint64_t>(jit::max_per_warp, std::max<std::uint64_t>(32, (per + 31) / 32 * 32));
+  plan.per_warp = std::min<std::uint64_t>(jit::max_per_warp, std::max(granule, (per + granule - 1) / granule * granule));
   plan.warps = (indices + plan.per_warp - 1) / plan.per_warp;
   return plan;
 }
@@ -72,6 +73,7 @@ struct GpuCounter::Impl {
   std::unique_ptr<cuda::Driver> driver;
   GpuDeviceInfo info;
   jit::PtxOptions target;
+  jit::CountKernelOptions kernels;
   mutable std::mutex mu;  // one caller on the device at a time
   mutable std::list<Module> modules;  // most recently used first
 
@@ -94,7 +96,7 @@ struct GpuCounter::Impl {
       }
     Module m;
     m.programs.assign(programs.begin(), programs.end());
-    m.module = driver->load_ptx(jit::emit_count_ptx(programs, target));
+    m.module = driver->load_ptx(jit::emit_count_ptx(programs, target, kernels));
     if (programs.front().width() <= 32) m.exact = driver->function(m.module, jit::count_kernel_exact);
     m.sampled = driver->function(m.module, jit::count_kernel_sampled);
     modules.push_front(std::move(m));
@@ -111,14 +113,15 @@ struct GpuCounter::Impl {
     std::lock_guard lock(mu);
     const int n = programs.front().width();
     const std::uint64_t inputs = std::uint64_t{1} << n;
-    auto flat = run(module_for(programs).exact, programs.size(), n, 0, inputs, 0, exact_chunk, cancel);
+    auto flat = run(module_for(programs).exact, programs.size(), n, 0, inputs, 0, exact_chunk,
+                    jit::exact_granule(n, kernels), cancel);
     return unpack(flat, programs.size(), n, inputs, true);
   }
 
   // Launches `f` over [first, end) in chunks; returns the flat counts of the batch.
   std::vector<std::uint64_t> run(cuda::FunctionHandle* f, std::size_t batch, int n, std::uint64_t first,
                                  std::uint64_t end, std::uint64_t seed, std::uint64_t chunk,
-                                 const std::atomic<bool>* cancel) const {
+                                 std::uint64_t granule, const std::atomic<bool>* cancel) const {
     const std::size_t bytes = batch * static_cast<std::size_t>(n) * n * sizeof(std::uint64_t);
     const cuda::DevicePtr counts = driver->allocate(bytes);
     struct Free {
@@ -130,7 +133,7 @@ struct GpuCounter::Impl {
     for (std::uint64_t from = first; from < end;) {
       if (cancel && cancel->load(std::memory_order_relaxed)) throw EvaluationCancelled();
       std::uint64_t to = std::min(end, from + chunk);
-      const WarpPlan plan = plan_warps(to - from, gpu_max_warps);
+      const WarpPlan plan = plan_warps(to - from, gpu_max_warps, granule);
       std::uint64_t ptr = counts, a = from, b = to, per = plan.per_warp, s = seed;
       void* args[] = {&ptr, &a, &b, &per, &s};
       const auto blocks = static_cast<unsigned>((plan.warps * 32 + block_threads - 1) / block_threads);
@@ -146,8 +149,10 @@ struct GpuCounter::Impl {
 GpuCounter::GpuCounter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 GpuCounter::~GpuCounter() = default;
 
-std::unique_ptr<GpuCounter> GpuCounter::open() {
+std::unique_ptr<GpuCounter> GpuCounter::open(const jit::CountKernelOptions& kernels) {
+  jit::exact_granule(1, kernels);  // checks the options before touching the driver
   auto impl = std::make_unique<Impl>();
+  impl->kernels = kernels;
   impl->driver = std::make_unique<cuda::Driver>(0);
   const cuda::DeviceInfo& d = impl->driver->device();
   if (d.major < 7 || (d.major == 7 && d.minor < 5))
@@ -180,7 +185,7 @@ AvalancheCounts GpuCounter::counts_sampled(const Program& program, std::uint64_t
   if (first + count < first) throw std::invalid_argument("gpu counts: sample range overflows");
   std::lock_guard lock(impl_->mu);
   auto flat = impl_->run(impl_->module_for(one).sampled, 1, n, first, first + count, seed, ~std::uint64_t{0} >> 1,
-                         nullptr);
+                         32, nullptr);
   return std::move(unpack(flat, 1, n, count, false).front());
 }
 
@@ -188,31 +193,34 @@ AvalancheCounts GpuCounter::counts_sampled(const Program& program, std::uint64_t
 
 namespace {
 std::vector<AvalancheCounts> simulate(std::span<const Program> programs, jit::WarpSimulator::Kind kind,
-                                      std::uint64_t seed, std::uint64_t first, std::uint64_t end) {
-  const jit::WarpSimulator sim(programs);
+                                      const jit::CountKernelOptions& kernels, std::uint64_t seed,
+                                      std::uint64_t first, std::uint64_t end) {
+  const jit::WarpSimulator sim(programs, kernels);
   const int n = programs.front().width();
   std::vector<std::uint64_t> flat(programs.size() * static_cast<std::size_t>(n) * n, 0);
   // Few warps, so that each simulated warp runs many trips as a GPU warp does.
-  const WarpPlan plan = plan_warps(end - first, 64);
+  const bool exact = kind == jit::WarpSimulator::Kind::exact;
+  const WarpPlan plan = plan_warps(end - first, 64, exact ? sim.exact_granule() : 32);
   tbb::parallel_for(std::uint64_t{0}, plan.warps * programs.size(), [&](std::uint64_t job) {
     sim.run_warp(kind, flat.data(), first, end, plan.per_warp, seed, job % plan.warps,
                  static_cast<std::uint32_t>(job / plan.warps));
   });
-  const bool exact = kind == jit::WarpSimulator::Kind::exact;
   return unpack(flat, programs.size(), n, end - first, exact);
 }
 }  // namespace
 
-std::vector<AvalancheCounts> simulate_gpu_counts_exact(std::span<const Program> programs) {
+std::vector<AvalancheCounts> simulate_gpu_counts_exact(std::span<const Program> programs,
+                                                       const jit::CountKernelOptions& kernels) {
   check_batch(programs, true);
-  return simulate(programs, jit::WarpSimulator::Kind::exact, 0, 0, std::uint64_t{1} << programs.front().width());
+  return simulate(programs, jit::WarpSimulator::Kind::exact, kernels, 0, 0,
+                  std::uint64_t{1} << programs.front().width());
 }
 
 std::vector<AvalancheCounts> simulate_gpu_counts_sampled(std::span<const Program> programs, std::uint64_t seed,
                                                          std::uint64_t first, std::uint64_t count) {
   check_batch(programs, false);
   if (first + count < first) throw std::invalid_argument("gpu counts: sample range overflows");
-  return simulate(programs, jit::WarpSimulator::Kind::sampled, seed, first, first + count);
+  return simulate(programs, jit::WarpSimulator::Kind::sampled, {}, seed, first, first + count);
 }
 
 }  // namespace mixforge

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "avalanche/counts.hpp"
+#include "jit/count_kernels.hpp"
 #include "mixer/program.hpp"
 
 namespace mixforge {
@@ -26,8 +27,9 @@ struct GpuDeviceInfo {
 
 class GpuCounter {
  public:
-  // The first CUDA device; throws cuda::CudaError saying why there is none.
-  static std::unique_ptr<GpuCounter> open();
+  // The first CUDA device; throws cuda::CudaError saying why there is none. kernels: how
+  // the exact kernel counts (jit/count_kernels.hpp); the counts are the same either way.
+  static std::unique_ptr<GpuCounter> open(const jit::CountKernelOptions& kernels = {});
   ~GpuCounter();
   GpuCounter(const GpuCounter&) = delete;
   GpuCounter& operator=(const GpuCounter&) = delete;
@@ -50,15 +52,17 @@ class GpuCounter {
 
 // The GPU's launches run on the host by jit::WarpSimulator, warp by warp (TBB threads).
 // Programs of one width; exact needs width <= 32. For tests and cross-checks.
-std::vector<AvalancheCounts> simulate_gpu_counts_exact(std::span<const Program> programs);
+std::vector<AvalancheCounts> simulate_gpu_counts_exact(std::span<const Program> programs,
+                                                       const jit::CountKernelOptions& kernels = {});
 std::vector<AvalancheCounts> simulate_gpu_counts_sampled(std::span<const Program> programs, std::uint64_t seed,
                                                          std::uint64_t first, std::uint64_t count);
 
 // How a range of indices is cut into warps (jit/count_kernels.hpp); exposed for tests.
+// granule: a power of two from 32 to 2^30 (exact_granule).
 struct WarpPlan {
-  std::uint64_t per_warp = 32;  // a multiple of 32, <= 2^30
+  std::uint64_t per_warp = 32;  // a multiple of the granule, <= 2^30
   std::uint64_t warps = 0;
 };
-WarpPlan plan_warps(std::uint64_t indices, std::uint64_t max_warps);
+WarpPlan plan_warps(std::uint64_t indices, std::uint64_t max_warps, std::uint64_t granule = 32);
 
 }  // namespace mixforge

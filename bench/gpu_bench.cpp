@@ -1,6 +1,8 @@
 // bench_gpu [--out DIR]: the GPU evaluator against the CPU, measured in the same run.
 //   1. exact lowbias32 (2^32 inputs): GPU time including PTX compile and module load (the
-//      first call) and warm (later calls), against the CPU's JIT exact count;
+//      first call) and warm (later calls), against the CPU's JIT exact count; then each
+//      exact kernel (jit::CountKernelOptions: direct, tiles of 8, 16, 32), warm, as ratios
+//      to the direct kernel measured in the same run;
 //   2. batched exact scoring: random 32-bit 5-step programs per second, batches of 16;
 //   3. sampled 2^24 inputs of lowbias32, GPU against CPU.
 // Counts are compared for equality on every measured call. Writes DIR/gpu.txt (default
@@ -66,10 +68,25 @@ int main(int argc, char** argv) {
   equal = equal && g.flips == c.flips;
   char line[256];
   std::snprintf(line, sizeof line,
-                "exact lowbias32: GPU first call %.1f ms (compile + load + count), warm median %.1f ms; CPU (JIT, "
-                "this machine) %.0f ms -> %.0fx\n",
-                first * 1e3, warm[2] * 1e3, cpu_s * 1e3, cpu_s / warm[2]);
+                "exact lowbias32 (default kernel, exact_tile %u): GPU first call %.1f ms (compile + load + count), "
+                "warm median %.1f ms; CPU (JIT, this machine) %.0f ms -> %.0fx\n",
+                jit::CountKernelOptions{}.exact_tile, first * 1e3, warm[2] * 1e3, cpu_s * 1e3, cpu_s / warm[2]);
   r << line;
+  double direct_ms = 0;
+  for (unsigned tile : {0u, 8u, 16u, 32u}) {
+    const auto counter = GpuCounter::open({tile});
+    counter->counts_exact(lowbias);  // compile and load
+    std::vector<double> times;
+    for (int k = 0; k < 5; ++k) times.push_back(timed([&] { g = counter->counts_exact(lowbias); }));
+    std::sort(times.begin(), times.end());
+    equal = equal && g.flips == c.flips;
+    const double ms = times[2] * 1e3;
+    if (tile == 0) direct_ms = ms;
+    std::snprintf(line, sizeof line, "  exact kernel %-9s warm median %.1f ms (min %.1f) -> %.2fx the direct kernel\n",
+                  tile == 0 ? "direct:" : ("tile " + std::to_string(tile) + ":").c_str(), ms, times[0] * 1e3,
+                  direct_ms / ms);
+    r << line;
+  }
 
   // 2. batched exact scoring of random programs.
   evolver::ProgramShape shape;

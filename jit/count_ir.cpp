@@ -12,7 +12,10 @@
 #include <llvm/IR/Metadata.h>
 #include <llvm/IR/Module.h>
 
+#include <algorithm>
+#include <array>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "jit/count_kernels.hpp"
@@ -105,6 +108,38 @@ struct KernelArgs {
   Value* program;   // i32 index into the batch
 };
 
+// counts[program][i][32h + r] += lane r of cells[i * halves + h]: the warp's lane counters
+// (i32, lane-wise) added into the batch's counts.
+void emit_count_writes(IRBuilder<>& b, Function* f, const Warp& w, const KernelArgs& a, int n, int halves,
+                       const std::vector<Value*>& cells) {
+  llvm::LLVMContext& ctx = b.getContext();
+  Type* i64 = b.getInt64Ty();
+  Value* matrix = b.CreateMul(b.CreateZExt(a.program, i64), b.getInt64(static_cast<std::uint64_t>(n) * n));
+  auto add = [&](Value* cell, Value* value) {
+    Value* at = b.CreateGEP(i64, a.counts, b.CreateAdd(matrix, cell));
+    b.CreateAtomicRMW(llvm::AtomicRMWInst::Add, at, b.CreateZExt(value, i64), llvm::Align(8),
+                      llvm::AtomicOrdering::Monotonic);
+  };
+  for (int i = 0; i < n; ++i)
+    for (int half = 0; half < halves; ++half) {
+      Value* c = cells[static_cast<std::size_t>(i * halves + half)];
+      const int base = 32 * half;
+      if (w.gpu()) {
+        // Lanes r with 32h + r >= n hold zeros: skip them.
+        BasicBlock* write = BasicBlock::Create(ctx, "", f);
+        BasicBlock* after = BasicBlock::Create(ctx, "", f);
+        b.CreateCondBr(b.CreateICmpULT(w.lane(), b.getInt32(static_cast<std::uint32_t>(n - base))), write, after);
+        b.SetInsertPoint(write);
+        add(b.CreateAdd(b.getInt64(static_cast<std::uint64_t>(i) * n + base), b.CreateZExt(w.lane(), i64)), c);
+        b.CreateBr(after);
+        b.SetInsertPoint(after);
+      } else {
+        for (int r = 0; r < static_cast<int>(warp_size) && base + r < n; ++r)
+          add(b.getInt64(static_cast<std::uint64_t>(i) * n + base + r), b.CreateExtractElement(c, r));
+      }
+    }
+}
+
 // The body for one program: count this warp's indices into counts[program * n * n ...].
 // Leaves the builder at the end of its last block (the caller branches on).
 void emit_program_counts(IRBuilder<>& b, Function* f, const Warp& w, const Program& p, std::size_t index,
@@ -193,38 +228,172 @@ void emit_program_counts(IRBuilder<>& b, Function* f, const Warp& w, const Progr
   for (std::size_t c = 0; c < cells; ++c) phis[c]->addIncoming(counters[c], b.GetInsertBlock());
   b.CreateBr(head);
 
-  // counts[program][i][32h + r] += lane r of counter (i, h). Lane counters stay below
-  // 2^32: a trip adds at most 64, and per_warp <= 2^30 allows 2^25 trips.
+  // Lane counters stay below 2^32: a trip adds at most 64, and per_warp <= 2^30 allows
+  // 2^25 trips.
   b.SetInsertPoint(exit);
-  Value* matrix = b.CreateMul(b.CreateZExt(a.program, i64), b.getInt64(static_cast<std::uint64_t>(n) * n));
-  auto add = [&](Value* cell, Value* value) {
-    Value* at = b.CreateGEP(i64, a.counts, b.CreateAdd(matrix, cell));
-    b.CreateAtomicRMW(llvm::AtomicRMWInst::Add, at, b.CreateZExt(value, i64), llvm::Align(8),
-                      llvm::AtomicOrdering::Monotonic);
-  };
-  for (int i = 0; i < n; ++i)
-    for (int half = 0; half < halves; ++half) {
-      Value* c = phis[static_cast<std::size_t>(i * halves + half)];
-      const int base = 32 * half;
-      if (w.gpu()) {
-        // Lanes r with 32h + r >= n hold zeros: skip them.
-        BasicBlock* write = BasicBlock::Create(ctx, "", f);
-        BasicBlock* after = BasicBlock::Create(ctx, "", f);
-        b.CreateCondBr(b.CreateICmpULT(w.lane(), b.getInt32(static_cast<std::uint32_t>(n - base))), write, after);
-        b.SetInsertPoint(write);
-        add(b.CreateAdd(b.getInt64(static_cast<std::uint64_t>(i) * n + base), b.CreateZExt(w.lane(), i64)), c);
-        b.CreateBr(after);
-        b.SetInsertPoint(after);
-      } else {
-        for (int r = 0; r < static_cast<int>(warp_size) && base + r < n; ++r)
-          add(b.getInt64(static_cast<std::uint64_t>(i) * n + base + r), b.CreateExtractElement(c, r));
+  emit_count_writes(b, f, w, a, n, halves, std::vector<Value*>(phis.begin(), phis.end()));
+}
+
+// Bit-sliced column sums, carry-save (Harley and Seal's popcount): after add() of K lane
+// words, plane k holds bit k of each bit position's count of set words. A full adder
+// retires a word for two logic ops (sum = a ^ b ^ c, carry = majority: one LOP3 each in
+// SASS), against a transpose of five shuffles per word when counting word by word.
+class ColumnSums {
+ public:
+  explicit ColumnSums(IRBuilder<>& b) : b_(b) {}
+  void add(Value* word) { push(0, word); }
+  // Settles pending pairs with half adders; nullptr for a plane no word reached.
+  std::vector<Value*> planes() {
+    std::vector<Value*> out;
+    for (std::size_t k = 0; k < levels_.size(); ++k) {
+      std::vector<Value*>& level = levels_[k];
+      if (level.size() == 2) {
+        Value* x = level[0];
+        Value* y = level[1];
+        level = {b_.CreateXor(x, y)};
+        push(k + 1, b_.CreateAnd(x, y));
       }
+      out.push_back(level.empty() ? nullptr : level.front());
     }
+    while (!out.empty() && !out.back()) out.pop_back();
+    return out;
+  }
+
+ private:
+  void push(std::size_t k, Value* word) {
+    if (k >= levels_.size()) throw std::logic_error("column sums: more than 2^7 words (a bug)");
+    std::vector<Value*>& level = levels_[k];
+    level.push_back(word);
+    if (level.size() < 3) return;
+    Value* x = level[0];
+    Value* y = level[1];
+    Value* z = level[2];
+    Value* xy = b_.CreateXor(x, y);
+    level = {b_.CreateXor(xy, z)};
+    push(k + 1, b_.CreateOr(b_.CreateAnd(x, y), b_.CreateAnd(xy, z)));
+  }
+
+  IRBuilder<>& b_;
+  std::array<std::vector<Value*>, 8> levels_;  // words of weight 2^k awaiting adders
+};
+
+unsigned log2_exact(unsigned v) {
+  unsigned k = 0;
+  while ((1u << k) < v) ++k;
+  return k;
+}
+
+// The tiled exact count (CountKernelOptions): per trip, lane l hashes the T inputs
+// it + 32 t + l. Input bit i's partner of input t is, for i < 5, lane l ^ 2^i's hash of the
+// same t (a shuffle); for 5 <= i < 5 + log2 T, this lane's hash of t ^ 2^(i - 5); above
+// that, a fresh hash, on the half of the tiles whose bit i is clear. Pairs inside the tile
+// and above it are counted once with weight 2, as in the direct kernel. Each input bit's
+// words go into ColumnSums; its planes are transposed and popcounted once per tile.
+// The counters for input bits live in a stack array: the bits above the tile are a loop
+// (one hashing body instead of n - 5 - log2 T), which indexes them at run time.
+// Needs tile-aligned first, end and per_warp (exact_granule) and 2^n >= 32 T.
+void emit_program_counts_tiled(IRBuilder<>& b, Function* f, const Warp& w, const Program& p, std::size_t index,
+                               unsigned tile, const KernelArgs& a, Value* wfirst, Value* wend) {
+  llvm::LLVMContext& ctx = b.getContext();
+  Type* i32 = b.getInt32Ty();
+  Type* i64 = b.getInt64Ty();
+  Type* lanes = w.type(i32);
+  const int n = p.width();
+  const int in_tile = 5 + static_cast<int>(log2_exact(tile));  // input bits whose partner is at hand
+  const std::string tag = "p" + std::to_string(index);
+
+  IRBuilder<> entry(&f->getEntryBlock(), f->getEntryBlock().begin());
+  llvm::AllocaInst* counters = entry.CreateAlloca(lanes, entry.getInt32(static_cast<std::uint32_t>(n)), tag + ".counters");
+  auto counter = [&](Value* i) { return b.CreateGEP(lanes, counters, i); };
+  for (int i = 0; i < n; ++i) b.CreateStore(w.constant(i32, 0), counter(b.getInt32(static_cast<std::uint32_t>(i))));
+
+  BasicBlock* pre = b.GetInsertBlock();
+  BasicBlock* head = BasicBlock::Create(ctx, tag + ".head", f);
+  BasicBlock* body = BasicBlock::Create(ctx, tag + ".body", f);
+  BasicBlock* exit = BasicBlock::Create(ctx, tag + ".exit", f);
+  b.CreateBr(head);
+  b.SetInsertPoint(head);
+  llvm::PHINode* it = b.CreatePHI(i64, 2, "it");
+  it->addIncoming(wfirst, pre);
+  b.CreateCondBr(b.CreateICmpULT(it, wend), body, exit);
+
+  b.SetInsertPoint(body);
+  Value* lane = b.CreateZExt(w.lane(), w.type(i64));
+  std::vector<Value*> x, h;
+  for (unsigned t = 0; t < tile; ++t) {
+    Value* idx = b.CreateAdd(w.splat(b.CreateAdd(it, b.getInt64(32ull * t))), lane);
+    x.push_back(b.CreateTrunc(idx, lanes));
+    h.push_back(emit_mix(b, x.back(), p, true));
+  }
+  // counters[i] += the column sums' counts, times 2^weight_shift.
+  auto settle = [&](Value* i, ColumnSums& sums, unsigned weight_shift, unsigned same_at) {
+    Value* total = w.constant(i32, 0);
+    const std::vector<Value*> planes = sums.planes();
+    for (std::size_t k = 0; k < planes.size(); ++k) {
+      if (!planes[k]) continue;
+      Value* bits = b.CreateIntrinsic(llvm::Intrinsic::ctpop, {lanes}, {transpose(b, w, planes[k], same_at)});
+      total = b.CreateAdd(total, b.CreateShl(bits, w.constant(i32, k + weight_shift)));
+    }
+    Value* at = counter(i);
+    b.CreateStore(b.CreateAdd(b.CreateLoad(lanes, at), total), at);
+  };
+  for (int i = 0; i < std::min(n, in_tile); ++i) {
+    // A block per input bit, as in the direct kernel (instruction selection is superlinear).
+    BasicBlock* flip = BasicBlock::Create(ctx, "", f);
+    b.CreateBr(flip);
+    b.SetInsertPoint(flip);
+    ColumnSums sums(b);
+    if (i < 5) {
+      const unsigned bit = 1u << i;
+      for (unsigned t = 0; t < tile; ++t) sums.add(b.CreateXor(h[t], w.shuffle_xor(h[t], bit)));
+      // Both lanes of a pair hold the same words, so the same planes (see transpose).
+      settle(b.getInt32(static_cast<std::uint32_t>(i)), sums, 0, bit);
+    } else {
+      const unsigned step = 1u << (i - 5);
+      for (unsigned t = 0; t < tile; ++t)
+        if ((t & step) == 0) sums.add(b.CreateXor(h[t], h[t | step]));
+      settle(b.getInt32(static_cast<std::uint32_t>(i)), sums, 1, 0);
+    }
+  }
+  if (n > in_tile) {
+    // for (i = in_tile; i < n; ++i) if (bit i of the tile is clear) count fresh partners.
+    BasicBlock* from = b.GetInsertBlock();
+    BasicBlock* high = BasicBlock::Create(ctx, tag + ".high", f);
+    BasicBlock* hash = BasicBlock::Create(ctx, tag + ".partners", f);
+    BasicBlock* next = BasicBlock::Create(ctx, tag + ".next", f);
+    BasicBlock* done = BasicBlock::Create(ctx, tag + ".tiled", f);
+    b.CreateBr(high);
+    b.SetInsertPoint(high);
+    llvm::PHINode* i = b.CreatePHI(i32, 2, "i");
+    i->addIncoming(b.getInt32(static_cast<std::uint32_t>(in_tile)), from);
+    Value* clear = b.CreateICmpEQ(b.CreateAnd(it, b.CreateShl(b.getInt64(1), b.CreateZExt(i, i64))), b.getInt64(0));
+    b.CreateCondBr(clear, hash, next);
+    b.SetInsertPoint(hash);
+    Value* flip = w.splat(b.CreateShl(b.getInt32(1), i));
+    ColumnSums sums(b);
+    for (unsigned t = 0; t < tile; ++t) sums.add(b.CreateXor(h[t], emit_mix(b, b.CreateXor(x[t], flip), p, true)));
+    settle(i, sums, 1, 0);
+    b.CreateBr(next);
+    b.SetInsertPoint(next);
+    Value* i_next = b.CreateAdd(i, b.getInt32(1));
+    i->addIncoming(i_next, next);
+    b.CreateCondBr(b.CreateICmpULT(i_next, b.getInt32(static_cast<std::uint32_t>(n))), high, done);
+    b.SetInsertPoint(done);
+  }
+  it->addIncoming(b.CreateAdd(it, b.getInt64(32ull * tile)), b.GetInsertBlock());
+  b.CreateBr(head);
+
+  // Lane counters stay below 2^32: an input adds at most 2 per input bit (a pair's weight),
+  // and per_warp <= 2^30.
+  b.SetInsertPoint(exit);
+  std::vector<Value*> cells;
+  for (int i = 0; i < n; ++i) cells.push_back(b.CreateLoad(lanes, counter(b.getInt32(static_cast<std::uint32_t>(i)))));
+  emit_count_writes(b, f, w, a, n, 1, cells);
 }
 
 Function* emit_count_kernel(llvm::Module& m, std::span<const Program> programs, CountTarget target,
-                            bool exact, const std::string& name, const std::string& cpu,
-                            const std::string& features) {
+                            bool exact, const CountKernelOptions& options, const std::string& name,
+                            const std::string& cpu, const std::string& features) {
   llvm::LLVMContext& ctx = m.getContext();
   IRBuilder<> b(ctx);
   Type* i32 = b.getInt32Ty();
@@ -277,7 +446,11 @@ Function* emit_count_kernel(llvm::Module& m, std::span<const Program> programs, 
     BasicBlock* start = BasicBlock::Create(ctx, "program" + std::to_string(k), f);
     sw->addCase(b.getInt32(static_cast<std::uint32_t>(k)), start);
     b.SetInsertPoint(start);
-    emit_program_counts(b, f, w, programs[k], k, exact, a, wfirst, wend);
+    const Program& p = programs[k];
+    if (exact && exact_granule(p.width(), options) > warp_size)
+      emit_program_counts_tiled(b, f, w, p, k, options.exact_tile, a, wfirst, wend);
+    else
+      emit_program_counts(b, f, w, p, k, exact, a, wfirst, wend);
     b.CreateBr(done);
   }
   b.SetInsertPoint(done);
@@ -287,14 +460,23 @@ Function* emit_count_kernel(llvm::Module& m, std::span<const Program> programs, 
 
 }  // namespace
 
+std::uint64_t exact_granule(int width, const CountKernelOptions& options) {
+  const unsigned t = options.exact_tile;
+  if (t != 0 && t != 8 && t != 16 && t != 32)
+    throw std::invalid_argument("count kernels: exact_tile must be 0, 8, 16 or 32, not " + std::to_string(t));
+  const std::uint64_t tiled = std::uint64_t{warp_size} * t;
+  return t != 0 && width <= 32 && (std::uint64_t{1} << width) >= tiled ? tiled : warp_size;
+}
+
 void emit_count_kernels_ir(llvm::Module& module, std::span<const Program> programs, CountTarget target,
-                           const std::string& cpu, const std::string& features) {
+                           const CountKernelOptions& options, const std::string& cpu, const std::string& features) {
+  exact_granule(1, options);  // checks the tile
   if (programs.empty()) throw std::invalid_argument("count kernels: no programs");
   const int n = programs.front().width();
   for (const Program& p : programs)
     if (p.width() != n) throw std::invalid_argument("count kernels: a batch holds programs of one width");
-  if (n <= 32) emit_count_kernel(module, programs, target, true, count_kernel_exact, cpu, features);
-  emit_count_kernel(module, programs, target, false, count_kernel_sampled, cpu, features);
+  if (n <= 32) emit_count_kernel(module, programs, target, true, options, count_kernel_exact, cpu, features);
+  emit_count_kernel(module, programs, target, false, options, count_kernel_sampled, cpu, features);
 }
 
 }  // namespace mixforge::jit

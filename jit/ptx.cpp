@@ -75,9 +75,11 @@ std::string emit_ptx(const Program& program, const PtxOptions& options) {
   return compile_to_ptx(options, [&](llvm::Module& m) { emit_ptx_kernel_ir(m, program, options.kernel_name); });
 }
 
-std::string emit_count_ptx(std::span<const Program> programs, const PtxOptions& options) {
+std::string emit_count_ptx(std::span<const Program> programs, const PtxOptions& options,
+                           const CountKernelOptions& kernels) {
   for (const Program& p : programs) validate(p, ValidationLimits{1 << 16});
-  return compile_to_ptx(options, [&](llvm::Module& m) { emit_count_kernels_ir(m, programs, CountTarget::nvptx); });
+  return compile_to_ptx(options,
+                        [&](llvm::Module& m) { emit_count_kernels_ir(m, programs, CountTarget::nvptx, kernels); });
 }
 
 }  // namespace mixforge::jit

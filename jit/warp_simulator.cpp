@@ -35,9 +35,11 @@ struct WarpSimulator::Impl {
   WarpFn sampled = nullptr;
   int width = 0;
   std::size_t programs = 0;
+  std::uint64_t granule = 32;
 };
 
-WarpSimulator::WarpSimulator(std::span<const Program> programs) : impl_(std::make_unique<Impl>()) {
+WarpSimulator::WarpSimulator(std::span<const Program> programs, const CountKernelOptions& options)
+    : impl_(std::make_unique<Impl>()) {
   for (const Program& p : programs) validate(p, ValidationLimits{1 << 16});
   static std::once_flag once;
   std::call_once(once, [] {
@@ -57,7 +59,7 @@ WarpSimulator::WarpSimulator(std::span<const Program> programs) : impl_(std::mak
   auto module = std::make_unique<llvm::Module>("mixforge_warp_simulator", *context);
   module->setDataLayout(impl_->jit->getDataLayout());
   module->setTargetTriple(impl_->jit->getTargetTriple().str());
-  emit_count_kernels_ir(*module, programs, CountTarget::host, cpu, features);
+  emit_count_kernels_ir(*module, programs, CountTarget::host, options, cpu, features);
   {
     std::string message;
     llvm::raw_string_ostream os(message);
@@ -67,6 +69,7 @@ WarpSimulator::WarpSimulator(std::span<const Program> programs) : impl_(std::mak
     throw JitError("warp simulator: adding the module: " + llvm::toString(std::move(e)));
   impl_->width = programs.front().width();
   impl_->programs = programs.size();
+  impl_->granule = jit::exact_granule(impl_->width, options);
   if (impl_->width <= 32)
     impl_->exact = check("compiling", impl_->jit->lookup(count_kernel_exact)).toPtr<WarpFn>();
   impl_->sampled = check("compiling", impl_->jit->lookup(count_kernel_sampled)).toPtr<WarpFn>();
@@ -76,6 +79,7 @@ WarpSimulator::~WarpSimulator() = default;
 
 int WarpSimulator::width() const { return impl_->width; }
 std::size_t WarpSimulator::programs() const { return impl_->programs; }
+std::uint64_t WarpSimulator::exact_granule() const { return impl_->granule; }
 
 void WarpSimulator::run_warp(Kind kind, std::uint64_t* counts, std::uint64_t first, std::uint64_t end,
                              std::uint64_t per_warp, std::uint64_t seed, std::uint64_t warp,
@@ -84,6 +88,9 @@ void WarpSimulator::run_warp(Kind kind, std::uint64_t* counts, std::uint64_t fir
   if (!fn) throw std::invalid_argument("warp simulator: exact counts need a width <= 32");
   if (per_warp == 0 || per_warp % 32 != 0 || per_warp > max_per_warp)
     throw std::invalid_argument("warp simulator: per_warp must be a multiple of 32 in [32, 2^30]");
+  if (kind == Kind::exact && (per_warp % impl_->granule != 0 || first % impl_->granule != 0))
+    throw std::invalid_argument("warp simulator: the tiled exact kernel needs first and per_warp in multiples of " +
+                                std::to_string(impl_->granule));
   fn(counts, first, end, per_warp, seed, warp, program);
 }
 

@@ -7,6 +7,7 @@
 #include <memory>
 #include <span>
 
+#include "jit/count_kernels.hpp"
 #include "mixer/program.hpp"
 
 namespace mixforge::jit {
@@ -16,13 +17,16 @@ class WarpSimulator {
   enum class Kind { exact, sampled };
 
   // Compiles the batch (programs of one width) with LLVM ORC for this host.
-  explicit WarpSimulator(std::span<const Program> programs);
+  explicit WarpSimulator(std::span<const Program> programs, const CountKernelOptions& options = {});
   ~WarpSimulator();
   WarpSimulator(const WarpSimulator&) = delete;
   WarpSimulator& operator=(const WarpSimulator&) = delete;
 
   int width() const;
   std::size_t programs() const;
+
+  // Indices per tile of the exact kernel (exact_granule).
+  std::uint64_t exact_granule() const;
 
   // What CUDA warp `warp` of block row `program` does in a launch with these arguments.
   // Thread-safe (atomic adds into counts).

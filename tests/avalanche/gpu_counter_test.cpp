@@ -14,6 +14,7 @@
 #include "avalanche/evaluator.hpp"
 #include "avalanche/gpu_counter.hpp"
 #include "jit/count_kernels.hpp"
+#include "jit/warp_simulator.hpp"
 #include "mixer/text_form.hpp"
 #include "support/process.hpp"
 #include "support/random_program.hpp"
@@ -63,12 +64,36 @@ TEST(GpuWarpPlan, CutsRangesIntoWholeWarps) {
   EXPECT_GE(q.per_warp * q.warps, 1000001u);
   EXPECT_LT(q.per_warp * (q.warps - 1), 1000001u);
   EXPECT_EQ(plan_warps(std::uint64_t{1} << 40, 1).per_warp, jit::max_per_warp);
+  // Tiled exact kernels take whole tiles.
+  const WarpPlan t = plan_warps(std::uint64_t{1} << 20, 64, 512);
+  EXPECT_EQ(t.per_warp, 1u << 14);
+  const WarpPlan u = plan_warps(3 * 512, 2, 512);
+  EXPECT_EQ(u.per_warp, 1024u);
+  EXPECT_EQ(u.warps, 2u);
+  EXPECT_EQ(plan_warps(512, 64, 512).per_warp, 512u);
 }
 
-void expect_simulated_exact_equals_cpu(std::mt19937_64& rng, int width) {
-  SCOPED_TRACE("width " + std::to_string(width));
+TEST(GpuWarpPlan, TheExactGranuleIsATileWhereTheDomainHoldsOne) {
+  EXPECT_EQ(jit::exact_granule(32, {0}), 32u);
+  EXPECT_EQ(jit::exact_granule(32, {}), 512u) << "the default tile, 16";
+  EXPECT_EQ(jit::exact_granule(32, {16}), 512u);
+  EXPECT_EQ(jit::exact_granule(9, {16}), 512u);
+  EXPECT_EQ(jit::exact_granule(8, {16}), 32u) << "2^8 < 512: counted directly";
+  EXPECT_EQ(jit::exact_granule(10, {32}), 1024u);
+  EXPECT_EQ(jit::exact_granule(8, {8}), 256u);
+  EXPECT_EQ(jit::exact_granule(40, {16}), 32u) << "no exact kernel above 32 bits";
+  try {
+    jit::exact_granule(32, {12});
+    FAIL() << "tile 12 accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("exact_tile"), std::string::npos) << e.what();
+  }
+}
+
+void expect_simulated_exact_equals_cpu(std::mt19937_64& rng, int width, unsigned tile) {
+  SCOPED_TRACE("width " + std::to_string(width) + ", tile " + std::to_string(tile));
   const std::vector<Program> batch{testing::random_program(rng, width, 3), testing::random_program(rng, width, 6)};
-  const auto got = simulate_gpu_counts_exact(batch);
+  const auto got = simulate_gpu_counts_exact(batch, {tile});
   ASSERT_EQ(got.size(), batch.size());
   for (std::size_t k = 0; k < batch.size(); ++k)
     expect_same_counts(cpu_evaluator().counts_exact(batch[k]), got[k], batch[k]);
@@ -83,17 +108,65 @@ void expect_simulated_sampled_equals_cpu(std::mt19937_64& rng, int width) {
     expect_same_counts(cpu_evaluator().counts_sampled(batch[k], 99, 1000, 5003), got[k], batch[k]);
 }
 
-// Host compiles of the fully unrolled kernels take 0.1-30 s (wide programs, <32 x i64>
-// vectors), so the default run takes the edge cases: widths below, at and above the
-// 5 bits that warp shuffles cover, and both word sizes.
-TEST(GpuSimulation, ExactCountsEqualTheCpusAtEdgeWidths) {
+// The direct exact kernel (exact_tile 0): widths below, at and above the 5 bits that warp
+// shuffles cover.
+TEST(GpuSimulation, DirectExactCountsEqualTheCpusAtEdgeWidths) {
   std::mt19937_64 rng(2026);
-  for (int width : {1, 4, 5, 6, 11, 16}) expect_simulated_exact_equals_cpu(rng, width);
+  for (int width : {1, 4, 5, 6, 11, 16}) expect_simulated_exact_equals_cpu(rng, width, 0);
 }
 
-TEST(GpuSimulation, ExactCountsEqualTheCpusForEveryWidthUpTo22) {
+TEST(GpuSimulation, DirectExactCountsEqualTheCpusForEveryWidthUpTo22) {
   std::mt19937_64 rng(2027);
-  for (int width = 1; width <= 22; ++width) expect_simulated_exact_equals_cpu(rng, width);
+  for (int width = 1; width <= 22; ++width) expect_simulated_exact_equals_cpu(rng, width, 0);
+}
+
+// Per tile T: the widths below 32 T (counted directly), the first tiled width, the width
+// where every partner is in the tile (5 + log2 T), and widths with fresh partners above it.
+TEST(GpuSimulation, TiledExactCountsEqualTheCpusAtEdgeWidths) {
+  std::mt19937_64 rng(2028);
+  for (int width : {7, 8, 9, 10, 13}) expect_simulated_exact_equals_cpu(rng, width, 8);
+  for (int width : {8, 9, 10, 14}) expect_simulated_exact_equals_cpu(rng, width, 16);
+  for (int width : {9, 10, 11, 12}) expect_simulated_exact_equals_cpu(rng, width, 32);
+}
+
+TEST(GpuSimulation, TiledExactCountsEqualTheCpusForEveryWidthUpTo22) {
+  std::mt19937_64 rng(2029);
+  for (int width = 1; width <= 22; ++width) expect_simulated_exact_equals_cpu(rng, width, 16);
+}
+
+TEST(GpuSimulation, TheDefaultExactKernelIsTheTiledOne) {
+  EXPECT_EQ(jit::CountKernelOptions{}.exact_tile, 16u);
+  std::mt19937_64 rng(2030);
+  const std::vector<Program> one{testing::random_program(rng, 12, 5)};
+  EXPECT_EQ(jit::WarpSimulator(one).exact_granule(), 512u);
+  expect_same_counts(cpu_evaluator().counts_exact(one[0]), simulate_gpu_counts_exact(one).front(), one[0]);
+}
+
+TEST(GpuSimulation, TiledLowbias32CountsEqualTheDirectKernelsWarpByWarp) {
+  // 32 bits on the host is too slow in full: take warps at both ends of the domain and a
+  // few tiles in, and compare with the direct kernel (tested against the CPU above).
+  const std::vector<Program> one{test::lowbias32()};
+  const jit::WarpSimulator direct(one, {0}), tiled(one, {16});
+  const std::uint64_t per_warp = 1u << 14;
+  for (std::uint64_t warp : {std::uint64_t{0}, std::uint64_t{3}, (std::uint64_t{1} << 32) / per_warp - 1}) {
+    std::vector<std::uint64_t> a(32 * 32, 0), b(32 * 32, 0);
+    direct.run_warp(jit::WarpSimulator::Kind::exact, a.data(), 0, std::uint64_t{1} << 32, per_warp, 0, warp, 0);
+    tiled.run_warp(jit::WarpSimulator::Kind::exact, b.data(), 0, std::uint64_t{1} << 32, per_warp, 0, warp, 0);
+    EXPECT_EQ(a, b) << "warp " << warp;
+  }
+}
+
+TEST(GpuSimulation, TheTiledKernelRefusesRangesThatCutATile) {
+  std::mt19937_64 rng(5);
+  const std::vector<Program> one{testing::random_program(rng, 12, 4)};
+  const jit::WarpSimulator sim(one, {16});
+  EXPECT_EQ(sim.exact_granule(), 512u);
+  std::vector<std::uint64_t> counts(12 * 12, 0);
+  EXPECT_THROW(sim.run_warp(jit::WarpSimulator::Kind::exact, counts.data(), 0, 4096, 256, 0, 0, 0),
+               std::invalid_argument);
+  EXPECT_THROW(sim.run_warp(jit::WarpSimulator::Kind::exact, counts.data(), 32, 4096, 512, 0, 0, 0),
+               std::invalid_argument);
+  EXPECT_THROW(jit::WarpSimulator(one, {24}), std::invalid_argument);
 }
 
 TEST(GpuSimulation, SampledCountsEqualTheCpusBitForBitAtEdgeWidths) {
@@ -164,6 +237,11 @@ TEST(GpuPtx, PtxasAssemblesTheCountKernelsForHopperAndTheFallback) {
   EXPECT_EQ(assemble_ptx(ptxas, jit::emit_count_ptx(narrow, {"sm_90", "+ptx80", ""}), "sm_90"), "");
   EXPECT_EQ(assemble_ptx(ptxas, jit::emit_count_ptx(wide, {"sm_90", "+ptx80", ""}), "sm_90"), "");
   EXPECT_EQ(assemble_ptx(ptxas, jit::emit_count_ptx(odd, {"sm_75", "+ptx64", ""}), "sm_75"), "");
+  for (unsigned tile : {8u, 16u, 32u}) {
+    SCOPED_TRACE("tile " + std::to_string(tile));
+    EXPECT_EQ(assemble_ptx(ptxas, jit::emit_count_ptx(narrow, {"sm_90", "+ptx80", ""}, {tile}), "sm_90"), "");
+  }
+  EXPECT_EQ(assemble_ptx(ptxas, jit::emit_count_ptx(narrow, {"sm_75", "+ptx64", ""}, {16}), "sm_75"), "");
 }
 
 // ---- a real GPU (label gpu) ----
@@ -197,6 +275,26 @@ TEST(GpuDevice, ExactCountsEqualTheCpusForRandomProgramsOfEveryWidth) {
     std::vector<Program> batch{testing::random_program(rng, width, 5), testing::random_program(rng, width, 7)};
     const auto got = gpu->counts_exact_batch(batch);
     for (std::size_t k = 0; k < batch.size(); ++k) expect_same_counts(cpu_evaluator().counts_exact(batch[k]), got[k], batch[k]);
+  }
+}
+
+TEST(GpuDevice, EveryExactKernelCountsLikeTheCpu) {
+  std::mt19937_64 rng(14);
+  std::vector<std::vector<Program>> batches{{test::lowbias32()}};
+  for (int width : {5, 8, 9, 10, 13, 20, 32})
+    batches.push_back({testing::random_program(rng, width, 4), testing::random_program(rng, width, 7)});
+  for (unsigned tile : {0u, 8u, 16u, 32u}) {
+    SCOPED_TRACE("exact_tile " + std::to_string(tile));
+    std::unique_ptr<GpuCounter> gpu;
+    try {
+      gpu = GpuCounter::open({tile});
+    } catch (const cuda::CudaError& e) {
+      GTEST_SKIP() << "no CUDA GPU: " << e.what();
+    }
+    for (const auto& batch : batches) {
+      const auto got = gpu->counts_exact_batch(batch);
+      for (std::size_t k = 0; k < batch.size(); ++k) expect_same_counts(cpu_evaluator().counts_exact(batch[k]), got[k], batch[k]);
+    }
   }
 }
 
