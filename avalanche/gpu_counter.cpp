@@ -217,10 +217,11 @@ std::vector<AvalancheCounts> simulate_gpu_counts_exact(std::span<const Program> 
 }
 
 std::vector<AvalancheCounts> simulate_gpu_counts_sampled(std::span<const Program> programs, std::uint64_t seed,
-                                                         std::uint64_t first, std::uint64_t count) {
+                                                         std::uint64_t first, std::uint64_t count,
+                                                         const jit::CountKernelOptions& kernels) {
   check_batch(programs, false);
   if (first + count < first) throw std::invalid_argument("gpu counts: sample range overflows");
-  return simulate(programs, jit::WarpSimulator::Kind::sampled, {}, seed, first, first + count);
+  return simulate(programs, jit::WarpSimulator::Kind::sampled, kernels, seed, first, first + count);
 }
 
 }  // namespace mixforge

@@ -28,7 +28,7 @@ struct GpuDeviceInfo {
 class GpuCounter {
  public:
   // The first CUDA device; throws cuda::CudaError saying why there is none. kernels: how
-  // the exact kernel counts (jit/count_kernels.hpp); the counts are the same either way.
+  // the kernels count (jit/count_kernels.hpp); the counts are the same either way.
   static std::unique_ptr<GpuCounter> open(const jit::CountKernelOptions& kernels = {});
   ~GpuCounter();
   GpuCounter(const GpuCounter&) = delete;
@@ -55,7 +55,8 @@ class GpuCounter {
 std::vector<AvalancheCounts> simulate_gpu_counts_exact(std::span<const Program> programs,
                                                        const jit::CountKernelOptions& kernels = {});
 std::vector<AvalancheCounts> simulate_gpu_counts_sampled(std::span<const Program> programs, std::uint64_t seed,
-                                                         std::uint64_t first, std::uint64_t count);
+                                                         std::uint64_t first, std::uint64_t count,
+                                                         const jit::CountKernelOptions& kernels = {});
 
 // How a range of indices is cut into warps (jit/count_kernels.hpp); exposed for tests.
 // granule: a power of two from 32 to 2^30 (exact_granule).

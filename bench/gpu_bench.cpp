@@ -7,9 +7,16 @@
 //   3. sampled 2^24 inputs of lowbias32, GPU against CPU.
 // Counts are compared for equality on every measured call. Writes DIR/gpu.txt (default
 // bench/results/gpu). Without a CUDA GPU it says why and exits 0 without writing.
+//
+// bench_gpu --ptx [--out DIR] needs no GPU: for each kernel option it emits the counting
+// kernels of lowbias32 and of a random 64-bit program, assembles them with ptxas -v
+// (PATH or /usr/local/cuda/bin) and writes DIR/ptx_kernels.txt: emit and ptxas times,
+// registers, stack, spills, and the PTX instructions, shuffles and popcounts of each
+// kernel's text (static counts, not per input).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -20,6 +27,7 @@
 #include "avalanche/cuda_driver.hpp"
 #include "avalanche/evaluator.hpp"
 #include "avalanche/gpu_counter.hpp"
+#include "jit/count_kernels.hpp"
 #include "evolver/random_program.hpp"
 #include "evolver/rng.hpp"
 #include "evolver/run_config.hpp"
@@ -37,12 +45,138 @@ double timed(F&& f) {
   f();
   return seconds(t);
 }
+
+std::string ptxas_path() {
+  std::istringstream dirs(std::getenv("PATH") ? std::getenv("PATH") : "");
+  for (std::string dir; std::getline(dirs, dir, ':');)
+    if (!dir.empty() && std::filesystem::exists(std::filesystem::path(dir) / "ptxas"))
+      return (std::filesystem::path(dir) / "ptxas").string();
+  return std::filesystem::exists("/usr/local/cuda/bin/ptxas") ? "/usr/local/cuda/bin/ptxas" : "";
+}
+
+// stdout and stderr of a shell command (paths here are ours: no quoting needed).
+std::string command_output(const std::string& command, int& status) {
+  std::string out;
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (!pipe) {
+    status = -1;
+    return out;
+  }
+  char buffer[4096];
+  while (std::size_t got = std::fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, got);
+  status = pclose(pipe);
+  return out;
+}
+
+struct PtxText {
+  long instructions = 0, shuffles = 0, popcounts = 0;
+};
+
+// Static counts over one .entry's body: lines ending in ';' that are not directives.
+PtxText count_entry(const std::string& ptx, const std::string& entry) {
+  PtxText c;
+  const std::size_t from = ptx.find(".entry " + entry + "(");
+  if (from == std::string::npos) return c;
+  const std::size_t to = ptx.find(".entry ", from + 1);
+  std::istringstream lines(ptx.substr(from, to == std::string::npos ? std::string::npos : to - from));
+  for (std::string l; std::getline(lines, l);) {
+    const std::size_t a = l.find_first_not_of(" \t");
+    if (a == std::string::npos || l.back() != ';' || l[a] == '.' || l.compare(a, 2, "//") == 0) continue;
+    ++c.instructions;
+    if (l.find("shfl.") != std::string::npos) ++c.shuffles;
+    if (l.find("popc.") != std::string::npos) ++c.popcounts;
+  }
+  return c;
+}
+
+// ptxas -v prints, per entry, "Compiling entry function 'NAME'", then the stack and
+// spills line, then "Used N registers": the two lines after the name, condensed.
+std::string ptxas_summary(const std::string& log, const std::string& entry) {
+  const std::size_t at = log.find("'" + entry + "'");
+  if (at == std::string::npos) return "not in ptxas output";
+  std::istringstream lines(log.substr(at));
+  std::string skip, frame, used;
+  std::getline(lines, skip);
+  std::getline(lines, skip);  // "Function properties for ..."
+  std::getline(lines, frame);
+  std::getline(lines, used);
+  auto trim = [](std::string t) {
+    const std::size_t k = t.find("Used ");
+    if (k != std::string::npos) t = t.substr(k);
+    const std::size_t b = t.find_first_not_of(" \t");
+    return b == std::string::npos ? t : t.substr(b);
+  };
+  return trim(used) + "; " + trim(frame);
+}
+
+int ptx_report(const std::filesystem::path& out) {
+  const std::string ptxas = ptxas_path();
+  const Program lowbias = parse_program("x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;");
+  evolver::ProgramShape shape;
+  shape.width = 64;
+  shape.min_steps = 5;
+  shape.max_steps = 5;
+  shape.kinds = evolver::usable_kinds(evolver::RunConfig{}.kinds(), 64);
+  evolver::Rng rng(11, 0);
+  const Program wide = evolver::random_program(shape, rng);
+  std::ostringstream r;
+  r << "counting kernels for sm_90 (PTX 8.0); ptxas: " << (ptxas.empty() ? "not found" : ptxas) << "\n";
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "mixforge-bench-ptx";
+  std::filesystem::create_directories(dir);
+  for (const auto& [name, program] : {std::pair<std::string, Program>{"lowbias32", lowbias},
+                                      std::pair<std::string, Program>{"random 64-bit", wide}}) {
+    r << name << ": " << format_short(program) << "\n";
+    for (unsigned tile : {0u, 8u, 16u, 32u}) {
+      const std::vector<Program> one{program};
+      std::string ptx;
+      const double emit_s = timed([&] { ptx = jit::emit_count_ptx(one, {"sm_90", "+ptx80", ""}, {tile}); });
+      const std::filesystem::path file = dir / ("k" + std::to_string(tile) + ".ptx");
+      std::ofstream(file) << ptx;
+      std::string log = "ptxas not run";
+      int status = 0;
+      double ptxas_s = 0;
+      if (!ptxas.empty())
+        ptxas_s = timed([&] {
+          log = command_output(ptxas + " -arch=sm_90 -v -o " + (dir / "k.cubin").string() + " " + file.string(),
+                               status);
+        });
+      char line[256];
+      std::snprintf(line, sizeof line, "  %-8s emit %.0f ms, ptxas %.0f ms%s\n",
+                    tile == 0 ? "direct" : ("tile " + std::to_string(tile)).c_str(), emit_s * 1e3, ptxas_s * 1e3,
+                    status == 0 ? "" : " (ptxas FAILED)");
+      r << line;
+      for (const char* entry : {jit::count_kernel_exact, jit::count_kernel_sampled}) {
+        if (ptx.find(std::string(".entry ") + entry + "(") == std::string::npos) continue;
+        const PtxText c = count_entry(ptx, entry);
+        std::snprintf(line, sizeof line, "    %-16s %5ld PTX instructions, %4ld shfl, %3ld popc; ", entry,
+                      c.instructions, c.shuffles, c.popcounts);
+        r << line << (ptxas.empty() ? std::string("not assembled") : ptxas_summary(log, entry)) << "\n";
+      }
+    }
+  }
+  std::filesystem::remove_all(dir);
+  std::fputs(r.str().c_str(), stdout);
+  std::filesystem::create_directories(out);
+  std::ofstream(out / "ptx_kernels.txt") << r.str();
+  return 0;
+}
 }  // namespace
 
 int main(int argc, char** argv) {
   std::filesystem::path out = "bench/results/gpu";
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::string(argv[i]) == "--out") out = argv[i + 1];
+  bool ptx_only = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--out" && i + 1 < argc) {
+      out = argv[++i];
+    } else if (arg == "--ptx") {
+      ptx_only = true;
+    } else {
+      std::fprintf(stderr, "bench_gpu: unknown argument \"%s\" (usage: bench_gpu [--ptx] [--out DIR])\n", arg.c_str());
+      return 2;
+    }
+  }
+  if (ptx_only) return ptx_report(out);
   std::unique_ptr<GpuCounter> gpu;
   try {
     gpu = GpuCounter::open();
@@ -68,9 +202,9 @@ int main(int argc, char** argv) {
   equal = equal && g.flips == c.flips;
   char line[256];
   std::snprintf(line, sizeof line,
-                "exact lowbias32 (default kernel, exact_tile %u): GPU first call %.1f ms (compile + load + count), "
+                "exact lowbias32 (default kernel, tile %u): GPU first call %.1f ms (compile + load + count), "
                 "warm median %.1f ms; CPU (JIT, this machine) %.0f ms -> %.0fx\n",
-                jit::CountKernelOptions{}.exact_tile, first * 1e3, warm[2] * 1e3, cpu_s * 1e3, cpu_s / warm[2]);
+                jit::CountKernelOptions{}.tile, first * 1e3, warm[2] * 1e3, cpu_s * 1e3, cpu_s / warm[2]);
   r << line;
   double direct_ms = 0;
   for (unsigned tile : {0u, 8u, 16u, 32u}) {

@@ -283,29 +283,38 @@ unsigned log2_exact(unsigned v) {
   return k;
 }
 
-// The tiled exact count (CountKernelOptions): per trip, lane l hashes the T inputs
-// it + 32 t + l. Input bit i's partner of input t is, for i < 5, lane l ^ 2^i's hash of the
-// same t (a shuffle); for 5 <= i < 5 + log2 T, this lane's hash of t ^ 2^(i - 5); above
-// that, a fresh hash, on the half of the tiles whose bit i is clear. Pairs inside the tile
-// and above it are counted once with weight 2, as in the direct kernel. Each input bit's
-// words go into ColumnSums; its planes are transposed and popcounted once per tile.
-// The counters for input bits live in a stack array: the bits above the tile are a loop
-// (one hashing body instead of n - 5 - log2 T), which indexes them at run time.
-// Needs tile-aligned first, end and per_warp (exact_granule) and 2^n >= 32 T.
+// The tiled counts (CountKernelOptions): per trip, lane l takes the T indices
+// it + 32 t + l. Their words (difference words of one input bit, one per t) go into
+// ColumnSums, whose planes are transposed and popcounted once per (tile, input bit).
+// - Exact: input bit i's partner of input t is, for i < 5, lane l ^ 2^i's hash of the same
+//   t (a shuffle); for 5 <= i < 5 + log2 T, this lane's hash of t ^ 2^(i - 5); above that,
+//   a fresh hash, on the half of the tiles whose bit i is clear. Pairs inside the tile and
+//   above it are counted once with weight 2, as in the direct kernel. Needs tile-aligned
+//   first, end and per_warp (exact_granule) and 2^n >= 32 T.
+// - Sampled: every partner is a fresh hash; indices at or past the warp's end (the last
+//   tile may be cut anywhere) count nothing.
+// The counters live in a stack array: the input bits whose partners are hashed fresh are
+// a loop (one hashing body instead of one per bit), which indexes them at run time.
 void emit_program_counts_tiled(IRBuilder<>& b, Function* f, const Warp& w, const Program& p, std::size_t index,
-                               unsigned tile, const KernelArgs& a, Value* wfirst, Value* wend) {
+                               unsigned tile, bool exact, const KernelArgs& a, Value* wfirst, Value* wend) {
   llvm::LLVMContext& ctx = b.getContext();
   Type* i32 = b.getInt32Ty();
   Type* i64 = b.getInt64Ty();
   Type* lanes = w.type(i32);
   const int n = p.width();
-  const int in_tile = 5 + static_cast<int>(log2_exact(tile));  // input bits whose partner is at hand
+  const bool narrow = n <= 32;
+  Type* word = w.type(narrow ? i32 : i64);
+  const int halves = narrow ? 1 : 2;
+  // Input bits below `fresh` find their partners at hand (exact only).
+  const int fresh = exact ? std::min(n, 5 + static_cast<int>(log2_exact(tile))) : 0;
   const std::string tag = "p" + std::to_string(index);
 
   IRBuilder<> entry(&f->getEntryBlock(), f->getEntryBlock().begin());
-  llvm::AllocaInst* counters = entry.CreateAlloca(lanes, entry.getInt32(static_cast<std::uint32_t>(n)), tag + ".counters");
-  auto counter = [&](Value* i) { return b.CreateGEP(lanes, counters, i); };
-  for (int i = 0; i < n; ++i) b.CreateStore(w.constant(i32, 0), counter(b.getInt32(static_cast<std::uint32_t>(i))));
+  llvm::AllocaInst* counters =
+      entry.CreateAlloca(lanes, entry.getInt32(static_cast<std::uint32_t>(n * halves)), tag + ".counters");
+  auto counter = [&](Value* cell) { return b.CreateGEP(lanes, counters, cell); };
+  for (int c = 0; c < n * halves; ++c)
+    b.CreateStore(w.constant(i32, 0), counter(b.getInt32(static_cast<std::uint32_t>(c))));
 
   BasicBlock* pre = b.GetInsertBlock();
   BasicBlock* head = BasicBlock::Create(ctx, tag + ".head", f);
@@ -319,25 +328,31 @@ void emit_program_counts_tiled(IRBuilder<>& b, Function* f, const Warp& w, const
 
   b.SetInsertPoint(body);
   Value* lane = b.CreateZExt(w.lane(), w.type(i64));
-  std::vector<Value*> x, h;
+  std::vector<Value*> x, h, valid;
   for (unsigned t = 0; t < tile; ++t) {
     Value* idx = b.CreateAdd(w.splat(b.CreateAdd(it, b.getInt64(32ull * t))), lane);
-    x.push_back(b.CreateTrunc(idx, lanes));
+    Value* in = exact ? idx : b.CreateAnd(sample_input(b, w, w.splat(a.seed), idx), w.constant(i64, p.mask()));
+    x.push_back(narrow ? b.CreateTrunc(in, word) : in);
     h.push_back(emit_mix(b, x.back(), p, true));
+    if (!exact) valid.push_back(b.CreateICmpULT(idx, w.splat(wend)));
   }
-  // counters[i] += the column sums' counts, times 2^weight_shift.
+  // counters[i * halves + half] += the column sums' counts, times 2^weight_shift.
   auto settle = [&](Value* i, ColumnSums& sums, unsigned weight_shift, unsigned same_at) {
-    Value* total = w.constant(i32, 0);
     const std::vector<Value*> planes = sums.planes();
-    for (std::size_t k = 0; k < planes.size(); ++k) {
-      if (!planes[k]) continue;
-      Value* bits = b.CreateIntrinsic(llvm::Intrinsic::ctpop, {lanes}, {transpose(b, w, planes[k], same_at)});
-      total = b.CreateAdd(total, b.CreateShl(bits, w.constant(i32, k + weight_shift)));
+    for (int half = 0; half < halves; ++half) {
+      Value* total = w.constant(i32, 0);
+      for (std::size_t k = 0; k < planes.size(); ++k) {
+        if (!planes[k]) continue;
+        Value* part = narrow ? planes[k] : b.CreateTrunc(b.CreateLShr(planes[k], w.constant(i64, 32u * half)), lanes);
+        Value* bits = b.CreateIntrinsic(llvm::Intrinsic::ctpop, {lanes}, {transpose(b, w, part, same_at)});
+        total = b.CreateAdd(total, b.CreateShl(bits, w.constant(i32, k + weight_shift)));
+      }
+      Value* at = counter(b.CreateAdd(b.CreateMul(i, b.getInt32(static_cast<std::uint32_t>(halves))),
+                                      b.getInt32(static_cast<std::uint32_t>(half))));
+      b.CreateStore(b.CreateAdd(b.CreateLoad(lanes, at), total), at);
     }
-    Value* at = counter(i);
-    b.CreateStore(b.CreateAdd(b.CreateLoad(lanes, at), total), at);
   };
-  for (int i = 0; i < std::min(n, in_tile); ++i) {
+  for (int i = 0; i < fresh; ++i) {
     // A block per input bit, as in the direct kernel (instruction selection is superlinear).
     BasicBlock* flip = BasicBlock::Create(ctx, "", f);
     b.CreateBr(flip);
@@ -355,40 +370,49 @@ void emit_program_counts_tiled(IRBuilder<>& b, Function* f, const Warp& w, const
       settle(b.getInt32(static_cast<std::uint32_t>(i)), sums, 1, 0);
     }
   }
-  if (n > in_tile) {
-    // for (i = in_tile; i < n; ++i) if (bit i of the tile is clear) count fresh partners.
+  if (n > fresh) {
+    // for (i = fresh; i < n; ++i): hash the partners (exact: if bit i of the tile is clear).
     BasicBlock* from = b.GetInsertBlock();
-    BasicBlock* high = BasicBlock::Create(ctx, tag + ".high", f);
+    BasicBlock* loop = BasicBlock::Create(ctx, tag + ".bit", f);
     BasicBlock* hash = BasicBlock::Create(ctx, tag + ".partners", f);
     BasicBlock* next = BasicBlock::Create(ctx, tag + ".next", f);
     BasicBlock* done = BasicBlock::Create(ctx, tag + ".tiled", f);
-    b.CreateBr(high);
-    b.SetInsertPoint(high);
+    b.CreateBr(loop);
+    b.SetInsertPoint(loop);
     llvm::PHINode* i = b.CreatePHI(i32, 2, "i");
-    i->addIncoming(b.getInt32(static_cast<std::uint32_t>(in_tile)), from);
-    Value* clear = b.CreateICmpEQ(b.CreateAnd(it, b.CreateShl(b.getInt64(1), b.CreateZExt(i, i64))), b.getInt64(0));
-    b.CreateCondBr(clear, hash, next);
+    i->addIncoming(b.getInt32(static_cast<std::uint32_t>(fresh)), from);
+    if (exact) {
+      Value* bit = b.CreateShl(b.getInt64(1), b.CreateZExt(i, i64));
+      b.CreateCondBr(b.CreateICmpEQ(b.CreateAnd(it, bit), b.getInt64(0)), hash, next);
+    } else {
+      b.CreateBr(hash);
+    }
     b.SetInsertPoint(hash);
-    Value* flip = w.splat(b.CreateShl(b.getInt32(1), i));
+    Value* shift = narrow ? i : b.CreateZExt(i, i64);
+    Value* flip = w.splat(b.CreateShl(narrow ? b.getInt32(1) : b.getInt64(1), shift));
     ColumnSums sums(b);
-    for (unsigned t = 0; t < tile; ++t) sums.add(b.CreateXor(h[t], emit_mix(b, b.CreateXor(x[t], flip), p, true)));
-    settle(i, sums, 1, 0);
+    for (unsigned t = 0; t < tile; ++t) {
+      Value* d = b.CreateXor(h[t], emit_mix(b, b.CreateXor(x[t], flip), p, true));
+      sums.add(exact ? d : b.CreateSelect(valid[t], d, llvm::Constant::getNullValue(word)));
+    }
+    settle(i, sums, exact ? 1 : 0, 0);
     b.CreateBr(next);
     b.SetInsertPoint(next);
     Value* i_next = b.CreateAdd(i, b.getInt32(1));
     i->addIncoming(i_next, next);
-    b.CreateCondBr(b.CreateICmpULT(i_next, b.getInt32(static_cast<std::uint32_t>(n))), high, done);
+    b.CreateCondBr(b.CreateICmpULT(i_next, b.getInt32(static_cast<std::uint32_t>(n))), loop, done);
     b.SetInsertPoint(done);
   }
   it->addIncoming(b.CreateAdd(it, b.getInt64(32ull * tile)), b.GetInsertBlock());
   b.CreateBr(head);
 
-  // Lane counters stay below 2^32: an input adds at most 2 per input bit (a pair's weight),
-  // and per_warp <= 2^30.
+  // Lane counters stay below 2^32: an index adds at most 2 per input bit (exact pairs have
+  // weight 2), and per_warp <= 2^30.
   b.SetInsertPoint(exit);
   std::vector<Value*> cells;
-  for (int i = 0; i < n; ++i) cells.push_back(b.CreateLoad(lanes, counter(b.getInt32(static_cast<std::uint32_t>(i)))));
-  emit_count_writes(b, f, w, a, n, 1, cells);
+  for (int c = 0; c < n * halves; ++c)
+    cells.push_back(b.CreateLoad(lanes, counter(b.getInt32(static_cast<std::uint32_t>(c)))));
+  emit_count_writes(b, f, w, a, n, halves, cells);
 }
 
 Function* emit_count_kernel(llvm::Module& m, std::span<const Program> programs, CountTarget target,
@@ -447,8 +471,8 @@ Function* emit_count_kernel(llvm::Module& m, std::span<const Program> programs, 
     sw->addCase(b.getInt32(static_cast<std::uint32_t>(k)), start);
     b.SetInsertPoint(start);
     const Program& p = programs[k];
-    if (exact && exact_granule(p.width(), options) > warp_size)
-      emit_program_counts_tiled(b, f, w, p, k, options.exact_tile, a, wfirst, wend);
+    if (exact ? exact_granule(p.width(), options) > warp_size : options.tile != 0)
+      emit_program_counts_tiled(b, f, w, p, k, options.tile, exact, a, wfirst, wend);
     else
       emit_program_counts(b, f, w, p, k, exact, a, wfirst, wend);
     b.CreateBr(done);
@@ -461,9 +485,9 @@ Function* emit_count_kernel(llvm::Module& m, std::span<const Program> programs, 
 }  // namespace
 
 std::uint64_t exact_granule(int width, const CountKernelOptions& options) {
-  const unsigned t = options.exact_tile;
+  const unsigned t = options.tile;
   if (t != 0 && t != 8 && t != 16 && t != 32)
-    throw std::invalid_argument("count kernels: exact_tile must be 0, 8, 16 or 32, not " + std::to_string(t));
+    throw std::invalid_argument("count kernels: tile must be 0, 8, 16 or 32, not " + std::to_string(t));
   const std::uint64_t tiled = std::uint64_t{warp_size} * t;
   return t != 0 && width <= 32 && (std::uint64_t{1} << width) >= tiled ? tiled : warp_size;
 }

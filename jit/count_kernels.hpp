@@ -28,22 +28,23 @@ inline constexpr const char* count_kernel_exact = "mixforge_exact";
 inline constexpr const char* count_kernel_sampled = "mixforge_sampled";
 inline constexpr unsigned max_per_warp = 1u << 30;
 
-// How the exact kernel counts; both ways give the same counts.
-// - exact_tile = 0, direct: each (input, input bit) difference word goes through a warp
+// How the kernels count; every way gives the same counts.
+// - tile = 0, direct: each (index, input bit) difference word goes through a warp
 //   transpose (five shuffles) and a popcount.
-// - exact_tile = T (8, 16 or 32), tiled: each lane hashes T inputs spaced 32 apart, and
-//   the T difference words of an input bit go into bit-sliced carry-save counters (two
-//   logic ops per word), transposed once per (tile, input bit): about 6 transposes per
-//   32 inputs instead of 18.5, the partners of input bits 5 .. 4 + log2 T taken from the
-//   tile instead of hashed. Widths with 2^n < 32 T count directly.
-// The default, 16, has the direct kernel's register count (72 against 71 for lowbias32 on
-// sm_90, no spills) and, by static count of its PTX, half the instructions per input
-// (393 against 785 per 32 inputs), 2.7x fewer shuffles and 3x fewer popcounts.
+// - tile = T (8, 16 or 32), tiled: each lane takes T indices spaced 32 apart, and the T
+//   difference words of an input bit go into bit-sliced carry-save counters (two logic
+//   ops per word), transposed once per (tile, input bit). The exact kernel also takes the
+//   partners of input bits 5 .. 4 + log2 T from the tile instead of hashing them, and
+//   counts widths with 2^n < 32 T directly.
+// The default, 16: for exact lowbias32 on sm_90 ptxas gives it 72 registers (the direct
+// kernel 71), no spills, and its PTX runs half the instructions per input (393 against
+// 785 per 32 inputs, counting each block's instructions times how often it runs), 2.7x
+// fewer shuffles and 3x fewer popcounts. Not yet timed on a GPU (bench_gpu times each).
 struct CountKernelOptions {
-  unsigned exact_tile = 16;
+  unsigned tile = 16;
 };
 
-// Indices per tile of the exact kernel: 32 * exact_tile where it tiles, else 32.
+// Indices per tile of the exact kernel: 32 * tile where it tiles, else 32.
 // std::invalid_argument for a tile other than 0, 8, 16 or 32.
 std::uint64_t exact_granule(int width, const CountKernelOptions& options);
 
