@@ -106,6 +106,9 @@ struct KernelArgs {
   Value* seed;      // i64
   Value* warp;      // i64 warp index
   Value* program;   // i32 index into the batch
+  // The tiled kernels' lane counters, n * halves lane-wise i32 (one array for the whole
+  // batch: ptxas would give each program's array its own stack space).
+  Value* counters = nullptr;
 };
 
 // counts[program][i][32h + r] += lane r of cells[i * halves + h]: the warp's lane counters
@@ -309,10 +312,7 @@ void emit_program_counts_tiled(IRBuilder<>& b, Function* f, const Warp& w, const
   const int fresh = exact ? std::min(n, 5 + static_cast<int>(log2_exact(tile))) : 0;
   const std::string tag = "p" + std::to_string(index);
 
-  IRBuilder<> entry(&f->getEntryBlock(), f->getEntryBlock().begin());
-  llvm::AllocaInst* counters =
-      entry.CreateAlloca(lanes, entry.getInt32(static_cast<std::uint32_t>(n * halves)), tag + ".counters");
-  auto counter = [&](Value* cell) { return b.CreateGEP(lanes, counters, cell); };
+  auto counter = [&](Value* cell) { return b.CreateGEP(lanes, a.counters, cell); };
   for (int c = 0; c < n * halves; ++c)
     b.CreateStore(w.constant(i32, 0), counter(b.getInt32(static_cast<std::uint32_t>(c))));
 
@@ -471,10 +471,16 @@ Function* emit_count_kernel(llvm::Module& m, std::span<const Program> programs, 
     sw->addCase(b.getInt32(static_cast<std::uint32_t>(k)), start);
     b.SetInsertPoint(start);
     const Program& p = programs[k];
-    if (exact ? exact_granule(p.width(), options) > warp_size : options.tile != 0)
+    if (exact ? exact_granule(p.width(), options) > warp_size : options.tile != 0) {
+      if (!a.counters) {
+        IRBuilder<> entry(&f->getEntryBlock(), f->getEntryBlock().begin());
+        const auto cells = static_cast<std::uint32_t>(p.width() * (p.width() <= 32 ? 1 : 2));
+        a.counters = entry.CreateAlloca(w.type(i32), entry.getInt32(cells), "counters");
+      }
       emit_program_counts_tiled(b, f, w, p, k, options.tile, exact, a, wfirst, wend);
-    else
+    } else {
       emit_program_counts(b, f, w, p, k, exact, a, wfirst, wend);
+    }
     b.CreateBr(done);
   }
   b.SetInsertPoint(done);

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <random>
+#include <sstream>
 
 #include "avalanche/cuda_driver.hpp"
 #include "avalanche/device.hpp"
@@ -230,6 +231,25 @@ TEST(GpuPtx, CountKernelsHaveBothEntriesAndWarpShuffles) {
   const std::string wide_ptx = jit::emit_count_ptx(wide);
   EXPECT_EQ(wide_ptx.find("mixforge_exact"), std::string::npos) << "no exact kernel above 32 bits";
   EXPECT_NE(wide_ptx.find(".visible .entry mixforge_sampled("), std::string::npos);
+}
+
+TEST(GpuPtx, TheTiledKernelsOfABatchShareOneCounterArray) {
+  // 32 lane counters of 4 bytes (exact; sampled at 32 bits too): one array whatever the
+  // batch size, since one program runs per block row.
+  const std::vector<Program> batch{test::lowbias32(), test::lowbias32(), test::lowbias32()};
+  const std::string ptx = jit::emit_count_ptx(batch, {"sm_90", "+ptx80", ""}, {16});
+  std::size_t depots = 0;
+  std::istringstream lines(ptx);
+  for (std::string l; std::getline(lines, l);) {
+    // ".local .align 4 .b8 __local_depot0[128];": a kernel's stack.
+    const std::size_t at = l.find("__local_depot"), open = l.find('['), close = l.find(']');
+    if (l.find(".local") == std::string::npos || at == std::string::npos || open == std::string::npos ||
+        close == std::string::npos)
+      continue;
+    ++depots;
+    EXPECT_EQ(l.substr(open + 1, close - open - 1), "128") << l;
+  }
+  EXPECT_EQ(depots, 2u) << "one stack array per kernel (exact and sampled)";
 }
 
 TEST(GpuPtx, PtxasAssemblesTheCountKernelsForHopperAndTheFallback) {
