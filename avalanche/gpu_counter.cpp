@@ -64,11 +64,12 @@ WarpPlan plan_warps(std::uint64_t indices, std::uint64_t max_warps, std::uint64_
 // ---- the CUDA device ----
 
 struct GpuCounter::Impl {
+  // A batch's module holds the one kernel a call needs (jit::CountKernels).
   struct Module {
     std::vector<Program> programs;
+    bool exact = false;
     cuda::ModuleHandle* module = nullptr;
-    cuda::FunctionHandle* exact = nullptr;
-    cuda::FunctionHandle* sampled = nullptr;
+    cuda::FunctionHandle* kernel = nullptr;
   };
   std::unique_ptr<cuda::Driver> driver;
   GpuDeviceInfo info;
@@ -87,24 +88,25 @@ struct GpuCounter::Impl {
     }
   }
 
-  // The batch's module, compiled and loaded on first use. Caller holds mu.
-  Module& module_for(std::span<const Program> programs) const {
+  // The batch's kernel, compiled and loaded on first use. Caller holds mu.
+  cuda::FunctionHandle* kernel_for(std::span<const Program> programs, bool exact) const {
     for (auto it = modules.begin(); it != modules.end(); ++it)
-      if (std::equal(it->programs.begin(), it->programs.end(), programs.begin(), programs.end())) {
+      if (it->exact == exact && std::equal(it->programs.begin(), it->programs.end(), programs.begin(), programs.end())) {
         modules.splice(modules.begin(), modules, it);
-        return modules.front();
+        return modules.front().kernel;
       }
     Module m;
     m.programs.assign(programs.begin(), programs.end());
-    m.module = driver->load_ptx(jit::emit_count_ptx(programs, target, kernels));
-    if (programs.front().width() <= 32) m.exact = driver->function(m.module, jit::count_kernel_exact);
-    m.sampled = driver->function(m.module, jit::count_kernel_sampled);
+    m.exact = exact;
+    m.module = driver->load_ptx(jit::emit_count_ptx(programs, target, kernels,
+                                                    exact ? jit::CountKernels::exact : jit::CountKernels::sampled));
+    m.kernel = driver->function(m.module, exact ? jit::count_kernel_exact : jit::count_kernel_sampled);
     modules.push_front(std::move(m));
     if (modules.size() > module_cache_size) {
       driver->unload(modules.back().module);
       modules.pop_back();
     }
-    return modules.front();
+    return modules.front().kernel;
   }
 
   // Exact counts of a batch over all 2^n inputs.
@@ -113,7 +115,7 @@ struct GpuCounter::Impl {
     std::lock_guard lock(mu);
     const int n = programs.front().width();
     const std::uint64_t inputs = std::uint64_t{1} << n;
-    auto flat = run(module_for(programs).exact, programs.size(), n, 0, inputs, 0, exact_chunk,
+    auto flat = run(kernel_for(programs, true), programs.size(), n, 0, inputs, 0, exact_chunk,
                     jit::exact_granule(n, kernels), cancel);
     return unpack(flat, programs.size(), n, inputs, true);
   }
@@ -184,7 +186,7 @@ AvalancheCounts GpuCounter::counts_sampled(const Program& program, std::uint64_t
   }
   if (first + count < first) throw std::invalid_argument("gpu counts: sample range overflows");
   std::lock_guard lock(impl_->mu);
-  auto flat = impl_->run(impl_->module_for(one).sampled, 1, n, first, first + count, seed, ~std::uint64_t{0} >> 1,
+  auto flat = impl_->run(impl_->kernel_for(one, false), 1, n, first, first + count, seed, ~std::uint64_t{0} >> 1,
                          32, nullptr);
   return std::move(unpack(flat, 1, n, count, false).front());
 }
@@ -195,11 +197,11 @@ namespace {
 std::vector<AvalancheCounts> simulate(std::span<const Program> programs, jit::WarpSimulator::Kind kind,
                                       const jit::CountKernelOptions& kernels, std::uint64_t seed,
                                       std::uint64_t first, std::uint64_t end) {
-  const jit::WarpSimulator sim(programs, kernels);
+  const bool exact = kind == jit::WarpSimulator::Kind::exact;
+  const jit::WarpSimulator sim(programs, kernels, exact ? jit::CountKernels::exact : jit::CountKernels::sampled);
   const int n = programs.front().width();
   std::vector<std::uint64_t> flat(programs.size() * static_cast<std::size_t>(n) * n, 0);
   // Few warps, so that each simulated warp runs many trips as a GPU warp does.
-  const bool exact = kind == jit::WarpSimulator::Kind::exact;
   const WarpPlan plan = plan_warps(end - first, 64, exact ? sim.exact_granule() : 32);
   tbb::parallel_for(std::uint64_t{0}, plan.warps * programs.size(), [&](std::uint64_t job) {
     sim.run_warp(kind, flat.data(), first, end, plan.per_warp, seed, job % plan.warps,

@@ -499,14 +499,19 @@ std::uint64_t exact_granule(int width, const CountKernelOptions& options) {
 }
 
 void emit_count_kernels_ir(llvm::Module& module, std::span<const Program> programs, CountTarget target,
-                           const CountKernelOptions& options, const std::string& cpu, const std::string& features) {
+                           const CountKernelOptions& options, CountKernels which, const std::string& cpu,
+                           const std::string& features) {
   exact_granule(1, options);  // checks the tile
   if (programs.empty()) throw std::invalid_argument("count kernels: no programs");
   const int n = programs.front().width();
   for (const Program& p : programs)
     if (p.width() != n) throw std::invalid_argument("count kernels: a batch holds programs of one width");
-  if (n <= 32) emit_count_kernel(module, programs, target, true, options, count_kernel_exact, cpu, features);
-  emit_count_kernel(module, programs, target, false, options, count_kernel_sampled, cpu, features);
+  if (which == CountKernels::exact && n > 32)
+    throw std::invalid_argument("count kernels: exact counts need a width <= 32, not " + std::to_string(n));
+  if (which != CountKernels::sampled && n <= 32)
+    emit_count_kernel(module, programs, target, true, options, count_kernel_exact, cpu, features);
+  if (which != CountKernels::exact)
+    emit_count_kernel(module, programs, target, false, options, count_kernel_sampled, cpu, features);
 }
 
 }  // namespace mixforge::jit

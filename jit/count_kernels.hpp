@@ -44,13 +44,18 @@ struct CountKernelOptions {
   unsigned tile = 16;
 };
 
+// Which kernels a module holds. The evaluator asks for the one a call needs: a module costs
+// a PTX compile when the driver loads it, and the two kernels cost about the same.
+enum class CountKernels { exact, sampled, both };
+
 // Indices per tile of the exact kernel: 32 * tile where it tiles, else 32.
 // std::invalid_argument for a tile other than 0, 8, 16 or 32.
 std::uint64_t exact_granule(int width, const CountKernelOptions& options);
 
-// Validates every program (ProgramError); std::invalid_argument for an empty batch or
-// mixed widths; JitError when LLVM cannot target the GPU. options.kernel_name is unused.
+// Validates every program (ProgramError); std::invalid_argument for an empty batch, mixed
+// widths, or the exact kernel above 32 bits (`both` then holds the sampled one only);
+// JitError when LLVM cannot target the GPU. options.kernel_name is unused.
 std::string emit_count_ptx(std::span<const Program> programs, const PtxOptions& options = {},
-                           const CountKernelOptions& kernels = {});
+                           const CountKernelOptions& kernels = {}, CountKernels which = CountKernels::both);
 
 }  // namespace mixforge::jit

@@ -41,7 +41,7 @@ enum class CountTarget { nvptx, host };
 // take (warp, program) as two extra arguments (jit/warp_simulator.hpp). cpu and features
 // are used for the host target only.
 void emit_count_kernels_ir(llvm::Module& module, std::span<const Program> programs, CountTarget target,
-                           const CountKernelOptions& options, const std::string& cpu = {},
+                           const CountKernelOptions& options, CountKernels which, const std::string& cpu = {},
                            const std::string& features = {});
 
 }  // namespace mixforge::jit

@@ -76,10 +76,10 @@ std::string emit_ptx(const Program& program, const PtxOptions& options) {
 }
 
 std::string emit_count_ptx(std::span<const Program> programs, const PtxOptions& options,
-                           const CountKernelOptions& kernels) {
+                           const CountKernelOptions& kernels, CountKernels which) {
   for (const Program& p : programs) validate(p, ValidationLimits{1 << 16});
-  return compile_to_ptx(options,
-                        [&](llvm::Module& m) { emit_count_kernels_ir(m, programs, CountTarget::nvptx, kernels); });
+  return compile_to_ptx(
+      options, [&](llvm::Module& m) { emit_count_kernels_ir(m, programs, CountTarget::nvptx, kernels, which); });
 }
 
 }  // namespace mixforge::jit

@@ -38,7 +38,8 @@ struct WarpSimulator::Impl {
   std::uint64_t granule = 32;
 };
 
-WarpSimulator::WarpSimulator(std::span<const Program> programs, const CountKernelOptions& options)
+WarpSimulator::WarpSimulator(std::span<const Program> programs, const CountKernelOptions& options,
+                             CountKernels which)
     : impl_(std::make_unique<Impl>()) {
   for (const Program& p : programs) validate(p, ValidationLimits{1 << 16});
   static std::once_flag once;
@@ -59,7 +60,7 @@ WarpSimulator::WarpSimulator(std::span<const Program> programs, const CountKerne
   auto module = std::make_unique<llvm::Module>("mixforge_warp_simulator", *context);
   module->setDataLayout(impl_->jit->getDataLayout());
   module->setTargetTriple(impl_->jit->getTargetTriple().str());
-  emit_count_kernels_ir(*module, programs, CountTarget::host, options, cpu, features);
+  emit_count_kernels_ir(*module, programs, CountTarget::host, options, which, cpu, features);
   {
     std::string message;
     llvm::raw_string_ostream os(message);
@@ -70,9 +71,10 @@ WarpSimulator::WarpSimulator(std::span<const Program> programs, const CountKerne
   impl_->width = programs.front().width();
   impl_->programs = programs.size();
   impl_->granule = jit::exact_granule(impl_->width, options);
-  if (impl_->width <= 32)
+  if (impl_->width <= 32 && which != CountKernels::sampled)
     impl_->exact = check("compiling", impl_->jit->lookup(count_kernel_exact)).toPtr<WarpFn>();
-  impl_->sampled = check("compiling", impl_->jit->lookup(count_kernel_sampled)).toPtr<WarpFn>();
+  if (which != CountKernels::exact)
+    impl_->sampled = check("compiling", impl_->jit->lookup(count_kernel_sampled)).toPtr<WarpFn>();
 }
 
 WarpSimulator::~WarpSimulator() = default;
@@ -85,7 +87,10 @@ void WarpSimulator::run_warp(Kind kind, std::uint64_t* counts, std::uint64_t fir
                              std::uint64_t per_warp, std::uint64_t seed, std::uint64_t warp,
                              std::uint32_t program) const {
   WarpFn fn = kind == Kind::exact ? impl_->exact : impl_->sampled;
-  if (!fn) throw std::invalid_argument("warp simulator: exact counts need a width <= 32");
+  if (!fn)
+    throw std::invalid_argument(kind == Kind::exact && impl_->width > 32
+                                    ? "warp simulator: exact counts need a width <= 32"
+                                    : "warp simulator: that kernel was not compiled (see `which`)");
   if (per_warp == 0 || per_warp % 32 != 0 || per_warp > max_per_warp)
     throw std::invalid_argument("warp simulator: per_warp must be a multiple of 32 in [32, 2^30]");
   if (kind == Kind::exact && (per_warp % impl_->granule != 0 || first % impl_->granule != 0))

@@ -16,8 +16,10 @@ class WarpSimulator {
  public:
   enum class Kind { exact, sampled };
 
-  // Compiles the batch (programs of one width) with LLVM ORC for this host.
-  explicit WarpSimulator(std::span<const Program> programs, const CountKernelOptions& options = {});
+  // Compiles the batch's kernels (programs of one width) with LLVM ORC for this host; a
+  // kernel not in `which` is not compiled (host compiles of these take seconds).
+  explicit WarpSimulator(std::span<const Program> programs, const CountKernelOptions& options = {},
+                         CountKernels which = CountKernels::both);
   ~WarpSimulator();
   WarpSimulator(const WarpSimulator&) = delete;
   WarpSimulator& operator=(const WarpSimulator&) = delete;

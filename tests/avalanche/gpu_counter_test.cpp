@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <numeric>
 #include <random>
 #include <sstream>
 
@@ -177,8 +178,9 @@ TEST(GpuSimulation, DirectSampledCountsEqualTheCpusBitForBit) {
 
 TEST(GpuSimulation, SampledCountsEqualTheCpusBitForBitForEveryTile) {
   std::mt19937_64 rng(10);
+  // A narrow and a wide width each (the default tile takes every edge above).
   for (unsigned tile : {8u, 32u})
-    for (int width : {5, 32, 64}) expect_simulated_sampled_equals_cpu(rng, width, tile);
+    for (int width : {5, 40}) expect_simulated_sampled_equals_cpu(rng, width, tile);
 }
 
 TEST(GpuSimulation, SampledCountsEqualTheCpusBitForBitAtOddWidths) {
@@ -231,6 +233,31 @@ TEST(GpuPtx, CountKernelsHaveBothEntriesAndWarpShuffles) {
   const std::string wide_ptx = jit::emit_count_ptx(wide);
   EXPECT_EQ(wide_ptx.find("mixforge_exact"), std::string::npos) << "no exact kernel above 32 bits";
   EXPECT_NE(wide_ptx.find(".visible .entry mixforge_sampled("), std::string::npos);
+}
+
+TEST(GpuPtx, AModuleHoldsTheKernelsAskedFor) {
+  const std::vector<Program> batch{test::lowbias32()};
+  const jit::PtxOptions hopper{"sm_90", "+ptx80", ""};
+  const std::string exact = jit::emit_count_ptx(batch, hopper, {}, jit::CountKernels::exact);
+  EXPECT_NE(exact.find(".entry mixforge_exact("), std::string::npos);
+  EXPECT_EQ(exact.find("mixforge_sampled"), std::string::npos);
+  const std::string sampled = jit::emit_count_ptx(batch, hopper, {}, jit::CountKernels::sampled);
+  EXPECT_EQ(sampled.find("mixforge_exact"), std::string::npos);
+  EXPECT_NE(sampled.find(".entry mixforge_sampled("), std::string::npos);
+  std::mt19937_64 rng(4);
+  const std::vector<Program> wide{testing::random_program(rng, 40, 4)};
+  try {
+    jit::emit_count_ptx(wide, hopper, {}, jit::CountKernels::exact);
+    FAIL() << "an exact kernel for 40 bits";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("width <= 32, not 40"), std::string::npos) << e.what();
+  }
+  const jit::WarpSimulator only_sampled(batch, {}, jit::CountKernels::sampled);
+  std::vector<std::uint64_t> counts(32 * 32, 0);
+  EXPECT_THROW(only_sampled.run_warp(jit::WarpSimulator::Kind::exact, counts.data(), 0, 1024, 512, 0, 0, 0),
+               std::invalid_argument);
+  only_sampled.run_warp(jit::WarpSimulator::Kind::sampled, counts.data(), 0, 64, 32, 1, 0, 0);
+  EXPECT_GT(std::accumulate(counts.begin(), counts.end(), std::uint64_t{0}), 0u);
 }
 
 TEST(GpuPtx, TheTiledKernelsOfABatchShareOneCounterArray) {
