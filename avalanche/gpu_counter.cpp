@@ -187,7 +187,7 @@ AvalancheCounts GpuCounter::counts_sampled(const Program& program, std::uint64_t
   if (first + count < first) throw std::invalid_argument("gpu counts: sample range overflows");
   std::lock_guard lock(impl_->mu);
   auto flat = impl_->run(impl_->kernel_for(one, false), 1, n, first, first + count, seed, ~std::uint64_t{0} >> 1,
-                         32, nullptr);
+                         jit::sampled_granule(impl_->kernels), nullptr);
   return std::move(unpack(flat, 1, n, count, false).front());
 }
 
@@ -201,7 +201,9 @@ std::vector<AvalancheCounts> simulate(std::span<const Program> programs, jit::Wa
   const jit::WarpSimulator sim(programs, kernels, exact ? jit::CountKernels::exact : jit::CountKernels::sampled);
   const int n = programs.front().width();
   std::vector<std::uint64_t> flat(programs.size() * static_cast<std::size_t>(n) * n, 0);
-  // Few warps, so that each simulated warp runs many trips as a GPU warp does.
+  // Few warps, so that each simulated warp runs many trips as a GPU warp does. Sampled
+  // plans take whole warps only (not whole tiles, as the GPU's do): that way tests cut
+  // tiles too.
   const WarpPlan plan = plan_warps(end - first, 64, exact ? sim.exact_granule() : 32);
   tbb::parallel_for(std::uint64_t{0}, plan.warps * programs.size(), [&](std::uint64_t job) {
     sim.run_warp(kind, flat.data(), first, end, plan.per_warp, seed, job % plan.warps,

@@ -498,6 +498,11 @@ std::uint64_t exact_granule(int width, const CountKernelOptions& options) {
   return t != 0 && width <= 32 && (std::uint64_t{1} << width) >= tiled ? tiled : warp_size;
 }
 
+std::uint64_t sampled_granule(const CountKernelOptions& options) {
+  exact_granule(1, options);  // checks the tile
+  return std::uint64_t{warp_size} * std::max(1u, options.tile);
+}
+
 void emit_count_kernels_ir(llvm::Module& module, std::span<const Program> programs, CountTarget target,
                            const CountKernelOptions& options, CountKernels which, const std::string& cpu,
                            const std::string& features) {

@@ -52,6 +52,11 @@ enum class CountKernels { exact, sampled, both };
 // std::invalid_argument for a tile other than 0, 8, 16 or 32.
 std::uint64_t exact_granule(int width, const CountKernelOptions& options);
 
+// Indices per tile of the sampled kernel (32 * tile, or 32 direct). Any multiple of 32 is
+// a valid per_warp, but a warp's last tile runs whole, masked: plans in multiples of this
+// waste no lanes.
+std::uint64_t sampled_granule(const CountKernelOptions& options);
+
 // Validates every program (ProgramError); std::invalid_argument for an empty batch, mixed
 // widths, or the exact kernel above 32 bits (`both` then holds the sampled one only);
 // JitError when LLVM cannot target the GPU. options.kernel_name is unused.

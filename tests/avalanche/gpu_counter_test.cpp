@@ -84,6 +84,9 @@ TEST(GpuWarpPlan, TheExactGranuleIsATileWhereTheDomainHoldsOne) {
   EXPECT_EQ(jit::exact_granule(10, {32}), 1024u);
   EXPECT_EQ(jit::exact_granule(8, {8}), 256u);
   EXPECT_EQ(jit::exact_granule(40, {16}), 32u) << "no exact kernel above 32 bits";
+  EXPECT_EQ(jit::sampled_granule({16}), 512u);
+  EXPECT_EQ(jit::sampled_granule({0}), 32u);
+  EXPECT_THROW(jit::sampled_granule({7}), std::invalid_argument);
   try {
     jit::exact_granule(32, {12});
     FAIL() << "tile 12 accepted";
