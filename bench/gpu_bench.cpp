@@ -111,16 +111,23 @@ std::string ptxas_summary(const std::string& log, const std::string& entry) {
   return trim(used) + "; " + trim(frame);
 }
 
+// `count` random 5-step programs of a width, as a search starts them.
+std::vector<Program> random_programs(int width, std::size_t count, std::uint64_t seed) {
+  evolver::ProgramShape shape;
+  shape.width = width;
+  shape.min_steps = 5;
+  shape.max_steps = 5;
+  shape.kinds = evolver::usable_kinds(evolver::RunConfig{}.kinds(), width);
+  evolver::Rng rng(seed, 0);
+  std::vector<Program> programs;
+  while (programs.size() < count) programs.push_back(evolver::random_program(shape, rng));
+  return programs;
+}
+
 int ptx_report(const std::filesystem::path& out) {
   const std::string ptxas = ptxas_path();
   const Program lowbias = parse_program("x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;");
-  evolver::ProgramShape shape;
-  shape.width = 64;
-  shape.min_steps = 5;
-  shape.max_steps = 5;
-  shape.kinds = evolver::usable_kinds(evolver::RunConfig{}.kinds(), 64);
-  evolver::Rng rng(11, 0);
-  const Program wide = evolver::random_program(shape, rng);
+  const Program wide = random_programs(64, 1, 11).front();
   std::ostringstream r;
   r << "counting kernels for sm_90 (PTX 8.0); ptxas: " << (ptxas.empty() ? "not found" : ptxas) << "\n";
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "mixforge-bench-ptx";
@@ -234,14 +241,7 @@ int main(int argc, char** argv) {
   }
 
   // 2. batched exact scoring of random programs.
-  evolver::ProgramShape shape;
-  shape.width = 32;
-  shape.min_steps = 5;
-  shape.max_steps = 5;
-  shape.kinds = evolver::usable_kinds(evolver::RunConfig{}.kinds(), 32);
-  evolver::Rng rng(7, 0);
-  std::vector<Program> batch;
-  for (int k = 0; k < 16; ++k) batch.push_back(evolver::random_program(shape, rng));
+  const std::vector<Program> batch = random_programs(32, 16, 7);
   std::vector<AvalancheCounts> gb;
   const double batch_first = timed([&] { gb = gpu->counts_exact_batch(batch); });
   const double batch_warm = timed([&] { gb = gpu->counts_exact_batch(batch); });
