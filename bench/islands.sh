@@ -3,6 +3,7 @@
 # each island a 32-bit 5-step run on one worker thread, all for the same seconds.
 # Usage: bench/islands.sh [BUILD_DIR] [SECONDS] [RANKS...]   (default build/release 120 1 2 4)
 # Writes bench/results/islands/islands.md and .csv (OUT= to change), with the load average.
+# SEED= (default 1): island r of every configuration uses seed SEED + r.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build/release}
@@ -11,6 +12,7 @@ shift $(( $# > 2 ? 2 : $# )) || true
 ranks=("$@")
 [ ${#ranks[@]} -gt 0 ] || ranks=(1 2 4)
 out=${OUT:-bench/results/islands}
+seed=${SEED:-1}
 exe="$build/cli/mixforge"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
 mkdir -p "$out"
@@ -22,8 +24,8 @@ echo "ranks,seconds,cores,tournaments_total,tournaments_per_s_per_core,best_chi2
 {
   echo "# Islands at equal wall time ($(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD), $cores cores)"
   echo
-  echo "Each island: 32 bits, 5 steps, 1 worker thread, seed 1 + rank, migration of the best 4 every 2000"
-  echo "tournaments (ring). Command: \`bench/islands.sh $build $seconds ${ranks[*]}\`."
+  echo "Each island: 32 bits, 5 steps, 1 worker thread, seed $seed + rank, migration of the best 4 every 2000"
+  echo "tournaments (ring). Command: \`SEED=$seed bench/islands.sh $build $seconds ${ranks[*]}\`."
   echo
   echo "| ranks | load before | tournaments (all islands) | tournaments/s per core | best exact chi2 | migrants accepted |"
   echo "|---|---|---|---|---|---|"
@@ -32,7 +34,7 @@ for k in "${ranks[@]}"; do
   load=$(cut -d' ' -f1-3 /proc/loadavg)
   echo "== $k rank(s), ${seconds}s (load $load)"
   mpirun --oversubscribe -np "$k" "$exe" evolve --islands --width 32 --max-steps 5 --seconds "$seconds" --threads 1 \
-    --device cpu --data "$work/r$k" --json > "$work/r$k.out" 2> "$work/r$k.err"
+    --device cpu --seed "$seed" --data "$work/r$k" --json > "$work/r$k.out" 2> "$work/r$k.err"
   tail -n 1 "$work/r$k.out" > "$work/r$k.json"
   python3 - "$work/r$k.json" "$k" "$seconds" "$cores" "$load" "$csv" "$out/islands.md" << 'PY'
 import json, sys
