@@ -9,7 +9,7 @@
 #   search  bench/gpu_search.sh for SEARCH_MINUTES (default 10) with SEARCH_SEEDS (default 3)
 # Everything goes to OUT/checks.log with the time of each step; result files to OUT/.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 bundle=${1:?usage: bench/gpu_checks.sh BUNDLE.tar.xz OUT [STEPS]}
 out=${2:?usage: bench/gpu_checks.sh BUNDLE.tar.xz OUT [STEPS]}
 steps=",${3:-tests,bench},"
@@ -30,10 +30,12 @@ say "bundle of commit $(cat "$pack/COMMIT"); this tree: $(git rev-parse --short 
 mkdir -p build
 rm -rf build/release
 cp -r "$pack/build" build/release
-for pair in "$(cat "$pack/BUILD_DIR") $PWD/build/release" "$(cat "$pack/SOURCE_DIR") $PWD"; do
-  set -- $pair
+link_here() {  # link_here THERE HERE: THERE (a path of the bundling machine) leads HERE
   if [ "$1" != "$2" ] && [ ! -e "$1" ]; then mkdir -p "$(dirname "$1")" && ln -s "$2" "$1"; fi
-done
+}
+# The source folder first: the build folder usually lies inside it.
+link_here "$(cat "$pack/SOURCE_DIR")" "$PWD"
+link_here "$(cat "$pack/BUILD_DIR")" "$PWD/build/release"
 export LD_LIBRARY_PATH="$pack/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 if ! ldconfig -p | grep -q 'libGLdispatch.so.0'; then
   export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$pack/lib/gl"
