@@ -152,7 +152,7 @@ GpuCounter::GpuCounter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 GpuCounter::~GpuCounter() = default;
 
 std::unique_ptr<GpuCounter> GpuCounter::open(const jit::CountKernelOptions& kernels) {
-  jit::exact_granule(1, kernels);  // checks the options before touching the driver
+  jit::check_kernel_options(kernels);  // before touching the driver
   auto impl = std::make_unique<Impl>();
   impl->kernels = kernels;
   impl->driver = std::make_unique<cuda::Driver>(0);

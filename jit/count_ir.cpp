@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -280,12 +281,6 @@ class ColumnSums {
   std::array<std::vector<Value*>, 8> levels_;  // words of weight 2^k awaiting adders
 };
 
-unsigned log2_exact(unsigned v) {
-  unsigned k = 0;
-  while ((1u << k) < v) ++k;
-  return k;
-}
-
 // The tiled counts (CountKernelOptions): per trip, lane l takes the T indices
 // it + 32 t + l. Their words (difference words of one input bit, one per t) go into
 // ColumnSums, whose planes are transposed and popcounted once per (tile, input bit).
@@ -309,7 +304,7 @@ void emit_program_counts_tiled(IRBuilder<>& b, Function* f, const Warp& w, const
   Type* word = w.type(narrow ? i32 : i64);
   const int halves = narrow ? 1 : 2;
   // Input bits below `fresh` find their partners at hand (exact only).
-  const int fresh = exact ? std::min(n, 5 + static_cast<int>(log2_exact(tile))) : 0;
+  const int fresh = exact ? std::min(n, 5 + std::countr_zero(tile)) : 0;
   const std::string tag = "p" + std::to_string(index);
 
   auto counter = [&](Value* cell) { return b.CreateGEP(lanes, a.counters, cell); };
@@ -490,23 +485,27 @@ Function* emit_count_kernel(llvm::Module& m, std::span<const Program> programs, 
 
 }  // namespace
 
-std::uint64_t exact_granule(int width, const CountKernelOptions& options) {
+void check_kernel_options(const CountKernelOptions& options) {
   const unsigned t = options.tile;
   if (t != 0 && t != 8 && t != 16 && t != 32)
     throw std::invalid_argument("count kernels: tile must be 0, 8, 16 or 32, not " + std::to_string(t));
-  const std::uint64_t tiled = std::uint64_t{warp_size} * t;
-  return t != 0 && width <= 32 && (std::uint64_t{1} << width) >= tiled ? tiled : warp_size;
+}
+
+std::uint64_t exact_granule(int width, const CountKernelOptions& options) {
+  check_kernel_options(options);
+  const std::uint64_t tiled = std::uint64_t{warp_size} * options.tile;
+  return options.tile != 0 && width <= 32 && (std::uint64_t{1} << width) >= tiled ? tiled : warp_size;
 }
 
 std::uint64_t sampled_granule(const CountKernelOptions& options) {
-  exact_granule(1, options);  // checks the tile
+  check_kernel_options(options);
   return std::uint64_t{warp_size} * std::max(1u, options.tile);
 }
 
 void emit_count_kernels_ir(llvm::Module& module, std::span<const Program> programs, CountTarget target,
                            const CountKernelOptions& options, CountKernels which, const std::string& cpu,
                            const std::string& features) {
-  exact_granule(1, options);  // checks the tile
+  check_kernel_options(options);
   if (programs.empty()) throw std::invalid_argument("count kernels: no programs");
   const int n = programs.front().width();
   for (const Program& p : programs)

@@ -48,8 +48,11 @@ struct CountKernelOptions {
 // a PTX compile when the driver loads it, and the two kernels cost about the same.
 enum class CountKernels { exact, sampled, both };
 
+// std::invalid_argument for a tile other than 0, 8, 16 or 32. Everything that takes the
+// options checks them (the functions below too).
+void check_kernel_options(const CountKernelOptions& options);
+
 // Indices per tile of the exact kernel: 32 * tile where it tiles, else 32.
-// std::invalid_argument for a tile other than 0, 8, 16 or 32.
 std::uint64_t exact_granule(int width, const CountKernelOptions& options);
 
 // Indices per tile of the sampled kernel (32 * tile, or 32 direct). Any multiple of 32 is
