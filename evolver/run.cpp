@@ -14,6 +14,7 @@
 #include "evolver/leader_ranking.hpp"
 #include "evolver/local_search.hpp"
 #include "evolver/mutation.hpp"
+#include "evolver/restart.hpp"
 #include "evolver/tournament.hpp"
 #include "mixer/text_form.hpp"
 
@@ -43,7 +44,8 @@ Run::Run(std::string id, RunConfig config, const Evaluator& evaluator, std::opti
       config_(std::move(config)),
       evaluator_(evaluator),
       small_work_(small_work),
-      small_work_limit_(small_work_limit) {
+      small_work_limit_(small_work_limit),
+      stagnation_(config_.restart) {
   pool_target_ = config_.pool_size;
   shape_.width = config_.width;
   shape_.min_steps = config_.min_steps;
@@ -160,7 +162,7 @@ void Run::start(const Budget& budget, NewBestCallback on_new_best) {
   on_new_best_ = std::move(on_new_best);
   session_start_ = std::chrono::steady_clock::now();
   session_start_elapsed_ = counters_.elapsed_s;
-  last_improvement_s_ = counters_.elapsed_s;
+  stagnation_.start_pool(stagnation_now_locked());
   session_start_tournaments_ = counters_.tournaments;
   ++sessions_;
   const unsigned workers = config_.worker_threads();
@@ -321,7 +323,6 @@ void Run::consider_best_locked(const Member& m) {
   const bool upgrade = best_ && !best_->estimate.exact && m.estimate.exact;
   if (best_ && !upgrade && !(m.estimate.rank() < best_->estimate.rank())) return;
   best_ = m;
-  last_improvement_s_ = elapsed_locked();
   HallOfFameEntry e;
   e.function = scored_function(m);
   e.run_id = id_;
@@ -401,24 +402,31 @@ void Run::leader_round(std::unique_lock<std::mutex>& lk) {
   next_leader_at_ = counters_.tournaments + config_.precision.leader_interval;
 }
 
-// The worst part of the pool makes room for fresh random programs (fill_step refills
-// the freed slots) when the exact best has stood still too long.
+// Part of the pool (restart_victims) makes room for fresh random programs (fill_step
+// refills the freed slots) when the pool's best has made no progress for too long. Called
+// after the leaders' rescoring, so the pool's best is its most precise estimate.
 void Run::restart_if_stagnant_locked() {
   const RestartConfig& r = config_.restart;
-  if (!(r.stagnation_seconds > 0) || pool_.size() < 4) return;
-  const double now = elapsed_locked();
-  if (now - last_improvement_s_ < r.stagnation_seconds) return;
-  last_improvement_s_ = now;
-  const std::size_t keep = std::max<std::size_t>(
-      static_cast<std::size_t>(std::lround(double(pool_.size()) * (1 - r.fraction))),
-      std::min<std::size_t>(pool_.size(), static_cast<std::size_t>(std::max(config_.precision.leaders, 2))));
-  std::vector<std::uint64_t> drop;
-  const std::vector<std::size_t> order = pool_.top(pool_.size());
-  for (std::size_t k = keep; k < order.size(); ++k) drop.push_back(pool_[order[k]].hash);
-  for (std::uint64_t h : drop)
+  if (!r.enabled() || pool_.size() < 4) return;
+  const double now = stagnation_now_locked();
+  stagnation_.observe(pool_[pool_.best()].estimate.rank(), now);
+  if (!stagnation_.due(now)) return;
+  for (std::uint64_t h : restart_victims(pool_, r, config_.precision.leaders))
     if (auto i = pool_.find(h)) pool_.remove_at(*i);
+  if (pool_.empty()) {
+    // A pool started afresh also starts its precision afresh: random programs need no
+    // 2^22 samples to be told apart, and their children would pay for them.
+    if (!exact_mode()) current_samples_ = config_.precision.initial_samples;
+    stagnation_.start_pool(now);
+  } else {
+    stagnation_.partial_restart(now);
+  }
   ++counters_.restarts;
   cv_.notify_all();
+}
+
+double Run::stagnation_now_locked() const {
+  return config_.restart.stagnation_tournaments > 0 ? double(counters_.tournaments) : elapsed_locked();
 }
 
 double Run::estimated_exact_seconds_locked() const {
@@ -616,7 +624,7 @@ void Run::tournament_step(std::unique_lock<std::mutex>& lk, Rng& rng) {
     ++counters_.tournaments;
     return;
   }
-  const Breeding b{pool_[t.winner], pool_[t.loser].hash, current_samples_};
+  const Breeding b{pool_[t.winner], pool_[t.loser].hash, current_samples_, counters_.restarts};
   lk.unlock();
   Offspring o = breed(b, rng);
   lk.lock();
@@ -678,7 +686,8 @@ void Run::commit_offspring_locked(const Breeding& b, Offspring o) {
   ++counters_.removals;
   if (auto i = pool_.find(b.loser)) pool_.remove_at(*i);
   // Another worker may have removed the same loser meanwhile: never grow past the target.
-  if (o.child && pool_.size() + pending_ < pool_target_) {
+  // A child bred before a restart would bring back the pool the restart replaced.
+  if (o.child && b.restarts == counters_.restarts && pool_.size() + pending_ < pool_target_) {
     o.child->born = counters_.tournaments;
     if (pool_.insert(*o.child) && exact_mode()) consider_best_locked(*o.child);
   }

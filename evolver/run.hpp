@@ -18,6 +18,7 @@
 #include "evolver/local_search.hpp"
 #include "evolver/pool.hpp"
 #include "evolver/random_program.hpp"
+#include "evolver/restart.hpp"
 #include "evolver/rng.hpp"
 #include "evolver/run_config.hpp"
 #include "evolver/run_types.hpp"
@@ -113,6 +114,7 @@ class Run {
     Member parent;
     std::uint64_t loser = 0;
     std::uint64_t samples = 0;
+    std::uint64_t restarts = 0;  // counters_.restarts when it was held
   };
   struct Offspring {
     std::optional<Member> child;
@@ -147,6 +149,7 @@ class Run {
   bool budget_reached_locked() const;
   void leader_round(std::unique_lock<std::mutex>& lk);
   void restart_if_stagnant_locked();
+  double stagnation_now_locked() const;  // the restart clock's time: tournaments or seconds
   void ranker_loop();
   Estimate exact_estimate(const Program& p);  // unlocked; may throw EvaluationCancelled
   void polish();                              // local search from best_, unlocked
@@ -185,7 +188,7 @@ class Run {
   double exact_seconds_ = 0;               // measured time of one exact score (smoothed)
   std::unique_ptr<LocalSearch> local_search_;  // the ranker's; around best_ (or what it was)
   std::uint64_t local_neighbours_seen_ = 0;    // of local_search_'s count, already in counters_
-  double last_improvement_s_ = 0;              // elapsed_s when the best last improved (or a restart)
+  StagnationClock stagnation_;                 // the pool's, for restarts
   Rng migration_rng_;                          // immigrants' tournaments (not checkpointed)
 
 

@@ -158,7 +158,11 @@ const std::vector<Field>& fields() {
       nested("local_search.max_samples", &RunConfig::local_search, &LocalSearchConfig::max_samples),
       nested("local_search.z", &RunConfig::local_search, &LocalSearchConfig::z),
       nested("restart.stagnation_seconds", &RunConfig::restart, &RestartConfig::stagnation_seconds),
+      nested("restart.stagnation_tournaments", &RunConfig::restart, &RestartConfig::stagnation_tournaments),
       nested("restart.fraction", &RunConfig::restart, &RestartConfig::fraction),
+      nested("restart.min_gain", &RunConfig::restart, &RestartConfig::min_gain),
+      nested("restart.patience", &RunConfig::restart, &RestartConfig::patience),
+      nested("restart.keep_leaders", &RunConfig::restart, &RestartConfig::keep_leaders),
       nested("objective.bic_weight", &RunConfig::objective, &ObjectiveConfig::bic_weight),
       nested("objective.higher_order_weight", &RunConfig::objective, &ObjectiveConfig::higher_order_weight),
       nested("objective.samples", &RunConfig::objective, &ObjectiveConfig::samples),
@@ -286,6 +290,8 @@ RunConfig run_config_from_json(const nlohmann::json& j) {
     throw ConfigError("local_search.first_samples", "exceeds local_search.max_samples");
   const double wsum = c.mutation.constant_small + c.mutation.constant_large + c.mutation.swap +
                       c.mutation.remove + c.mutation.insert;
+  if (c.restart.stagnation_seconds > 0 && c.restart.stagnation_tournaments > 0)
+    throw ConfigError("restart.stagnation_tournaments", "give stagnation_seconds or stagnation_tournaments, not both");
   if (!(wsum > 0)) throw ConfigError("mutation", "at least one mutation weight must be positive");
   {
     double usable = 0;

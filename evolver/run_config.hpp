@@ -74,12 +74,24 @@ struct LocalSearchConfig {
   double z = 1.0;                          // tolerance before the last stage, standard errors
 };
 
-// Restarts against stagnation: when the run's exact best has not improved for
-// stagnation_seconds (0 = never), the worst `fraction` of the pool is replaced by fresh
-// random programs (the leaders stay).
+// Restarts against stagnation (evolver/restart.hpp): when the pool's best has made no
+// progress for max(the window, patience x the time the pool took to reach its last
+// progress), the worst `fraction` of the pool is replaced by fresh random programs. The
+// window is stagnation_tournaments (tournaments: with one thread the restarts fall where
+// they fell before, so a run stays reproducible) or stagnation_seconds; both 0: never.
+// Progress: any better pool best when min_gain is 0, else a best at most (1 - min_gain)
+// times the last one that counted. The leaders stay unless keep_leaders is false; a full
+// restart (fraction 1, keep_leaders false) starts the pool, its sample count and its clock
+// afresh, and keeps the run's best and its local search.
 struct RestartConfig {
   double stagnation_seconds = 0;
+  std::uint64_t stagnation_tournaments = 0;
   double fraction = 0.5;
+  double min_gain = 0;
+  double patience = 0;
+  bool keep_leaders = true;
+  bool enabled() const { return stagnation_seconds > 0 || stagnation_tournaments > 0; }
+  double window() const { return stagnation_tournaments > 0 ? double(stagnation_tournaments) : stagnation_seconds; }
 };
 
 // When a run stops on its own. Both unset: runs until stopped.

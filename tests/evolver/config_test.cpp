@@ -109,7 +109,8 @@ TEST(RunConfig, EveryFieldRoundTrips) {
                                  {"noise_ratio", 2.0}, {"leaders", 6}, {"leader_interval", 700},
                                  {"exact_leaders", false}, {"exact_max_seconds", 30.0}}},
                   {"local_search", {{"enabled", false}, {"first_samples", 4096}, {"max_samples", 1 << 20}, {"z", 0.5}}},
-                  {"restart", {{"stagnation_seconds", 90.0}, {"fraction", 0.25}}},
+                  {"restart", {{"stagnation_seconds", 90.0}, {"stagnation_tournaments", 0}, {"fraction", 0.25}, {"min_gain", 0.5},
+                               {"patience", 1.5}, {"keep_leaders", false}}},
                   {"objective", {{"bic_weight", 0.5}, {"higher_order_weight", 2.0}, {"samples", 4096}}},
                   {"budget", {{"seconds", 12.5}, {"tournaments", 999}}},
                   {"seed", 123456789},
@@ -130,6 +131,12 @@ TEST(RunConfig, SchemaErrorsNameTheField) {
   EXPECT_EQ(field_of({{"local_search", {{"z", -1}}}}), "local_search.z");
   EXPECT_EQ(field_of({{"restart", {{"fraction", 0}}}}), "restart.fraction");
   EXPECT_EQ(field_of({{"restart", {{"stagnation_seconds", -5}}}}), "restart.stagnation_seconds");
+  EXPECT_EQ(field_of({{"restart", {{"min_gain", 1}}}}), "restart.min_gain");
+  EXPECT_EQ(field_of({{"restart", {{"stagnation_tournaments", -1}}}}), "restart.stagnation_tournaments");
+  EXPECT_EQ(field_of({{"restart", {{"stagnation_tournaments", 4000}, {"stagnation_seconds", 60}}}}),
+            "restart.stagnation_tournaments");
+  EXPECT_EQ(field_of({{"restart", {{"patience", -1}}}}), "restart.patience");
+  EXPECT_EQ(field_of({{"restart", {{"keep_leaders", "no"}}}}), "restart.keep_leaders");
   EXPECT_EQ(field_of({{"seed", -1}}), "seed");
   EXPECT_EQ(field_of({{"kind_weights", {{"xsr", -1}}}}), "kind_weights.xsr");
   EXPECT_NE(field_of({{"kind_weights", {{"bogus", 1}}}}), "(accepted)");

@@ -1,0 +1,44 @@
+#include "evolver/restart.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace mixforge::evolver {
+
+bool is_progress(std::optional<double> last_progress, double rank, double min_gain) {
+  if (!last_progress) return true;
+  if (!(rank < *last_progress)) return false;
+  return rank <= *last_progress * (1 - min_gain);
+}
+
+void StagnationClock::start_pool(double now) {
+  pool_start_ = now;
+  last_progress_ = now;
+  wait_from_ = now;
+  progress_rank_.reset();
+}
+
+void StagnationClock::observe(double rank, double now) {
+  if (!is_progress(progress_rank_, rank, config_.min_gain)) return;
+  progress_rank_ = rank;
+  last_progress_ = now;
+  wait_from_ = now;
+}
+
+bool StagnationClock::due(double now) const {
+  if (!config_.enabled()) return false;
+  const double wait = std::max(config_.window(), config_.patience * (last_progress_ - pool_start_));
+  return now - wait_from_ >= wait;
+}
+
+std::vector<std::uint64_t> restart_victims(const Pool& pool, const RestartConfig& restart, int leaders) {
+  const std::size_t n = pool.size();
+  std::size_t keep = static_cast<std::size_t>(std::lround(double(n) * (1 - restart.fraction)));
+  if (restart.keep_leaders) keep = std::max(keep, std::min(n, static_cast<std::size_t>(std::max(leaders, 2))));
+  std::vector<std::uint64_t> out;
+  const std::vector<std::size_t> order = pool.top(n);
+  for (std::size_t k = std::min(keep, n); k < order.size(); ++k) out.push_back(pool[order[k]].hash);
+  return out;
+}
+
+}  // namespace mixforge::evolver

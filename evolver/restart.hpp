@@ -1,0 +1,49 @@
+#pragma once
+// Restarts against stagnation (RestartConfig): when the pool counts as stagnant, and which
+// members a restart removes. No locks, no clocks of their own: the run feeds them its
+// elapsed seconds and applies what they decide.
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "evolver/pool.hpp"
+#include "evolver/run_config.hpp"
+
+namespace mixforge::evolver {
+
+// Whether a best of rank `rank` is progress against the rank of the last one that was
+// (none yet: it is). min_gain 0: any improvement; else the rank must fall by at least that
+// share (0.5: halve). Small steps inside a trap (a pool locked into a poor shape whose
+// constants are still being tuned) then do not hold a restart off.
+bool is_progress(std::optional<double> last_progress, double rank, double min_gain);
+
+// The stagnation clock of one pool, fed the pool's best rank at each leader round. Its
+// time is the run's tournaments or elapsed seconds (RestartConfig::window says which).
+// Due when the pool has made no progress for max(the window, patience x the time it took
+// from its start to its last progress): a pool that got stuck quickly is restarted
+// quickly; one that progressed for minutes is given as long again.
+class StagnationClock {
+ public:
+  explicit StagnationClock(const RestartConfig& config) : config_(config) {}
+  // A new pool (a run's start or resume, or a restart that replaced every member).
+  void start_pool(double now);
+  // The pool's best rank now.
+  void observe(double rank, double now);
+  bool due(double now) const;
+  // A partial restart: the survivors carry the pool's history, the wait starts again.
+  void partial_restart(double now) { wait_from_ = now; }
+
+ private:
+  RestartConfig config_;
+  double pool_start_ = 0;
+  double last_progress_ = 0;
+  double wait_from_ = 0;  // the last progress, or a partial restart since
+  std::optional<double> progress_rank_;
+};
+
+// The hashes of the members a restart removes: the worst `fraction` of the pool (rounded).
+// The best max(leaders, 2) stay unless keep_leaders is false; a restart with fraction 1
+// and keep_leaders false empties the pool.
+std::vector<std::uint64_t> restart_victims(const Pool& pool, const RestartConfig& restart, int leaders);
+
+}  // namespace mixforge::evolver

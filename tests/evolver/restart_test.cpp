@@ -1,0 +1,187 @@
+// Restarts against stagnation: what counts as progress, when the clock is due, which
+// members a restart removes, and a run that restarts keeps a full, valid pool.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "avalanche/evaluator.hpp"
+#include "evolver/restart.hpp"
+#include "evolver/run.hpp"
+
+using namespace mixforge;
+using namespace mixforge::evolver;
+
+TEST(Restart, ProgressNeedsTheConfiguredGain) {
+  EXPECT_TRUE(is_progress(std::nullopt, 5.0, 0.5));
+  EXPECT_TRUE(is_progress(1.0, 0.999, 0));
+  EXPECT_FALSE(is_progress(1.0, 1.0, 0));
+  EXPECT_FALSE(is_progress(1.0, 1.5, 0));
+  EXPECT_FALSE(is_progress(1.0, 0.51, 0.5));  // a nudge inside a trap
+  EXPECT_TRUE(is_progress(1.0, 0.5, 0.5));
+  EXPECT_TRUE(is_progress(1.0, 1e-5, 0.5));
+}
+
+TEST(Restart, ClockWithoutStagnationSecondsIsNeverDue) {
+  StagnationClock c{RestartConfig{}};
+  c.start_pool(0);
+  EXPECT_FALSE(c.due(1e9));
+}
+
+TEST(Restart, ClockWaitsTheFixedWindowAfterTheLastProgress) {
+  RestartConfig r;
+  r.stagnation_seconds = 20;
+  r.min_gain = 0.5;
+  StagnationClock c{r};
+  c.start_pool(100);
+  EXPECT_FALSE(c.due(119));
+  EXPECT_TRUE(c.due(120));
+  c.observe(0.4, 110);   // the pool's first best is progress
+  EXPECT_FALSE(c.due(129));
+  c.observe(0.3, 125);   // not halved: the clock keeps running from 110
+  EXPECT_TRUE(c.due(130));
+  c.observe(0.19, 131);  // halved
+  EXPECT_FALSE(c.due(150));
+  EXPECT_TRUE(c.due(151));
+}
+
+TEST(Restart, PatienceGivesAPoolThatProgressedLongAsLongAgain) {
+  RestartConfig r;
+  r.stagnation_seconds = 20;
+  r.min_gain = 0.5;
+  r.patience = 1;
+  StagnationClock c{r};
+  c.start_pool(0);
+  c.observe(1.0, 10);  // stuck early (a trap): the fixed window applies
+  EXPECT_TRUE(c.due(30));
+  c.observe(0.4, 25);
+  c.observe(0.1, 300);  // progressing for 300 s: it waits 300 s more
+  EXPECT_FALSE(c.due(599));
+  EXPECT_TRUE(c.due(600));
+  c.partial_restart(600);  // the wait starts again, the pool keeps its age
+  EXPECT_FALSE(c.due(899));
+  EXPECT_TRUE(c.due(900));
+  c.start_pool(900);  // a new pool: its own age and its own first best
+  c.observe(50.0, 905);
+  EXPECT_FALSE(c.due(924));
+  EXPECT_TRUE(c.due(925));
+}
+
+namespace {
+Pool pool_of(int n) {
+  Pool p;
+  for (int i = 0; i < n; ++i) {
+    Program prog(16, {{StepKind::xorshift_right, std::uint64_t(1 + i % 15)}, {StepKind::mul_const, std::uint64_t(2 * i + 1)}});
+    Estimate e;
+    e.chi2 = 1.0 + i;  // member i ranks i-th
+    e.exact = true;
+    p.insert(Member{prog, prog.hash(), e, 0});
+  }
+  return p;
+}
+std::set<std::uint64_t> hashes_ranked(const Pool& p, int from, int to) {
+  std::set<std::uint64_t> out;
+  for (std::size_t i = 0; i < p.size(); ++i)
+    if (p[i].estimate.chi2 >= 1.0 + from && p[i].estimate.chi2 < 1.0 + to) out.insert(p[i].hash);
+  return out;
+}
+std::set<std::uint64_t> as_set(const std::vector<std::uint64_t>& v) { return {v.begin(), v.end()}; }
+}  // namespace
+
+TEST(Restart, VictimsAreTheWorstFraction) {
+  const Pool p = pool_of(10);
+  RestartConfig r;
+  r.fraction = 0.5;
+  EXPECT_EQ(as_set(restart_victims(p, r, 4)), hashes_ranked(p, 5, 10));
+  r.fraction = 0.25;  // lround(7.5): 8 stay
+  EXPECT_EQ(as_set(restart_victims(p, r, 4)), hashes_ranked(p, 8, 10));
+}
+
+TEST(Restart, LeadersStayUnlessTold) {
+  const Pool p = pool_of(10);
+  RestartConfig r;
+  r.fraction = 1;
+  EXPECT_EQ(as_set(restart_victims(p, r, 4)), hashes_ranked(p, 4, 10));
+  EXPECT_EQ(as_set(restart_victims(p, r, 1)), hashes_ranked(p, 2, 10));  // at least two stay
+  r.keep_leaders = false;
+  EXPECT_EQ(restart_victims(p, r, 4).size(), 10u);  // a full restart
+  r.fraction = 0.5;
+  EXPECT_EQ(as_set(restart_victims(p, r, 4)), hashes_ranked(p, 5, 10));
+}
+
+namespace {
+RunConfig restarting_config(bool full) {
+  RunConfig c;
+  c.width = 12;
+  c.max_steps = 4;
+  c.pool_size = 60;
+  c.seed = 7;
+  c.threads = 1;
+  c.precision.exact_max_width = 0;
+  c.precision.initial_samples = 256;
+  c.precision.max_samples = 1024;
+  c.precision.leaders = 3;
+  c.precision.leader_interval = 150;
+  c.early_reject.first_samples = 64;
+  // Due at nearly every leader round: no pool halves its best every 150 tournaments for long.
+  c.restart.stagnation_tournaments = 1;
+  c.restart.min_gain = 0.999;
+  c.restart.fraction = full ? 1.0 : 0.5;
+  c.restart.keep_leaders = !full;
+  c.budget.tournaments = 3000;
+  return c;
+}
+}  // namespace
+
+TEST(Restart, RunsThatRestartKeepAFullValidPoolAndTheirBest) {
+  Evaluator ev(nullptr);
+  for (bool full : {false, true}) {
+    const RunConfig c = restarting_config(full);
+    evolver::Run run("restart", c, ev);
+    run.start(c.budget);
+    run.wait();
+    EXPECT_EQ(run.error(), "");
+    ASSERT_TRUE(run.budget_spent());
+    const Checkpoint k = run.snapshot();
+    EXPECT_GE(k.counters.restarts, 5u) << (full ? "full" : "partial");
+    EXPECT_GE(k.pool.size(), c.pool_size - 2);  // refilled (workers may hold a slot)
+    std::set<std::uint64_t> seen;
+    for (const Member& m : k.pool) {
+      EXPECT_TRUE(seen.insert(m.hash).second);
+      EXPECT_EQ(m.program.width(), 12);
+      EXPECT_LE(static_cast<int>(m.program.size()), 4);
+    }
+    // The run's best survives every restart: the history never goes back up.
+    double last = 1e300;
+    for (const HistoryPoint& h : run.drain_history())
+      if (h.best_exact) {
+        EXPECT_LE(h.best_chi2, last);
+        last = h.best_chi2;
+      }
+    ASSERT_TRUE(k.best) << (full ? "full" : "partial");
+  }
+}
+
+// A window in tournaments puts the restarts at the same tournaments in every run of one
+// seed on one thread: the pool comes out the same.
+TEST(Restart, RestartsCountedInTournamentsKeepARunReproducible) {
+  Evaluator ev(nullptr);
+  RunConfig c = restarting_config(true);
+  c.restart.stagnation_tournaments = 300;
+  c.restart.patience = 1;
+  c.restart.min_gain = 0.5;
+  std::vector<Checkpoint> out;
+  for (int i = 0; i < 2; ++i) {
+    evolver::Run run("repro", c, ev);
+    run.start(c.budget);
+    run.wait();
+    ASSERT_EQ(run.error(), "");
+    out.push_back(run.snapshot());
+  }
+  EXPECT_GE(out[0].counters.restarts, 1u);
+  EXPECT_EQ(out[0].counters.restarts, out[1].counters.restarts);
+  EXPECT_EQ(out[0].counters.scored, out[1].counters.scored);
+  EXPECT_EQ(out[0].rngs, out[1].rngs);
+  ASSERT_EQ(out[0].pool.size(), out[1].pool.size());
+  for (std::size_t i = 0; i < out[0].pool.size(); ++i) EXPECT_EQ(out[0].pool[i], out[1].pool[i]) << "slot " << i;
+}

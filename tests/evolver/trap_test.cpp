@@ -1,0 +1,85 @@
+// Quality: a 32-bit, 5-step run with seed 201 on one worker locks its whole pool into the
+// shape mul, xsr, mul, xsr, mul, whose best is near 0.2: every single mutation of it scores
+// worse, so tournaments alone never leave it (bench/results/islands/s600_seed201: 0.204
+// after 10 minutes). Full restarts of a pool that stops halving its best get out. Budgets
+// and the restart window are in tournaments and the runs have one worker, so both pools
+// are the same on any machine; the checks look at the pool, not at the run's best (its
+// exact scores come from a background thread, as time allows).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "avalanche/evaluator.hpp"
+#include "evolver/run.hpp"
+#include "mixer/text_form.hpp"
+
+using namespace mixforge;
+using namespace mixforge::evolver;
+
+namespace {
+const std::vector<StepKind> trap = {StepKind::mul_const, StepKind::xorshift_right, StepKind::mul_const,
+                                    StepKind::xorshift_right, StepKind::mul_const};
+
+std::vector<StepKind> kinds_of(const Program& p) {
+  std::vector<StepKind> out;
+  for (const Step& s : p.steps()) out.push_back(s.kind);
+  return out;
+}
+
+// The pool after `tournaments` tournaments (one worker: the same pool on any machine).
+// Scored as the daemon scores: the interpreter takes the tasks too small for a kernel.
+Pool pool_after(RunConfig c, std::uint64_t tournaments, std::uint64_t* restarts = nullptr) {
+  static const std::unique_ptr<Evaluator> ev = Evaluator::with_own_engine();
+  static const Evaluator interpreter(nullptr);
+  c.budget.tournaments = tournaments;
+  evolver::Run run("trap", c, *ev, std::nullopt, &interpreter);
+  run.start(c.budget);
+  run.wait();
+  EXPECT_EQ(run.error(), "");
+  const Checkpoint k = run.snapshot();
+  if (restarts) *restarts = k.counters.restarts;
+  Pool p;
+  for (const Member& m : k.pool) p.insert(m);
+  return p;
+}
+
+RunConfig seed201() {
+  RunConfig c;
+  c.width = 32;
+  c.max_steps = 5;
+  c.threads = 1;
+  c.seed = 201;
+  return c;
+}
+}  // namespace
+
+TEST(Quality, SeedTwoHundredOneLocksOnePoolIntoAPoorShape) {
+  const Pool before = pool_after(seed201(), 3000);
+  const Member& best = before[before.best()];
+  std::size_t trapped = 0;
+  for (std::size_t i = 0; i < before.size(); ++i) trapped += kinds_of(before[i].program) == trap;
+  std::printf("without restarts: %zu of %zu members have the trap's shape; pool best %.4g: %s\n", trapped,
+              before.size(), best.estimate.rank(), format_program(best.program).c_str());
+  EXPECT_EQ(kinds_of(best.program), trap);
+  EXPECT_GT(best.estimate.rank(), 0.1);
+  // 281 of 1000 at 3000 tournaments; it goes on spreading (964 of 1000 after a minute).
+  EXPECT_GT(trapped, before.size() / 5);
+}
+
+TEST(Quality, FullRestartsLeaveTheTrap) {
+  RunConfig c = seed201();
+  c.restart.stagnation_tournaments = 4000;
+  c.restart.min_gain = 0.5;
+  c.restart.patience = 1;
+  c.restart.fraction = 1;
+  c.restart.keep_leaders = false;
+  std::uint64_t restarts = 0;
+  const Pool after = pool_after(c, 9000, &restarts);
+  const Member& best = after[after.best()];
+  std::printf("with full restarts: %llu restarts; pool best %.4g: %s\n", static_cast<unsigned long long>(restarts),
+              best.estimate.rank(), format_program(best.program).c_str());
+  EXPECT_GE(restarts, 1u);
+  EXPECT_NE(kinds_of(best.program), trap);
+  EXPECT_LT(best.estimate.rank(), 0.02);
+}
