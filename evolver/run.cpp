@@ -417,6 +417,8 @@ void Run::restart_if_stagnant_locked() {
     // A pool started afresh also starts its precision afresh: random programs need no
     // 2^22 samples to be told apart, and their children would pay for them.
     if (!exact_mode()) current_samples_ = config_.precision.initial_samples;
+    exact_queue_.clear();  // leaders of the pool that is gone
+    ++pool_generation_;
     stagnation_.start_pool(now);
   } else {
     stagnation_.partial_restart(now);
@@ -624,7 +626,7 @@ void Run::tournament_step(std::unique_lock<std::mutex>& lk, Rng& rng) {
     ++counters_.tournaments;
     return;
   }
-  const Breeding b{pool_[t.winner], pool_[t.loser].hash, current_samples_, counters_.restarts};
+  const Breeding b{pool_[t.winner], pool_[t.loser].hash, current_samples_, pool_generation_};
   lk.unlock();
   Offspring o = breed(b, rng);
   lk.lock();
@@ -686,8 +688,8 @@ void Run::commit_offspring_locked(const Breeding& b, Offspring o) {
   ++counters_.removals;
   if (auto i = pool_.find(b.loser)) pool_.remove_at(*i);
   // Another worker may have removed the same loser meanwhile: never grow past the target.
-  // A child bred before a restart would bring back the pool the restart replaced.
-  if (o.child && b.restarts == counters_.restarts && pool_.size() + pending_ < pool_target_) {
+  // A child bred before a full restart would bring back the pool the restart replaced.
+  if (o.child && b.generation == pool_generation_ && pool_.size() + pending_ < pool_target_) {
     o.child->born = counters_.tournaments;
     if (pool_.insert(*o.child) && exact_mode()) consider_best_locked(*o.child);
   }

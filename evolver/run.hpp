@@ -114,7 +114,7 @@ class Run {
     Member parent;
     std::uint64_t loser = 0;
     std::uint64_t samples = 0;
-    std::uint64_t restarts = 0;  // counters_.restarts when it was held
+    std::uint64_t generation = 0;  // pool_generation_ when it was held
   };
   struct Offspring {
     std::optional<Member> child;
@@ -189,6 +189,7 @@ class Run {
   std::unique_ptr<LocalSearch> local_search_;  // the ranker's; around best_ (or what it was)
   std::uint64_t local_neighbours_seen_ = 0;    // of local_search_'s count, already in counters_
   StagnationClock stagnation_;                 // the pool's, for restarts
+  std::uint64_t pool_generation_ = 0;          // full restarts in this session
   Rng migration_rng_;                          // immigrants' tournaments (not checkpointed)
 
 

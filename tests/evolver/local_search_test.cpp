@@ -178,35 +178,3 @@ TEST(LocalSearch, SmallWidthsEndAtATrueLocalOptimum) {
   EXPECT_LE(s.centre_chi2(), exact_of(p).chi2);
   for (const Program& q : neighbours(s.centre())) EXPECT_GE(exact_of(q).chi2, s.centre_chi2()) << format_program(q);
 }
-
-// Restarts: with a stagnation limit shorter than a leader interval every leader round
-// re-seeds the worst half; the pool is refilled, stays free of duplicates, and the best
-// never gets worse.
-TEST(Restart, ReplacesTheWorstOfAStagnantPool) {
-  RunConfig c;
-  c.width = 12;
-  c.max_steps = 4;
-  c.pool_size = 40;
-  c.seed = 11;
-  c.threads = 2;
-  c.precision.exact_max_width = 16;
-  c.precision.leader_interval = 50;
-  c.restart.stagnation_seconds = 1e-6;
-  c.restart.fraction = 0.5;
-  Budget b;
-  b.tournaments = 1000;
-  evolver::Run run("restart", c, jit_ev());
-  run.start(b);
-  run.wait();
-  ASSERT_EQ(run.error(), "");
-  EXPECT_GT(run.counters().restarts, 5u);
-  const Checkpoint cp = run.snapshot();
-  EXPECT_EQ(cp.pool.size(), c.pool_size);
-  std::set<std::uint64_t> ids;
-  for (const Member& m : cp.pool) ids.insert(m.hash);
-  EXPECT_EQ(ids.size(), cp.pool.size());
-  const std::vector<HallOfFameEntry> hof = run.drain_hall_of_fame();
-  for (std::size_t i = 1; i < hof.size(); ++i) EXPECT_LE(hof[i].function.chi2, hof[i - 1].function.chi2);
-  // Off by default.
-  EXPECT_EQ(RunConfig{}.restart.stagnation_seconds, 0);
-}
