@@ -8,6 +8,7 @@
 #include "avalanche/evaluator.hpp"
 #include "evolver/restart.hpp"
 #include "evolver/run.hpp"
+#include "small_configs.hpp"
 
 using namespace mixforge;
 using namespace mixforge::evolver;
@@ -146,24 +147,12 @@ TEST(Restart, ReplacesTheWorstOfAStagnantPool) {
 
 namespace {
 RunConfig restarting_config(bool full) {
-  RunConfig c;
-  c.width = 12;
-  c.max_steps = 4;
-  c.pool_size = 60;
-  c.seed = 7;
-  c.threads = 1;
-  c.precision.exact_max_width = 0;
-  c.precision.initial_samples = 256;
-  c.precision.max_samples = 1024;
-  c.precision.leaders = 3;
-  c.precision.leader_interval = 150;
-  c.early_reject.first_samples = 64;
+  RunConfig c = evolver_test::small_sampled_config(1500);
   // Due at nearly every leader round: no pool halves its best every 150 tournaments for long.
   c.restart.stagnation_tournaments = 1;
   c.restart.min_gain = 0.999;
   c.restart.fraction = full ? 1.0 : 0.5;
   c.restart.keep_leaders = !full;
-  c.budget.tournaments = 1500;
   return c;
 }
 }  // namespace

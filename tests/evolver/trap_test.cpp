@@ -55,7 +55,7 @@ RunConfig seed201() {
 }  // namespace
 
 TEST(Quality, SeedTwoHundredOneLocksOnePoolIntoAPoorShape) {
-  const Pool before = pool_after(seed201(), 3000);
+  const Pool before = pool_after(seed201(), 2000);
   const Member& best = before[before.best()];
   std::size_t trapped = 0;
   for (std::size_t i = 0; i < before.size(); ++i) trapped += kinds_of(before[i].program) == trap;
@@ -63,8 +63,8 @@ TEST(Quality, SeedTwoHundredOneLocksOnePoolIntoAPoorShape) {
               before.size(), best.estimate.rank(), format_program(best.program).c_str());
   EXPECT_EQ(kinds_of(best.program), trap);
   EXPECT_GT(best.estimate.rank(), 0.1);
-  // 281 of 1000 at 3000 tournaments; it goes on spreading (964 of 1000 after a minute).
-  EXPECT_GT(trapped, before.size() / 5);
+  // Spreading: 69 of 1000 members at 2000 tournaments, 281 at 3000, 964 after a minute.
+  EXPECT_GT(trapped, before.size() / 20);
 }
 
 TEST(Quality, FullRestartsLeaveTheTrap) {
