@@ -1,7 +1,7 @@
 #pragma once
 // Restarts against stagnation (RestartConfig): when the pool counts as stagnant, and which
 // members a restart removes. No locks, no clocks of their own: the run feeds them its
-// elapsed seconds and applies what they decide.
+// tournaments or elapsed seconds and applies what they decide.
 #include <cstdint>
 #include <optional>
 #include <vector>
