@@ -69,13 +69,15 @@ TEST(Quality, SeedTwoHundredOneLocksOnePoolIntoAPoorShape) {
 
 TEST(Quality, FullRestartsLeaveTheTrap) {
   RunConfig c = seed201();
-  c.restart.stagnation_tournaments = 4000;
+  // bench/configs/full_restarts.json has 4000; half keeps the test short (the restart comes
+  // at 4000 tournaments instead of 6000) and changes nothing else.
+  c.restart.stagnation_tournaments = 2000;
   c.restart.min_gain = 0.5;
   c.restart.patience = 1;
   c.restart.fraction = 1;
   c.restart.keep_leaders = false;
   std::uint64_t restarts = 0;
-  const Pool after = pool_after(c, 9000, &restarts);
+  const Pool after = pool_after(c, 7000, &restarts);
   const Member& best = after[after.best()];
   std::printf("with full restarts: %llu restarts; pool best %.4g: %s\n", static_cast<unsigned long long>(restarts),
               best.estimate.rank(), format_program(best.program).c_str());
