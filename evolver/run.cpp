@@ -428,7 +428,7 @@ void Run::restart_if_stagnant_locked() {
 }
 
 double Run::stagnation_now_locked() const {
-  return config_.restart.stagnation_tournaments > 0 ? double(counters_.tournaments) : elapsed_locked();
+  return config_.restart.in_tournaments() ? double(counters_.tournaments) : elapsed_locked();
 }
 
 double Run::estimated_exact_seconds_locked() const {

@@ -288,10 +288,10 @@ RunConfig run_config_from_json(const nlohmann::json& j) {
     throw ConfigError("precision.initial_samples", "exceeds precision.max_samples");
   if (c.local_search.first_samples > c.local_search.max_samples)
     throw ConfigError("local_search.first_samples", "exceeds local_search.max_samples");
-  const double wsum = c.mutation.constant_small + c.mutation.constant_large + c.mutation.swap +
-                      c.mutation.remove + c.mutation.insert;
   if (c.restart.stagnation_seconds > 0 && c.restart.stagnation_tournaments > 0)
     throw ConfigError("restart.stagnation_tournaments", "give stagnation_seconds or stagnation_tournaments, not both");
+  const double wsum = c.mutation.constant_small + c.mutation.constant_large + c.mutation.swap +
+                      c.mutation.remove + c.mutation.insert;
   if (!(wsum > 0)) throw ConfigError("mutation", "at least one mutation weight must be positive");
   {
     double usable = 0;

@@ -91,7 +91,9 @@ struct RestartConfig {
   double patience = 0;
   bool keep_leaders = true;
   bool enabled() const { return stagnation_seconds > 0 || stagnation_tournaments > 0; }
-  double window() const { return stagnation_tournaments > 0 ? double(stagnation_tournaments) : stagnation_seconds; }
+  // Whether the clock's time is the run's tournaments (else its elapsed seconds).
+  bool in_tournaments() const { return stagnation_tournaments > 0; }
+  double window() const { return in_tournaments() ? double(stagnation_tournaments) : stagnation_seconds; }
 };
 
 // When a run stops on its own. Both unset: runs until stopped.
