@@ -31,6 +31,22 @@ bool StagnationClock::due(double now) const {
   return now - wait_from_ >= wait;
 }
 
+RestartConfig trap_restart(const RestartConfig& restart) {
+  RestartConfig t;
+  t.stagnation_tournaments = restart.trap_tournaments;
+  t.min_gain = 0.5;
+  t.patience = 1;
+  t.fraction = 1;
+  t.keep_leaders = false;
+  t.trap_tournaments = 0;
+  return t;
+}
+
+bool is_coarse(const RunConfig& config, std::uint64_t current_samples) {
+  const Precision& p = config.precision;
+  return current_samples > 0 && current_samples == p.initial_samples && p.initial_samples < p.max_samples;
+}
+
 std::vector<std::uint64_t> restart_victims(const Pool& pool, const RestartConfig& restart, int leaders) {
   const std::size_t n = pool.size();
   std::size_t keep = static_cast<std::size_t>(std::lround(double(n) * (1 - restart.fraction)));

@@ -41,6 +41,16 @@ class StagnationClock {
   std::optional<double> progress_rank_;
 };
 
+// The rule trap restarts follow (RestartConfig::trap_tournaments; not enabled when that is
+// 0): a full restart when the pool's best has not halved for max(trap_tournaments, the
+// tournaments it took to its last halving). It is the setting that took seed 201 out of
+// its trap (README, Islands); the run applies it only while the pool is coarse.
+RestartConfig trap_restart(const RestartConfig& restart);
+
+// Whether a sampled pool is coarse: the run still scores it at precision.initial_samples
+// and could add more, because its best has never come below that count's noise floor.
+bool is_coarse(const RunConfig& config, std::uint64_t current_samples);
+
 // The hashes of the members a restart removes: the worst `fraction` of the pool (rounded).
 // The best max(leaders, 2) stay unless keep_leaders is false; a restart with fraction 1
 // and keep_leaders false empties the pool.

@@ -45,7 +45,8 @@ Run::Run(std::string id, RunConfig config, const Evaluator& evaluator, std::opti
       evaluator_(evaluator),
       small_work_(small_work),
       small_work_limit_(small_work_limit),
-      stagnation_(config_.restart) {
+      stagnation_(config_.restart),
+      trap_clock_(trap_restart(config_.restart)) {
   pool_target_ = config_.pool_size;
   shape_.width = config_.width;
   shape_.min_steps = config_.min_steps;
@@ -163,6 +164,7 @@ void Run::start(const Budget& budget, NewBestCallback on_new_best) {
   session_start_ = std::chrono::steady_clock::now();
   session_start_elapsed_ = counters_.elapsed_s;
   stagnation_.start_pool(stagnation_now_locked());
+  trap_clock_.start_pool(double(counters_.tournaments));
   session_start_tournaments_ = counters_.tournaments;
   ++sessions_;
   const unsigned workers = config_.worker_threads();
@@ -404,25 +406,45 @@ void Run::leader_round(std::unique_lock<std::mutex>& lk) {
 
 // Part of the pool (restart_victims) makes room for fresh random programs (fill_step
 // refills the freed slots) when the pool's best has made no progress for too long. Called
-// after the leaders' rescoring, so the pool's best is its most precise estimate.
+// after the leaders' rescoring, so the pool's best is its most precise estimate. A trap
+// restart (the pool still coarse and stuck) replaces the whole pool, whatever the other
+// restart fields say.
 void Run::restart_if_stagnant_locked() {
   const RestartConfig& r = config_.restart;
-  if (!r.enabled() || pool_.size() < 4) return;
+  if (pool_.size() < 4) return;
+  const double best = pool_[pool_.best()].estimate.rank();
+  if (r.trap_tournaments > 0 && is_coarse(config_, current_samples_)) {
+    const double t = double(counters_.tournaments);
+    trap_clock_.observe(best, t);
+    if (trap_clock_.due(t)) {
+      full_restart_locked();
+      return;
+    }
+  }
+  if (!r.enabled()) return;
   const double now = stagnation_now_locked();
-  stagnation_.observe(pool_[pool_.best()].estimate.rank(), now);
+  stagnation_.observe(best, now);
   if (!stagnation_.due(now)) return;
   for (std::uint64_t h : restart_victims(pool_, r, config_.precision.leaders))
     if (auto i = pool_.find(h)) pool_.remove_at(*i);
   if (pool_.empty()) {
-    // A pool started afresh also starts its precision afresh: random programs need no
-    // 2^22 samples to be told apart, and their children would pay for them.
-    if (!exact_mode()) current_samples_ = config_.precision.initial_samples;
-    exact_queue_.clear();  // leaders of the pool that is gone
-    ++pool_generation_;
-    stagnation_.start_pool(now);
-  } else {
-    stagnation_.partial_restart(now);
+    full_restart_locked();
+    return;
   }
+  stagnation_.partial_restart(now);
+  ++counters_.restarts;
+  cv_.notify_all();
+}
+
+void Run::full_restart_locked() {
+  pool_.clear();
+  // A pool started afresh also starts its precision afresh: random programs need no
+  // 2^22 samples to be told apart, and their children would pay for them.
+  if (!exact_mode()) current_samples_ = config_.precision.initial_samples;
+  exact_queue_.clear();  // leaders of the pool that is gone
+  ++pool_generation_;    // children bred from it are dropped
+  stagnation_.start_pool(stagnation_now_locked());
+  trap_clock_.start_pool(double(counters_.tournaments));
   ++counters_.restarts;
   cv_.notify_all();
 }

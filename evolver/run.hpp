@@ -150,6 +150,7 @@ class Run {
   void leader_round(std::unique_lock<std::mutex>& lk);
   void restart_if_stagnant_locked();
   double stagnation_now_locked() const;  // the restart clock's time: tournaments or seconds
+  void full_restart_locked();  // the pool, its sample count and both clocks start afresh
   void ranker_loop();
   Estimate exact_estimate(const Program& p);  // unlocked; may throw EvaluationCancelled
   void polish();                              // local search from best_, unlocked
@@ -189,6 +190,7 @@ class Run {
   std::unique_ptr<LocalSearch> local_search_;  // the ranker's; around best_ (or what it was)
   std::uint64_t local_neighbours_seen_ = 0;    // of local_search_'s count, already in counters_
   StagnationClock stagnation_;                 // the pool's, for restarts
+  StagnationClock trap_clock_;                 // the pool's while coarse, for trap restarts
   std::uint64_t pool_generation_ = 0;          // full restarts in this session
   Rng migration_rng_;                          // immigrants' tournaments (not checkpointed)
 

@@ -163,6 +163,7 @@ const std::vector<Field>& fields() {
       nested("restart.min_gain", &RunConfig::restart, &RestartConfig::min_gain),
       nested("restart.patience", &RunConfig::restart, &RestartConfig::patience),
       nested("restart.keep_leaders", &RunConfig::restart, &RestartConfig::keep_leaders),
+      nested("restart.trap_tournaments", &RunConfig::restart, &RestartConfig::trap_tournaments),
       nested("objective.bic_weight", &RunConfig::objective, &ObjectiveConfig::bic_weight),
       nested("objective.higher_order_weight", &RunConfig::objective, &ObjectiveConfig::higher_order_weight),
       nested("objective.samples", &RunConfig::objective, &ObjectiveConfig::samples),

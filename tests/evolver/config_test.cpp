@@ -110,7 +110,7 @@ TEST(RunConfig, EveryFieldRoundTrips) {
                                  {"exact_leaders", false}, {"exact_max_seconds", 30.0}}},
                   {"local_search", {{"enabled", false}, {"first_samples", 4096}, {"max_samples", 1 << 20}, {"z", 0.5}}},
                   {"restart", {{"stagnation_seconds", 90.0}, {"stagnation_tournaments", 0}, {"fraction", 0.25}, {"min_gain", 0.5},
-                               {"patience", 1.5}, {"keep_leaders", false}}},
+                               {"patience", 1.5}, {"keep_leaders", false}, {"trap_tournaments", 2500}}},
                   {"objective", {{"bic_weight", 0.5}, {"higher_order_weight", 2.0}, {"samples", 4096}}},
                   {"budget", {{"seconds", 12.5}, {"tournaments", 999}}},
                   {"seed", 123456789},
@@ -137,6 +137,8 @@ TEST(RunConfig, SchemaErrorsNameTheField) {
             "restart.stagnation_tournaments");
   EXPECT_EQ(field_of({{"restart", {{"patience", -1}}}}), "restart.patience");
   EXPECT_EQ(field_of({{"restart", {{"keep_leaders", "no"}}}}), "restart.keep_leaders");
+  EXPECT_EQ(field_of({{"restart", {{"trap_tournaments", -1}}}}), "restart.trap_tournaments");
+  EXPECT_EQ(field_of({{"restart", {{"trap_tournaments", 1.5}}}}), "restart.trap_tournaments");
   EXPECT_EQ(field_of({{"seed", -1}}), "seed");
   EXPECT_EQ(field_of({{"kind_weights", {{"xsr", -1}}}}), "kind_weights.xsr");
   EXPECT_NE(field_of({{"kind_weights", {{"bogus", 1}}}}), "(accepted)");

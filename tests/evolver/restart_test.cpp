@@ -68,6 +68,30 @@ TEST(Restart, PatienceGivesAPoolThatProgressedLongAsLongAgain) {
   EXPECT_TRUE(c.due(925));
 }
 
+TEST(Restart, TrapRestartsFollowTheMeasuredFullRestartRule) {
+  RestartConfig r;
+  EXPECT_EQ(r.trap_tournaments, 4000u);  // on by default
+  const RestartConfig t = trap_restart(r);
+  EXPECT_TRUE(t.enabled());
+  EXPECT_TRUE(t.in_tournaments());
+  EXPECT_EQ(t.stagnation_tournaments, 4000u);
+  EXPECT_EQ(t.min_gain, 0.5);
+  EXPECT_EQ(t.patience, 1.0);
+  EXPECT_EQ(t.fraction, 1.0);
+  EXPECT_FALSE(t.keep_leaders);
+  r.trap_tournaments = 0;
+  EXPECT_FALSE(trap_restart(r).enabled());
+}
+
+TEST(Restart, OnlyASampledPoolAtItsFirstSampleCountIsCoarse) {
+  RunConfig c;  // 32 bits: sampled, 2^14 samples first
+  EXPECT_TRUE(is_coarse(c, c.precision.initial_samples));
+  EXPECT_FALSE(is_coarse(c, c.precision.initial_samples * 4));  // its best went below the floor once
+  EXPECT_FALSE(is_coarse(c, 0));                                // exact scores: never coarse
+  c.precision.max_samples = c.precision.initial_samples;        // no more samples to add
+  EXPECT_FALSE(is_coarse(c, c.precision.initial_samples));
+}
+
 namespace {
 Pool pool_of(int n) {
   Pool p;
@@ -209,4 +233,56 @@ TEST(Restart, RestartsCountedInTournamentsKeepARunReproducible) {
   EXPECT_EQ(out[0].rngs, out[1].rngs);
   ASSERT_EQ(out[0].pool.size(), out[1].pool.size());
   for (std::size_t i = 0; i < out[0].pool.size(); ++i) EXPECT_EQ(out[0].pool[i], out[1].pool[i]) << "slot " << i;
+}
+
+namespace {
+Checkpoint run_to_the_end(const RunConfig& c) {
+  Evaluator ev(nullptr);
+  evolver::Run run("trap", c, ev);
+  run.start(c.budget);
+  run.wait();
+  EXPECT_EQ(run.error(), "");
+  EXPECT_TRUE(run.budget_spent());
+  return run.snapshot();
+}
+}  // namespace
+
+// A pool that never leaves its first sample count (noise_ratio 0: the run never adds
+// samples) and stops halving its best is replaced whole, again and again, by trap restarts
+// alone; with trap_tournaments 0 it never is.
+TEST(Restart, APoolStuckAtItsFirstSampleCountStartsAfresh) {
+  RunConfig c = evolver_test::small_sampled_config(3000);
+  c.precision.noise_ratio = 0;
+  c.restart.trap_tournaments = 300;
+  ASSERT_FALSE(c.restart.enabled());
+  const Checkpoint k = run_to_the_end(c);
+  EXPECT_GE(k.counters.restarts, 2u);
+  EXPECT_EQ(k.current_samples, c.precision.initial_samples);
+  EXPECT_EQ(k.pool.size(), c.pool_size);
+  std::set<std::uint64_t> seen;
+  for (const Member& m : k.pool) EXPECT_TRUE(seen.insert(m.hash).second);
+  ASSERT_TRUE(k.best);
+  c.restart.trap_tournaments = 0;
+  EXPECT_EQ(run_to_the_end(c).counters.restarts, 0u);
+}
+
+// Once a pool's best has come below the noise floor (the run scores it with more samples),
+// trap restarts leave it alone: the same one-thread run, twice as long, restarts no more.
+TEST(Restart, APoolThatNeededMoreSamplesIsNeverTrapRestarted) {
+  RunConfig c = evolver_test::small_sampled_config(1500);
+  c.restart.trap_tournaments = 300;
+  c.precision.noise_ratio = 20;  // 12-bit pools this small rarely come below the floor itself
+  const Checkpoint half = run_to_the_end(c);
+  ASSERT_GT(half.current_samples, c.precision.initial_samples);
+  c.budget.tournaments = 3000;
+  const Checkpoint whole = run_to_the_end(c);
+  EXPECT_EQ(whole.counters.restarts, half.counters.restarts);
+}
+
+// Exact scores (small widths) have no sample count: no trap restarts.
+TEST(Restart, ExactPoolsAreNeverTrapRestarted) {
+  RunConfig c = evolver_test::small_exact_config(3000);
+  c.restart.trap_tournaments = 1;
+  c.precision.leader_interval = 100;
+  EXPECT_EQ(run_to_the_end(c).counters.restarts, 0u);
 }
