@@ -249,7 +249,8 @@ Checkpoint run_to_the_end(const RunConfig& c) {
 
 // A pool that never leaves its first sample count (noise_ratio 0: the run never adds
 // samples) and stops halving its best is replaced whole, again and again, by trap restarts
-// alone; with trap_tournaments 0 it never is.
+// alone, at the same tournaments in every one-thread run of the seed; with trap_tournaments
+// 0 it never is.
 TEST(Restart, APoolStuckAtItsFirstSampleCountStartsAfresh) {
   RunConfig c = evolver_test::small_sampled_config(3000);
   c.precision.noise_ratio = 0;
@@ -257,6 +258,10 @@ TEST(Restart, APoolStuckAtItsFirstSampleCountStartsAfresh) {
   ASSERT_FALSE(c.restart.enabled());
   const Checkpoint k = run_to_the_end(c);
   EXPECT_GE(k.counters.restarts, 2u);
+  const Checkpoint again = run_to_the_end(c);
+  EXPECT_EQ(again.counters.restarts, k.counters.restarts);
+  EXPECT_EQ(again.rngs, k.rngs);
+  EXPECT_EQ(again.pool, k.pool);
   EXPECT_EQ(k.current_samples, c.precision.initial_samples);
   EXPECT_EQ(k.pool.size(), c.pool_size);
   std::set<std::uint64_t> seen;
