@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <stdexcept>
+#include <string>
 
 #include "mixer/json_form.hpp"
 
@@ -60,6 +61,46 @@ std::vector<Rng::State> rng_states_from_json(const nlohmann::json& j) {
   return out;
 }
 
+namespace {
+nlohmann::json clock_to_json(const ClockState& s) {
+  return {{"pool_start", s.pool_start},
+          {"last_progress", s.last_progress},
+          {"wait_from", s.wait_from},
+          {"progress_rank", s.progress_rank ? nlohmann::json(*s.progress_rank) : nlohmann::json(nullptr)}};
+}
+
+ClockState clock_from_json(const nlohmann::json& j, const std::string& where) {
+  auto number = [&](const char* name) {
+    const auto it = j.find(name);
+    if (it == j.end() || !it->is_number()) throw std::invalid_argument(where + "." + name + ": a number is needed");
+    return it->get<double>();
+  };
+  if (!j.is_object()) throw std::invalid_argument(where + ": an object is needed");
+  ClockState s;
+  s.pool_start = number("pool_start");
+  s.last_progress = number("last_progress");
+  s.wait_from = number("wait_from");
+  // null: no progress yet (a rank the JSON could not hold, an infinite one, reads the same).
+  if (j.contains("progress_rank") && !j["progress_rank"].is_null()) s.progress_rank = number("progress_rank");
+  return s;
+}
+}  // namespace
+
+nlohmann::json clocks_to_json(const Checkpoint& c) {
+  if (!c.stagnation_clock || !c.trap_clock) return nullptr;
+  return {{"stagnation", clock_to_json(*c.stagnation_clock)}, {"trap", clock_to_json(*c.trap_clock)}};
+}
+
+void clocks_from_json(const nlohmann::json& j, Checkpoint& c) {
+  c.stagnation_clock.reset();
+  c.trap_clock.reset();
+  if (j.is_null()) return;
+  if (!j.is_object() || !j.contains("stagnation") || !j.contains("trap"))
+    throw std::invalid_argument("clocks: an object with \"stagnation\" and \"trap\" is needed");
+  c.stagnation_clock = clock_from_json(j["stagnation"], "clocks.stagnation");
+  c.trap_clock = clock_from_json(j["trap"], "clocks.trap");
+}
+
 nlohmann::json to_json(const Checkpoint& c) {
   nlohmann::json pool = nlohmann::json::array();
   for (const Member& m : c.pool) pool.push_back(to_json(m));
@@ -69,7 +110,8 @@ nlohmann::json to_json(const Checkpoint& c) {
           {"next_leader_at", c.next_leader_at},
           {"rngs", rng_states_to_json(c.rngs)},
           {"best", c.best ? to_json(*c.best) : nlohmann::json(nullptr)},
-          {"sessions", c.sessions}};
+          {"sessions", c.sessions},
+          {"clocks", clocks_to_json(c)}};
 }
 
 Checkpoint checkpoint_from_json(const nlohmann::json& j) {
@@ -96,6 +138,13 @@ Checkpoint checkpoint_from_json(const nlohmann::json& j) {
     return member_from_json(v);
   });
   c.sessions = field("sessions", [](const nlohmann::json& v) { return v.get<std::uint64_t>(); });
+  if (j.contains("clocks")) {
+    try {
+      clocks_from_json(j["clocks"], c);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string("checkpoint.") + e.what());
+    }
+  }
   return c;
 }
 

@@ -15,8 +15,15 @@ Member member_from_json(const nlohmann::json& j);
 nlohmann::json rng_states_to_json(const std::vector<Rng::State>& states);
 std::vector<Rng::State> rng_states_from_json(const nlohmann::json& j);
 
+// The restart clocks of a checkpoint: {"stagnation": ClockState, "trap": ClockState}, or null
+// where it has none.
+nlohmann::json clocks_to_json(const Checkpoint& checkpoint);
+// Sets both clocks, or neither for null. Throws std::invalid_argument naming the part.
+void clocks_from_json(const nlohmann::json& j, Checkpoint& checkpoint);
+
 nlohmann::json to_json(const Checkpoint& checkpoint);
-// Throws std::invalid_argument naming the field on a malformed document.
+// Throws std::invalid_argument naming the field on a malformed document. A document
+// without "clocks" (written before checkpoints kept them) gives a checkpoint without.
 Checkpoint checkpoint_from_json(const nlohmann::json& j);
 
 }  // namespace mixforge::evolver

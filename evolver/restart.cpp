@@ -11,24 +11,19 @@ bool is_progress(std::optional<double> last_progress, double rank, double min_ga
   return rank <= *last_progress * (1 - min_gain);
 }
 
-void StagnationClock::start_pool(double now) {
-  pool_start_ = now;
-  last_progress_ = now;
-  wait_from_ = now;
-  progress_rank_.reset();
-}
+void StagnationClock::start_pool(double now) { state_ = {now, now, now, std::nullopt}; }
 
 void StagnationClock::observe(double rank, double now) {
-  if (!is_progress(progress_rank_, rank, config_.min_gain)) return;
-  progress_rank_ = rank;
-  last_progress_ = now;
-  wait_from_ = now;
+  if (!is_progress(state_.progress_rank, rank, config_.min_gain)) return;
+  state_.progress_rank = rank;
+  state_.last_progress = now;
+  state_.wait_from = now;
 }
 
 bool StagnationClock::due(double now) const {
   if (!config_.enabled()) return false;
-  const double wait = std::max(config_.window(), config_.patience * (last_progress_ - pool_start_));
-  return now - wait_from_ >= wait;
+  const double wait = std::max(config_.window(), config_.patience * (state_.last_progress - state_.pool_start));
+  return now - state_.wait_from >= wait;
 }
 
 RestartConfig trap_restart(const RestartConfig& restart) {

@@ -17,6 +17,17 @@ namespace mixforge::evolver {
 // constants are still being tuned) then do not hold a restart off.
 bool is_progress(std::optional<double> last_progress, double rank, double min_gain);
 
+// What a stagnation clock has seen, in its own time unit: kept in checkpoints, so a resumed
+// run goes on waiting where it stopped (a run resumed more often than its window would
+// otherwise never restart).
+struct ClockState {
+  double pool_start = 0;
+  double last_progress = 0;
+  double wait_from = 0;  // the last progress, or a partial restart since
+  std::optional<double> progress_rank;
+  friend bool operator==(const ClockState&, const ClockState&) = default;
+};
+
 // The stagnation clock of one pool, fed the pool's best rank at each leader round. Its
 // time is the run's tournaments or elapsed seconds (RestartConfig::window says which).
 // Due when the pool has made no progress for max(the window, patience x the time it took
@@ -31,14 +42,14 @@ class StagnationClock {
   void observe(double rank, double now);
   bool due(double now) const;
   // A partial restart: the survivors carry the pool's history, the wait starts again.
-  void partial_restart(double now) { wait_from_ = now; }
+  void partial_restart(double now) { state_.wait_from = now; }
+  const ClockState& state() const { return state_; }
+  // Goes on from a checkpoint's state (its time must be the run's, as it was saved).
+  void restore(const ClockState& state) { state_ = state; }
 
  private:
   RestartConfig config_;
-  double pool_start_ = 0;
-  double last_progress_ = 0;
-  double wait_from_ = 0;  // the last progress, or a partial restart since
-  std::optional<double> progress_rank_;
+  ClockState state_;
 };
 
 // The rule trap restarts follow (RestartConfig::trap_tournaments; not enabled when that is

@@ -62,6 +62,11 @@ Run::Run(std::string id, RunConfig config, const Evaluator& evaluator, std::opti
     rngs_ = from->rngs;
     best_ = from->best;
     sessions_ = from->sessions;
+    if (from->stagnation_clock && from->trap_clock) {
+      stagnation_.restore(*from->stagnation_clock);
+      trap_clock_.restore(*from->trap_clock);
+      clocks_restored_ = true;
+    }
   } else {
     current_samples_ = exact_mode() ? 0 : config_.precision.initial_samples;
     next_leader_at_ = config_.precision.leader_interval;
@@ -163,8 +168,10 @@ void Run::start(const Budget& budget, NewBestCallback on_new_best) {
   on_new_best_ = std::move(on_new_best);
   session_start_ = std::chrono::steady_clock::now();
   session_start_elapsed_ = counters_.elapsed_s;
-  stagnation_.start_pool(stagnation_now_locked());
-  trap_clock_.start_pool(double(counters_.tournaments));
+  if (!clocks_restored_) {
+    stagnation_.start_pool(stagnation_now_locked());
+    trap_clock_.start_pool(double(counters_.tournaments));
+  }
   session_start_tournaments_ = counters_.tournaments;
   ++sessions_;
   const unsigned workers = config_.worker_threads();
@@ -259,6 +266,8 @@ Checkpoint Run::snapshot() const {
     c.rngs = rngs_;
     c.best = best_;
     c.sessions = sessions_;
+    c.stagnation_clock = stagnation_.state();
+    c.trap_clock = trap_clock_.state();
     const double pause = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     max_snapshot_pause_ = std::max(max_snapshot_pause_, pause);
   }

@@ -34,6 +34,10 @@ struct Checkpoint {
   std::vector<Rng::State> rngs;       // one per worker slot
   std::optional<Member> best;
   std::uint64_t sessions = 0;         // how often the run was started
+  // The restart clocks, so a resumed run waits on where it stopped. Absent in checkpoints
+  // from before they were kept: the clocks then start afresh at the resume.
+  std::optional<ClockState> stagnation_clock;
+  std::optional<ClockState> trap_clock;
 };
 
 ScoredFunction scored_function(const Member& m);
@@ -191,6 +195,7 @@ class Run {
   std::uint64_t local_neighbours_seen_ = 0;    // of local_search_'s count, already in counters_
   StagnationClock stagnation_;                 // the pool's, for restarts
   StagnationClock trap_clock_;                 // the pool's while coarse, for trap restarts
+  bool clocks_restored_ = false;               // from the checkpoint: start() leaves them
   std::uint64_t pool_generation_ = 0;          // full restarts in this session
   Rng migration_rng_;                          // immigrants' tournaments (not checkpointed)
 

@@ -176,6 +176,10 @@ CREATE TABLE island_checkpoints (
 );
 )SQL";
 
+// Version 7: the restart clocks of the run's checkpoint (checkpoint_json.hpp's clocks form),
+// NULL where a checkpoint from before has none: its clocks start afresh at the resume.
+const char* const migration_7 = "ALTER TABLE runs ADD COLUMN clocks TEXT;";
+
 std::string order_sql(const PoolQuery& q) {
   const char* dir = q.descending ? " DESC" : "";
   switch (q.order) {
@@ -251,6 +255,8 @@ void Store::open_and_migrate(const std::filesystem::path& data_dir) {
         db.exec(migration_5);
       else if (version == 5)
         db.exec(migration_6);
+      else if (version == 6)
+        db.exec(migration_7);
       db.exec("PRAGMA user_version=" + std::to_string(version + 1));
       t.commit();
       if (version == 1) std::filesystem::remove(data_dir / "serve-state.json", ec_ignored);
@@ -283,7 +289,7 @@ void Store::checkpoint(const std::string& id, RunState state, const Checkpoint& 
     SQLite::Statement q(db,
                         "UPDATE runs SET state=?, updated_at=?, counters=?, current_samples=?, "
                         "next_leader_at=?, sessions=?, rng=?, best=?, owner_pid=?, error=?, "
-                        "resume_on_start=COALESCE(?, resume_on_start) WHERE id=?");
+                        "resume_on_start=COALESCE(?, resume_on_start), clocks=? WHERE id=?");
     q.bind(1, std::string(state_name(state)));
     q.bind(2, unix_now());
     q.bind(3, counters_json(c.counters).dump());
@@ -301,7 +307,12 @@ void Store::checkpoint(const std::string& id, RunState state, const Checkpoint& 
       q.bind(11, *resume_on_start ? 1 : 0);
     else
       q.bind(11);
-    q.bind(12, id);
+    const nlohmann::json clocks = clocks_to_json(c);
+    if (clocks.is_null())
+      q.bind(12);
+    else
+      q.bind(12, clocks.dump());
+    q.bind(13, id);
     if (q.exec() != 1) throw RunNotFound(id);
   }
   {
@@ -564,7 +575,7 @@ std::vector<Member> Store::pool(const std::string& id) {
 
 std::optional<Checkpoint> Store::load_checkpoint(const std::string& id) {
   SQLite::Statement q(impl_->db,
-                      "SELECT counters, current_samples, next_leader_at, sessions, rng, best FROM runs "
+                      "SELECT counters, current_samples, next_leader_at, sessions, rng, best, clocks FROM runs "
                       "WHERE id=?");
   q.bind(1, id);
   if (!q.executeStep()) return std::nullopt;
@@ -575,6 +586,7 @@ std::optional<Checkpoint> Store::load_checkpoint(const std::string& id) {
   c.sessions = static_cast<std::uint64_t>(q.getColumn(3).getInt64());
   c.rngs = rng_states_from_json(nlohmann::json::parse(q.getColumn(4).getString()));
   if (!q.getColumn(5).isNull()) c.best = member_from_json(nlohmann::json::parse(q.getColumn(5).getString()));
+  if (!q.getColumn(6).isNull()) clocks_from_json(nlohmann::json::parse(q.getColumn(6).getString()), c);
   c.pool = pool(id);
   return c;
 }

@@ -36,8 +36,8 @@ class Store {
   Store& operator=(const Store&) = delete;
 
   // 2: runs.resume_on_start (serve-state.json imported), pool.kinds, paging indexes.
-  // 3: notes. 4: quality_reports. 5: runs.islands. 6: island_checkpoints.
-  static constexpr int schema_version = 6;
+  // 3: notes. 4: quality_reports. 5: runs.islands. 6: island_checkpoints. 7: runs.clocks.
+  static constexpr int schema_version = 7;
   const std::filesystem::path& path() const { return path_; }
 
   void create_run(const std::string& id, const RunConfig& config, double created_at);

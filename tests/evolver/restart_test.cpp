@@ -68,6 +68,26 @@ TEST(Restart, PatienceGivesAPoolThatProgressedLongAsLongAgain) {
   EXPECT_TRUE(c.due(925));
 }
 
+// A clock goes on from its saved state: due at the same moments as the clock it came from.
+TEST(Restart, AClockRestoredFromItsStateGoesOnWhereItStopped) {
+  RestartConfig r;
+  r.stagnation_tournaments = 100;
+  r.min_gain = 0.5;
+  r.patience = 1;
+  StagnationClock a{r};
+  a.start_pool(1000);
+  a.observe(1.0, 1010);
+  a.observe(0.3, 1150);  // progressed for 150 tournaments: it waits 150 more
+  StagnationClock b{r};
+  b.restore(a.state());
+  EXPECT_EQ(b.state(), a.state());
+  for (double t : {1200.0, 1299.0, 1300.0, 1400.0}) EXPECT_EQ(b.due(t), a.due(t)) << t;
+  EXPECT_FALSE(b.due(1299));
+  EXPECT_TRUE(b.due(1300));
+  b.observe(0.2, 1200);  // not halved: nothing changes
+  EXPECT_EQ(b.state(), a.state());
+}
+
 TEST(Restart, TrapRestartsFollowTheMeasuredFullRestartRule) {
   RestartConfig r;
   EXPECT_EQ(r.trap_tournaments, 4000u);  // on by default
@@ -290,4 +310,48 @@ TEST(Restart, ExactPoolsAreNeverTrapRestarted) {
   c.restart.trap_tournaments = 1;
   c.precision.leader_interval = 100;
   EXPECT_EQ(run_to_the_end(c).counters.restarts, 0u);
+}
+
+// The restart clocks are part of the checkpoint: a one-thread run stopped and resumed in
+// sessions shorter than its restart window restarts at the same tournaments as the run in
+// one session and ends with the same pool. (Before the clocks were kept, each resume
+// started them afresh and such a run never restarted.) Both kinds: trap restarts, and
+// stagnation restarts in tournaments.
+TEST(Restart, ResumedRunsRestartAsIfNeverStopped) {
+  RunConfig trap = evolver_test::small_sampled_config(3000);
+  trap.precision.noise_ratio = 0;
+  trap.restart.trap_tournaments = 300;
+  RunConfig stagnation = restarting_config(false);
+  stagnation.budget.tournaments = 3000;
+  stagnation.restart.stagnation_tournaments = 300;
+  stagnation.restart.patience = 1;
+  stagnation.restart.min_gain = 0.5;
+  stagnation.restart.trap_tournaments = 0;
+  Evaluator ev(nullptr);
+  for (const RunConfig& c : {trap, stagnation}) {
+    const bool is_trap = c.restart.trap_tournaments > 0;
+    const Checkpoint whole = run_to_the_end(c);
+    ASSERT_GE(whole.counters.restarts, 2u) << (is_trap ? "trap" : "stagnation");
+    std::optional<Checkpoint> k;
+    Budget session;
+    session.tournaments = 200;
+    int sessions = 0;
+    while (!k || k->counters.tournaments < *c.budget.tournaments) {
+      evolver::Run run("resumed", c, ev, k);
+      run.start(session);
+      run.wait();
+      ASSERT_EQ(run.error(), "");
+      k = run.snapshot();
+      ASSERT_LT(++sessions, 100);
+    }
+    EXPECT_EQ(sessions, 15);
+    EXPECT_EQ(k->counters.tournaments, whole.counters.tournaments);
+    EXPECT_EQ(k->counters.restarts, whole.counters.restarts) << (is_trap ? "trap" : "stagnation");
+    EXPECT_EQ(k->counters.scored, whole.counters.scored);
+    EXPECT_EQ(k->rngs, whole.rngs);
+    EXPECT_EQ(k->pool, whole.pool);
+    EXPECT_EQ(k->trap_clock, whole.trap_clock);
+    // The stagnation clock of the trap run counts seconds (off, but kept): not comparable.
+    if (!is_trap) EXPECT_EQ(k->stagnation_clock, whole.stagnation_clock);
+  }
 }

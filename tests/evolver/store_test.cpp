@@ -45,6 +45,8 @@ TEST(Store, CheckpointRoundTrip) {
   c.rngs = {Rng(1, 0).state(), Rng(1, 1).state()};
   c.best = c.pool[1];
   c.sessions = 2;
+  c.stagnation_clock = ClockState{10, 12.5, 40, 3e-4};
+  c.trap_clock = ClockState{800, 800, 2400, std::nullopt};
   HallOfFameEntry e{scored_function(*c.best), "r1", 3.5, 1200, 1.7e9};
   {
     Store s(dir);
@@ -67,6 +69,8 @@ TEST(Store, CheckpointRoundTrip) {
   EXPECT_EQ(loaded->current_samples, 1u << 18);
   EXPECT_EQ(loaded->next_leader_at, 4000u);
   EXPECT_EQ(loaded->sessions, 2u);
+  EXPECT_EQ(loaded->stagnation_clock, c.stagnation_clock);
+  EXPECT_EQ(loaded->trap_clock, c.trap_clock);
   const auto run = s.run("r1");
   ASSERT_TRUE(run);
   EXPECT_EQ(run->summary.name, "round trip");
@@ -240,7 +244,7 @@ TEST(Store, MigrationImportsServeStateOnce) {
             "ALTER TABLE runs DROP COLUMN resume_on_start; ALTER TABLE pool DROP COLUMN rank;"
             "ALTER TABLE pool DROP COLUMN kinds; CREATE INDEX hall_of_fame_rank ON hall_of_fame(width, chi2);"
             "DROP TABLE notes; DROP TABLE quality_reports; ALTER TABLE runs DROP COLUMN islands;"
-              "DROP TABLE island_checkpoints;"
+              "DROP TABLE island_checkpoints; ALTER TABLE runs DROP COLUMN clocks;"
             "PRAGMA user_version=1");
   }
   {
@@ -285,7 +289,7 @@ TEST(Store, MigrationFrom3AddsQualityReportsAndKeepsNotes) {
     // Back to version 3's shape.
     SQLite::Database db((dir / "mixforge.db").string(), SQLite::OPEN_READWRITE);
     db.exec("DROP TABLE island_checkpoints; DROP TABLE quality_reports; ALTER TABLE runs DROP COLUMN islands; "
-            "PRAGMA user_version=3");
+            "ALTER TABLE runs DROP COLUMN clocks; PRAGMA user_version=3");
   }
   {
     Store s(dir);
@@ -323,7 +327,9 @@ TEST(Store, IslandsOfARunRoundTripAndVersionFourMigrates) {
   {
     // Back to version 4's shape: no islands column. The runs stay.
     SQLite::Database db((dir / "mixforge.db").string(), SQLite::OPEN_READWRITE);
-    db.exec("DROP TABLE island_checkpoints; ALTER TABLE runs DROP COLUMN islands; PRAGMA user_version=4");
+    db.exec(
+        "DROP TABLE island_checkpoints; ALTER TABLE runs DROP COLUMN islands; ALTER TABLE runs DROP COLUMN clocks; "
+        "PRAGMA user_version=4");
   }
   Store s(dir);
   ASSERT_TRUE(s.run("r1"));
@@ -421,7 +427,7 @@ TEST(Store, IslandCheckpointsRoundTripAndGoWithTheirRun) {
   }
   {
     SQLite::Database db((dir / "mixforge.db").string(), SQLite::OPEN_READWRITE);
-    db.exec("DROP TABLE island_checkpoints; PRAGMA user_version=5");
+    db.exec("DROP TABLE island_checkpoints; ALTER TABLE runs DROP COLUMN clocks; PRAGMA user_version=5");
   }
   Store s(dir);
   ASSERT_TRUE(s.run("r1"));
@@ -435,6 +441,8 @@ TEST(Store, IslandCheckpointsRoundTripAndGoWithTheirRun) {
   c.rngs = {{1, 2, 3, 0xffffffffffffffffull}, {0x8000000000000000ull, 5, 6, 7}};
   c.best = c.pool[1];
   c.sessions = 2;
+  c.stagnation_clock = ClockState{0, 0, 0, std::nullopt};
+  c.trap_clock = ClockState{4000, 4150, 4150, 0.0625};
   s.put_island_checkpoint("r1", 2, c);
   Checkpoint later = c;
   later.counters.tournaments = 5000;
@@ -453,6 +461,8 @@ TEST(Store, IslandCheckpointsRoundTripAndGoWithTheirRun) {
   ASSERT_TRUE(back.best);
   EXPECT_EQ(*back.best, *c.best);
   EXPECT_EQ(back.sessions, 2u);
+  EXPECT_EQ(back.stagnation_clock, c.stagnation_clock);
+  EXPECT_EQ(back.trap_clock, c.trap_clock);
   EXPECT_TRUE(s.island_checkpoints("r2").empty());
   EXPECT_THROW(s.put_island_checkpoint("nope", 1, c), RunNotFound);
   s.remove_run("r1");
@@ -484,6 +494,56 @@ TEST(CheckpointJson, MalformedDocumentsNameTheField) {
   nlohmann::json bad_member = j;
   bad_member["pool"][0].erase("chi2");
   EXPECT_NE(message(bad_member).find("checkpoint.pool"), std::string::npos) << message(bad_member);
+  // Clocks: null or absent (written before checkpoints kept them) is none; a damaged one
+  // names its part.
+  EXPECT_TRUE(j.contains("clocks") && j["clocks"].is_null());
+  nlohmann::json old = j;
+  old.erase("clocks");
+  EXPECT_FALSE(checkpoint_from_json(old).trap_clock);
+  c.stagnation_clock = ClockState{1, 2, 3, 0.5};
+  c.trap_clock = ClockState{4, 5, 6, std::nullopt};
+  const nlohmann::json with_clocks = to_json(c);
+  EXPECT_EQ(checkpoint_from_json(with_clocks).stagnation_clock, c.stagnation_clock);
+  EXPECT_EQ(checkpoint_from_json(with_clocks).trap_clock, c.trap_clock);
+  nlohmann::json bad_clock = with_clocks;
+  bad_clock["clocks"]["trap"]["wait_from"] = "soon";
+  EXPECT_NE(message(bad_clock).find("checkpoint.clocks.trap.wait_from"), std::string::npos) << message(bad_clock);
+  nlohmann::json half = with_clocks;
+  half["clocks"].erase("stagnation");
+  EXPECT_NE(message(half).find("checkpoint.clocks"), std::string::npos) << message(half);
+}
+
+// A version-6 file gains the clocks column; its runs' checkpoints load without clocks (they
+// start afresh at the resume), and a new checkpoint keeps them.
+TEST(Store, VersionSixMigratesToCheckpointClocks) {
+  const mixforge::test::TempDir tmp("store-clocks");
+  const auto dir = tmp.path();
+  Checkpoint c;
+  c.pool = {member(0x7feb352d, 1e-3, false)};
+  c.rngs = {{1, 2, 3, 4}};
+  c.counters.tournaments = 700;
+  {
+    Store s(dir);
+    s.create_run("r1", RunConfig{}, 1);
+    s.checkpoint("r1", RunState::paused, c, {}, 0);
+  }
+  {
+    SQLite::Database db((dir / "mixforge.db").string(), SQLite::OPEN_READWRITE);
+    db.exec("ALTER TABLE runs DROP COLUMN clocks; PRAGMA user_version=6");
+  }
+  Store s(dir);
+  const auto old = s.load_checkpoint("r1");
+  ASSERT_TRUE(old);
+  EXPECT_EQ(old->counters.tournaments, 700u);
+  EXPECT_EQ(old->pool, c.pool);
+  EXPECT_FALSE(old->stagnation_clock);
+  EXPECT_FALSE(old->trap_clock);
+  c.stagnation_clock = ClockState{0, 100, 200, 0.25};
+  c.trap_clock = ClockState{0, 0, 0, std::nullopt};
+  s.checkpoint("r1", RunState::paused, c, {}, 0);
+  EXPECT_EQ(s.load_checkpoint("r1")->stagnation_clock, c.stagnation_clock);
+  EXPECT_EQ(s.load_checkpoint("r1")->trap_clock, c.trap_clock);
+  EXPECT_EQ(s.integrity_check(), "ok");
 }
 
 // Processes opening one database at once (a daemon and a CLI command, say) each open it
@@ -529,7 +589,7 @@ TEST(Store, ConnectionsOpeningTogetherMigrateOnce) {
               "ALTER TABLE runs DROP COLUMN resume_on_start; ALTER TABLE pool DROP COLUMN rank;"
               "ALTER TABLE pool DROP COLUMN kinds; CREATE INDEX hall_of_fame_rank ON hall_of_fame(width, chi2);"
             "DROP TABLE notes; DROP TABLE quality_reports; ALTER TABLE runs DROP COLUMN islands;"
-              "DROP TABLE island_checkpoints;"
+              "DROP TABLE island_checkpoints; ALTER TABLE runs DROP COLUMN clocks;"
               "PRAGMA user_version=1");
     }
     std::ofstream(dir / "serve-state.json") << R"({"running": ["r1"]})";
