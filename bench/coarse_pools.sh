@@ -46,9 +46,9 @@ for ((i = 0; i < ${#jobs[@]}; i += 2)); do
 done
 
 python3 - "$work" "$out" "$tournaments" "$load_before" "$(cut -d' ' -f1-3 /proc/loadavg)" \
-  "$(git rev-parse --short HEAD)" "${widths[*]}" "${seeds[*]}" "${CONFIG:-}" <<'EOF'
+  "$(git rev-parse --short HEAD)" "${widths[*]}" "${seeds[*]}" "${CONFIG:-}" "$build" <<'EOF'
 import json, sys, datetime
-work, out, tournaments, before, after, commit, widths, seeds, config = sys.argv[1:]
+work, out, tournaments, before, after, commit, widths, seeds, config, build = sys.argv[1:]
 rows = []
 for w in widths.split():
     for s in seeds.split():
@@ -67,9 +67,9 @@ with open(f"{out}/coarse_pools.csv", "w") as f:
 with open(f"{out}/coarse_pools.md", "w") as f:
     f.write(f"# Do healthy pools leave the noise floor before a trap restart could fire? "
             f"({datetime.datetime.utcnow():%Y-%m-%dT%H:%MZ}, commit {commit})\n\n")
-    f.write(f"5 steps, default configuration, one worker, {tournaments} tournaments "
+    f.write(f"5 steps, {'the configuration below' if config else 'default configuration'}, one worker, {tournaments} tournaments "
             f"(`{'CONFIG=' + config + ' ' if config else ''}TOURNAMENTS={tournaments} bench/coarse_pools.sh "
-            f"build/release \"{widths}\" \"{seeds}\"`); two runs at a time. Load before: {before}; after: {after}.\n\n")
+            f"{build} \"{widths}\" \"{seeds}\"`); two runs at a time. Load before: {before}; after: {after}.\n\n")
     if config:
         f.write(f"Configuration (`{config}`): `{open(config).read().strip()}`\n\n")
     f.write("| width | seed | tournaments | sample count at the end | left the floor | restarts | seconds "
