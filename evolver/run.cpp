@@ -65,7 +65,7 @@ Run::Run(std::string id, RunConfig config, const Evaluator& evaluator, std::opti
     if (from->stagnation_clock && from->trap_clock) {
       stagnation_.restore(*from->stagnation_clock);
       trap_clock_.restore(*from->trap_clock);
-      clocks_restored_ = true;
+      clocks_live_ = true;  // start() leaves them
     }
   } else {
     current_samples_ = exact_mode() ? 0 : config_.precision.initial_samples;
@@ -168,9 +168,10 @@ void Run::start(const Budget& budget, NewBestCallback on_new_best) {
   on_new_best_ = std::move(on_new_best);
   session_start_ = std::chrono::steady_clock::now();
   session_start_elapsed_ = counters_.elapsed_s;
-  if (!clocks_restored_) {
+  if (!clocks_live_) {
     stagnation_.start_pool(stagnation_now_locked());
     trap_clock_.start_pool(double(counters_.tournaments));
+    clocks_live_ = true;
   }
   session_start_tournaments_ = counters_.tournaments;
   ++sessions_;
@@ -266,8 +267,12 @@ Checkpoint Run::snapshot() const {
     c.rngs = rngs_;
     c.best = best_;
     c.sessions = sessions_;
-    c.stagnation_clock = stagnation_.state();
-    c.trap_clock = trap_clock_.state();
+    // A run never started from a checkpoint without clocks has none to save: zeros would
+    // make its next resume think the pool had waited since tournament 0.
+    if (clocks_live_) {
+      c.stagnation_clock = stagnation_.state();
+      c.trap_clock = trap_clock_.state();
+    }
     const double pause = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     max_snapshot_pause_ = std::max(max_snapshot_pause_, pause);
   }

@@ -195,7 +195,7 @@ class Run {
   std::uint64_t local_neighbours_seen_ = 0;    // of local_search_'s count, already in counters_
   StagnationClock stagnation_;                 // the pool's, for restarts
   StagnationClock trap_clock_;                 // the pool's while coarse, for trap restarts
-  bool clocks_restored_ = false;               // from the checkpoint: start() leaves them
+  bool clocks_live_ = false;  // restored from the checkpoint or started: snapshots keep them
   std::uint64_t pool_generation_ = 0;          // full restarts in this session
   Rng migration_rng_;                          // immigrants' tournaments (not checkpointed)
 

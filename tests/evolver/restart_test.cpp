@@ -355,3 +355,25 @@ TEST(Restart, ResumedRunsRestartAsIfNeverStopped) {
     if (!is_trap) EXPECT_EQ(k->stagnation_clock, whole.stagnation_clock);
   }
 }
+
+// A run made from a checkpoint without clocks (an older version's) and saved before it
+// starts saves none, rather than zeros that would make its pool look stuck since
+// tournament 0; once started, its clocks start at the resume.
+TEST(Restart, ARunResumedFromAnOlderCheckpointStartsItsClocksAtTheResume) {
+  const RunConfig c = evolver_test::small_sampled_config(300);
+  Checkpoint k = run_to_the_end(c);
+  ASSERT_TRUE(k.trap_clock);
+  k.stagnation_clock.reset();
+  k.trap_clock.reset();
+  Evaluator ev(nullptr);
+  evolver::Run resumed("older", c, ev, k);
+  EXPECT_FALSE(resumed.snapshot().trap_clock);
+  EXPECT_FALSE(resumed.snapshot().stagnation_clock);
+  resumed.start(c.budget);
+  resumed.wait();
+  ASSERT_EQ(resumed.error(), "");
+  const Checkpoint after = resumed.snapshot();
+  ASSERT_TRUE(after.trap_clock);
+  EXPECT_EQ(after.trap_clock->pool_start, 300);
+  EXPECT_EQ(after.counters.tournaments, 600u);
+}
