@@ -25,6 +25,17 @@ std::uint64_t from_hex64(const nlohmann::json& s) {
   return v;
 }
 
+// Reads j[name] with `read`; any failure names the field as "<where>.<name>", so a damaged
+// row or message says where.
+template <class Read>
+auto read_field(const nlohmann::json& j, const std::string& where, const char* name, Read read) {
+  try {
+    return read(j.at(name));
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(where + "." + name + ": " + e.what());
+  }
+}
+
 }  // namespace
 
 nlohmann::json to_json(const Member& m) {
@@ -71,9 +82,10 @@ nlohmann::json clock_to_json(const ClockState& s) {
 
 ClockState clock_from_json(const nlohmann::json& j, const std::string& where) {
   auto number = [&](const char* name) {
-    const auto it = j.find(name);
-    if (it == j.end() || !it->is_number()) throw std::invalid_argument(where + "." + name + ": a number is needed");
-    return it->get<double>();
+    return read_field(j, where, name, [](const nlohmann::json& v) {
+      if (!v.is_number()) throw std::invalid_argument("a number is needed");
+      return v.get<double>();
+    });
   };
   if (!j.is_object()) throw std::invalid_argument(where + ": an object is needed");
   ClockState s;
@@ -115,14 +127,7 @@ nlohmann::json to_json(const Checkpoint& c) {
 }
 
 Checkpoint checkpoint_from_json(const nlohmann::json& j) {
-  // Each field read names itself when it fails, so a damaged row says where.
-  auto field = [&](const char* name, auto read) {
-    try {
-      return read(j.at(name));
-    } catch (const std::exception& e) {
-      throw std::invalid_argument(std::string("checkpoint.") + name + ": " + e.what());
-    }
-  };
+  auto field = [&](const char* name, auto read) { return read_field(j, "checkpoint", name, read); };
   Checkpoint c;
   c.pool = field("pool", [](const nlohmann::json& a) {
     std::vector<Member> pool;
