@@ -259,7 +259,11 @@ struct IslandCoordinator::Impl {
       if (!entries.empty()) {
         try {
           manager.add_hall_of_fame(entries);
-        } catch (const std::exception&) {
+        } catch (const std::exception& e) {
+          // The run goes on, but the loss is said: the island's later reports carry only
+          // newer bests.
+          std::fprintf(stderr, "mixforge: rank 0 could not store %zu hall-of-fame entries of island %zu: %s\n",
+                       entries.size(), r, e.what());
         }
       }
     }

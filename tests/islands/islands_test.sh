@@ -63,7 +63,13 @@ assert sum(s["migrants_accepted"] for s in islands) > 0, "no migrant was ever ac
 reported = sum(s["bests_reported"] for s in islands[1:])
 assert reported > 0, "islands 1 and 2 reported no bests"
 hof = export["hall_of_fame"]
-assert len(hof) >= reported, ("rank 0's store has %d hall-of-fame entries, the islands reported %d" % (len(hof), reported))
+# One row per program and run: two islands may report the same program (a migrant that
+# becomes the best of the island it reaches, or the same optimum found twice), so the
+# store can hold fewer rows than the reports' sum (66 against 67 once, in a fresh-clone
+# run). One island's reports are distinct programs (scores are exact at 12 bits, and each
+# report beats the last), so it holds at least the most any island reported.
+most = max(s["bests_reported"] for s in islands[1:])
+assert len(hof) >= most, ("rank 0's store has %d hall-of-fame entries, an island reported %d" % (len(hof), most))
 texts = {e["text"] for e in hof}
 for s in islands[1:]:
     if s["best"]:
