@@ -46,7 +46,7 @@ for ((i = 0; i < ${#jobs[@]}; i += 2)); do
 done
 
 python3 - "$work" "$out" "$tournaments" "$load_before" "$(cut -d' ' -f1-3 /proc/loadavg)" \
-  "$(git rev-parse --short HEAD)" "${widths[*]}" "${seeds[*]}" "${CONFIG:-}" "$build" <<'EOF'
+  "$(git describe --always --dirty)" "${widths[*]}" "${seeds[*]}" "${CONFIG:-}" "$build" <<'EOF'
 import json, sys, datetime
 work, out, tournaments, before, after, commit, widths, seeds, config, build = sys.argv[1:]
 rows = []

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "avalanche/chi_square.hpp"
+
 namespace mixforge::evolver {
 
 bool is_progress(std::optional<double> last_progress, double rank, double min_gain) {
@@ -40,6 +42,15 @@ RestartConfig trap_restart(const RestartConfig& restart) {
 bool is_coarse(const RunConfig& config, std::uint64_t current_samples) {
   const Precision& p = config.precision;
   return current_samples > 0 && current_samples == p.initial_samples && p.initial_samples < p.max_samples;
+}
+
+double coarse_level(const RunConfig& config, std::uint64_t samples) {
+  return config.precision.noise_ratio * noise_floor(config.width, samples);
+}
+
+double trap_clock_rank(const RunConfig& config, std::uint64_t current_samples, double best) {
+  const double level = coarse_level(config, current_samples);
+  return best >= 2 * level ? best : 2 * std::max(0.0, best - level);
 }
 
 std::vector<std::uint64_t> restart_victims(const Pool& pool, const RestartConfig& restart, int leaders) {

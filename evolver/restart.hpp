@@ -53,14 +53,26 @@ class StagnationClock {
 };
 
 // The rule trap restarts follow (RestartConfig::trap_tournaments; not enabled when that is
-// 0): a full restart when the pool's best has not halved for max(trap_tournaments, the
-// tournaments it took to its last halving). It is the setting that took seed 201 out of
-// its trap (README, Islands); the run applies it only while the pool is coarse.
+// 0): a full restart when the pool's best (as trap_clock_rank gives it) has not halved for
+// max(trap_tournaments, the tournaments it took to its last halving).
+// It is the setting that took seed 201 out of its trap (README, Islands); the run applies
+// it only while the pool is coarse.
 RestartConfig trap_restart(const RestartConfig& restart);
 
 // Whether a sampled pool is coarse: the run still scores it at precision.initial_samples
 // and could add more, because its best has never come below that count's noise floor.
 bool is_coarse(const RunConfig& config, std::uint64_t current_samples);
+
+// The level under which the pool's best makes the run add samples at `samples`:
+// precision.noise_ratio x the noise floor n^2 / 2N. A coarse pool's best is never below it.
+double coarse_level(const RunConfig& config, std::uint64_t samples);
+
+// What the trap clock is fed for a coarse pool's best b, with L = coarse_level: b itself
+// from 2L up, and 2 (b - L) below (the same at 2L, 0 at L). A coarse pool's best never goes
+// below L, so within 2L it cannot halve: a healthy 17-bit pool closing in on L (seed 1: at
+// 1.03 L after 8000 tournaments) was restarted. Below 2L, halving its distance to L is
+// progress; from 2L up the rule is unchanged (README, Restarts).
+double trap_clock_rank(const RunConfig& config, std::uint64_t current_samples, double best);
 
 // The hashes of the members a restart removes: the worst `fraction` of the pool (rounded).
 // The best max(leaders, 2) stay unless keep_leaders is false; a restart with fraction 1

@@ -410,7 +410,7 @@ void Run::leader_round(std::unique_lock<std::mutex>& lk) {
   // More precision once the pool's best is lost in the noise floor.
   if (!exact_mode() && !pool_.empty() && current_samples_ < config_.precision.max_samples) {
     const double best_rank = pool_[pool_.best()].estimate.chi2_rank();  // the avalanche's noise
-    if (best_rank < config_.precision.noise_ratio * noise_floor(config_.width, current_samples_))
+    if (best_rank < coarse_level(config_, current_samples_))
       current_samples_ = std::min(current_samples_ * 4, config_.precision.max_samples);
   }
   restart_if_stagnant_locked();
@@ -429,7 +429,7 @@ void Run::restart_if_stagnant_locked() {
   const double best = pool_[pool_.best()].estimate.rank();
   if (r.trap_tournaments > 0 && is_coarse(config_, current_samples_)) {
     const double t = double(counters_.tournaments);
-    trap_clock_.observe(best, t);
+    trap_clock_.observe(trap_clock_rank(config_, current_samples_, best), t);
     if (trap_clock_.due(t)) {
       full_restart_locked();
       return;

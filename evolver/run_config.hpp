@@ -93,7 +93,8 @@ struct RestartConfig {
   // Trap restarts, on by default and independent of the fields above: a sampled pool whose
   // best is still above the noise floor of precision.initial_samples (so the run has never
   // needed more samples) and has not halved for max(trap_tournaments, the tournaments it
-  // took to its last halving) is replaced whole. A pool locked into a poor shape stays
+  // took to its last halving) is replaced whole (within twice the floor, halving its
+  // distance to the floor counts: trap_clock_rank). A pool locked into a poor shape stays
   // there; a healthy one leaves it and is never touched. 0: off.
   std::uint64_t trap_tournaments = 4000;
   bool enabled() const { return stagnation_seconds > 0 || stagnation_tournaments > 0; }

@@ -103,6 +103,62 @@ TEST(Restart, TrapRestartsFollowTheMeasuredFullRestartRule) {
   EXPECT_FALSE(trap_restart(r).enabled());
 }
 
+// What the trap clock sees of a coarse pool's best (trap_clock_rank). The pools' bests at
+// their leader rounds below were measured (one thread, 5 steps, default configuration;
+// README, Restarts). A coarse pool's best never goes below the level L where the run adds
+// samples, so within 2L it cannot halve: a healthy 17-bit pool closing in on L was
+// restarted at 8000 tournaments with its best at 1.03 L. Within 2L the clock therefore sees
+// the distance to L (doubled, so both agree at 2L); above, the best itself.
+TEST(Restart, TrapClockCountsClosingInOnTheLevelWhereSamplesGrowAsProgress) {
+  struct Round {
+    double tournaments, best;
+  };
+  enum class Fed { best, clock_rank, distance };
+  auto due_after = [](int width, std::initializer_list<Round> rounds, Fed fed) {
+    RunConfig c;
+    c.width = width;
+    StagnationClock clock(trap_restart(c.restart));
+    clock.start_pool(0);
+    const double level = coarse_level(c, c.precision.initial_samples);
+    for (const Round& r : rounds) {
+      EXPECT_GE(r.best, level);  // coarse: the run would have added samples below it
+      const double seen = fed == Fed::best         ? r.best
+                          : fed == Fed::clock_rank ? trap_clock_rank(c, c.precision.initial_samples, r.best)
+                                                   : r.best - level;
+      clock.observe(seen, r.tournaments);
+    }
+    return clock.due(rounds.end()[-1].tournaments);
+  };
+  // 17 bits, seed 1: healthy (without trap restarts it left the floor and ended at 0.0068).
+  const auto healthy = {Round{2000, 0.557947}, Round{4000, 0.0172076}, Round{6000, 0.0106277}, Round{8000, 0.00903809}};
+  EXPECT_TRUE(due_after(17, healthy, Fed::best));  // the best itself: restarted
+  EXPECT_FALSE(due_after(17, healthy, Fed::clock_rank));
+  // Traps (without trap restarts still coarse after 12000 tournaments: 0.207, 0.206, 0.689),
+  // restarted at the same round as before. 64 bits, seed 3, is within 2L from 6000 on.
+  const auto trap18 = {Round{2000, 0.324163}, Round{4000, 0.327333}, Round{6000, 0.313796}};
+  const auto trap64 = {Round{2000, 0.571191}, Round{4000, 0.272854}, Round{6000, 0.237303}, Round{8000, 0.230429}};
+  const auto slow64 = {Round{2000, 4.06834}, Round{4000, 1.69893}, Round{6000, 0.934259}, Round{8000, 0.897315}};
+  for (Fed fed : {Fed::best, Fed::clock_rank}) {
+    EXPECT_TRUE(due_after(18, trap18, fed));
+    EXPECT_TRUE(due_after(64, trap64, fed));
+    EXPECT_TRUE(due_after(64, slow64, fed));
+  }
+  EXPECT_FALSE(due_after(64, {Round{2000, 0.571191}, Round{4000, 0.272854}, Round{6000, 0.237303}}, Fed::clock_rank));
+  // Why not the distance to L everywhere: 64 bits, seed 9 (L = 0.125) then counts as
+  // progress at 8000 and keeps its trap until 16000 at least (measured: no restart in 12000).
+  EXPECT_FALSE(due_after(64, slow64, Fed::distance));
+  // The level is the precision rule's: noise_ratio x the noise floor n^2 / 2N.
+  RunConfig c;
+  c.width = 17;
+  c.precision.noise_ratio = 2;
+  const double level = 2 * 289.0 / (2 << 14);
+  EXPECT_DOUBLE_EQ(coarse_level(c, 1u << 14), level);
+  EXPECT_DOUBLE_EQ(trap_clock_rank(c, 1u << 14, 3 * level), 3 * level);
+  EXPECT_DOUBLE_EQ(trap_clock_rank(c, 1u << 14, 2 * level), 2 * level);
+  EXPECT_DOUBLE_EQ(trap_clock_rank(c, 1u << 14, 1.5 * level), level);
+  EXPECT_EQ(trap_clock_rank(c, 1u << 14, 0.5 * level), 0.0);
+}
+
 TEST(Restart, OnlyASampledPoolAtItsFirstSampleCountIsCoarse) {
   RunConfig c;  // 32 bits: sampled, 2^14 samples first
   EXPECT_TRUE(is_coarse(c, c.precision.initial_samples));
