@@ -36,7 +36,7 @@ for device in cpu gpu; do
 done
 status=0
 for p in "${pids[@]}"; do wait "$p" || status=1; done
-{ echo "# $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown), $(nproc) cores, $minutes minutes, $seeds seeds per device"
+{ echo "# $(date -u +%Y-%m-%dT%H:%MZ), commit $(git describe --always --dirty 2>/dev/null || echo unknown), $(nproc) cores, $minutes minutes, $seeds seeds per device"
   for f in "$work"/*.log; do echo "-- $(basename "$f")"; cat "$f"; done; } > "$out/evolve.log"
 [ "$status" = 0 ] || { echo "gpu_search: a run failed; see $out/evolve.log" >&2; exit 1; }
 # One header (bench_evolve's own), then every run's rows.
