@@ -497,6 +497,27 @@ std::optional<StoredRun> Store::run(const std::string& id) {
   return run_from_row(q);
 }
 
+// One page of a filtered query and the number of rows the filter matches. `from_where` is
+// " FROM table WHERE ..." with ? for the filter's values, which `bind` binds from index 1
+// (returning the next index); `row` turns a result row into an item.
+template <class Page, class Bind, class Row>
+static Page query_page(SQLite::Database& db, const std::string& columns, const std::string& from_where,
+                       const std::string& order_by, std::size_t limit, std::size_t offset, Bind bind, Row row) {
+  Page page;
+  {
+    SQLite::Statement count(db, "SELECT COUNT(*)" + from_where);
+    bind(count);
+    count.executeStep();
+    page.total = static_cast<std::size_t>(count.getColumn(0).getInt64());
+  }
+  SQLite::Statement q(db, "SELECT " + columns + from_where + " ORDER BY " + order_by + " LIMIT ? OFFSET ?");
+  int k = bind(q);
+  q.bind(k++, static_cast<std::int64_t>(std::min<std::size_t>(limit, std::size_t{INT64_MAX})));
+  q.bind(k, static_cast<std::int64_t>(std::min<std::size_t>(offset, std::size_t{INT64_MAX})));
+  while (q.executeStep()) page.items.push_back(row(q));
+  return page;
+}
+
 static Member member_from_row(SQLite::Statement& q, int first) {
   Member m;
   m.program = program_from_json(nlohmann::json::parse(q.getColumn(first).getString()));
@@ -525,20 +546,9 @@ PoolPage Store::pool_page(const std::string& id, const PoolQuery& pq) {
     if (pq.max_chi2) q.bind(k++, *pq.max_chi2);
     return k;
   };
-  PoolPage page;
-  {
-    SQLite::Statement count(impl_->db, "SELECT COUNT(*)" + where);
-    bind_all(count);
-    count.executeStep();
-    page.total = static_cast<std::size_t>(count.getColumn(0).getInt64());
-  }
-  SQLite::Statement q(impl_->db, "SELECT program, chi2, stderr, samples, exact, born" + where + " ORDER BY " +
-                                     order_sql(pq) + " LIMIT ? OFFSET ?");
-  int k = bind_all(q);
-  q.bind(k++, static_cast<std::int64_t>(std::min<std::size_t>(pq.limit, std::size_t{INT64_MAX})));
-  q.bind(k, static_cast<std::int64_t>(std::min<std::size_t>(pq.offset, std::size_t{INT64_MAX})));
-  while (q.executeStep()) page.items.push_back(scored_function(member_from_row(q, 0)));
-  return page;
+  return query_page<PoolPage>(impl_->db, "program, chi2, stderr, samples, exact, born", where, order_sql(pq), pq.limit,
+                              pq.offset, bind_all,
+                              [](SQLite::Statement& q) { return scored_function(member_from_row(q, 0)); });
 }
 
 std::size_t Store::pool_count(const std::string& id) {
@@ -631,22 +641,11 @@ HallOfFamePage Store::hall_of_fame(const HallOfFameQuery& hq) {
     if (hq.max_steps) q.bind(k++, *hq.max_steps);
     return k;
   };
-  HallOfFamePage page;
-  {
-    SQLite::Statement count(impl_->db, "SELECT COUNT(*)" + where);
-    bind_all(count);
-    count.executeStep();
-    page.total = static_cast<std::size_t>(count.getColumn(0).getInt64());
-  }
   // The order of the hall_of_fame_rank indexes: no sort, whatever the table's size.
-  SQLite::Statement q(impl_->db,
-                      "SELECT run_id, program, chi2, stderr, samples, exact, elapsed_s, tournaments, recorded_at" +
-                          where + " ORDER BY width, exact DESC, chi2, recorded_at LIMIT ? OFFSET ?");
-  int k = bind_all(q);
-  q.bind(k++, static_cast<std::int64_t>(std::min<std::size_t>(hq.limit, std::size_t{INT64_MAX})));
-  q.bind(k, static_cast<std::int64_t>(std::min<std::size_t>(hq.offset, std::size_t{INT64_MAX})));
-  while (q.executeStep()) page.items.push_back(hof_from_row(q));
-  return page;
+  return query_page<HallOfFamePage>(
+      impl_->db, "run_id, program, chi2, stderr, samples, exact, elapsed_s, tournaments, recorded_at", where,
+      "width, exact DESC, chi2, recorded_at", hq.limit, hq.offset, bind_all,
+      [](SQLite::Statement& q) { return hof_from_row(q); });
 }
 
 std::vector<HallOfFameEntry> Store::hall_of_fame(const std::string& run_id, std::size_t limit) {
