@@ -24,7 +24,12 @@ git checkout -q "$(git -C "$repo" rev-parse HEAD)"
 report="$out/ci_time.txt"
 {
   echo "commit $(git rev-parse --short HEAD), $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, fresh clone in $work/mixforge (no shared data folder beside it)"
-  if [ "${CCACHE_DISABLE:-}" = 1 ]; then echo "ccache: disabled (cold build)"; else echo "ccache: enabled (objects other checkouts compiled are reused)"; fi
+  # Asked of ccache itself: it counts CCACHE_DISABLE as set whatever its value, empty included.
+  if ccache --show-config 2>/dev/null | grep -q '^(environment) disable = true'; then
+    echo "ccache: disabled (cold build)"
+  else
+    echo "ccache: enabled (objects other checkouts compiled are reused)"
+  fi
   echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 } > "$report.tmp"
 
