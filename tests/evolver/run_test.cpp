@@ -1,9 +1,11 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <future>
 #include <filesystem>
 #include <set>
+#include <thread>
 
 #include "avalanche/evaluator.hpp"
 #include "evolver/run.hpp"
@@ -16,6 +18,15 @@ using mixforge::evolver_test::small_exact_config;
 using mixforge::evolver_test::small_sampled_config;
 
 namespace {
+
+// The waits on a running run: conditions polled every 20 ms, not fixed sleeps (those failed
+// under TSan on a busy machine). The deadline only keeps a broken build from hanging.
+using Clock = std::chrono::steady_clock;
+constexpr auto wait_bound = std::chrono::minutes(2);
+template <class Done>
+void poll_until(Done done, Clock::time_point give_up) {
+  while (!done() && Clock::now() < give_up) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+}
 
 struct Outcome {
   Checkpoint checkpoint;
@@ -144,11 +155,8 @@ TEST(Run, StopAndPauseAreCooperative) {
   c.budget = {};
   evolver::Run run("test", c, ev);
   run.start({});
-  // The waits below are conditions with a bound (fixed sleeps failed under TSan on a busy
-  // machine): the bound only keeps a broken build from hanging.
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(2);
-  while (run.counters().tournaments == 0 && std::chrono::steady_clock::now() < give_up)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const auto give_up = Clock::now() + wait_bound;
+  poll_until([&] { return run.counters().tournaments > 0; }, give_up);
   ASSERT_GT(run.counters().tournaments, 0u) << "no tournament in 2 minutes";
   run.pause();
   // A step in flight when pause() returns still commits: wait until the count holds.
@@ -156,14 +164,13 @@ TEST(Run, StopAndPauseAreCooperative) {
   for (;;) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     const auto t = run.counters().tournaments;
-    if (t == t1 || std::chrono::steady_clock::now() > give_up) break;
+    if (t == t1 || Clock::now() > give_up) break;
     t1 = t;
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   EXPECT_EQ(run.counters().tournaments, t1);  // paused: nothing moves
   run.unpause();
-  while (run.counters().tournaments == t1 && std::chrono::steady_clock::now() < give_up)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  poll_until([&] { return run.counters().tournaments != t1; }, give_up);
   EXPECT_GT(run.counters().tournaments, t1);
   run.request_stop();
   EXPECT_TRUE(run.wait(10.0));
@@ -264,11 +271,8 @@ TEST(RunManager, PauseResumeStop) {
   RunConfig c = small_exact_config(1);
   c.budget = {};
   const std::string id = m.create(c);
-  // Until the run has done some tournaments (a fixed 300 ms was once not enough under
-  // TSan on a busy machine); the bound only keeps a broken build from hanging.
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(2);
-  while (m.get(id).counters.tournaments == 0 && std::chrono::steady_clock::now() < give_up)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  // Until the run has done some tournaments (a fixed 300 ms was once not enough).
+  poll_until([&] { return m.get(id).counters.tournaments > 0; }, Clock::now() + wait_bound);
   ASSERT_GT(m.get(id).counters.tournaments, 0u) << "no tournament in 2 minutes";
   m.pause(id);
   EXPECT_EQ(m.get(id).state, RunState::paused);
