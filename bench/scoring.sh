@@ -8,13 +8,14 @@
 #
 #   bench/scoring.sh [BUILD_DIR [PART...]]   (default build/release and every part:
 #                                            eval avalanche jit_compile rand_range)
+# OUT= writes the files to another folder (e.g. one per machine).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 build="${1:-$here/../build/release}"
 shift || true
 parts="${*:-eval avalanche jit_compile rand_range}"
 want() { [[ " $parts " == *" $1 "* ]]; }
-out="$here/results/scoring"
+out="${OUT:-$here/results/scoring}"
 mkdir -p "$out"
 cmake --build "$build" --target mixforge bench_avalanche bench_jit_compile bench_rand_range
 load() { cut -d' ' -f1-3 /proc/loadavg; }
