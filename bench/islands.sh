@@ -26,7 +26,8 @@ cores=$(nproc)
 csv="$out/islands.csv"
 echo "ranks,seconds,cores,tournaments_total,tournaments_per_s_per_core,best_chi2_exact,migrants_accepted,restarts,best_program" > "$csv"
 {
-  echo "# Islands at equal wall time ($(date -u +%Y-%m-%dT%H:%MZ), commit $(git describe --always --dirty), $cores cores)"
+  cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')
+  echo "# Islands at equal wall time ($(date -u +%Y-%m-%dT%H:%MZ), commit $(git describe --always --dirty), $cores cores: $cpu)"
   echo
   echo "Each island: 32 bits, 5 steps, 1 worker thread, seed $seed + rank, migration of the best 4 every 2000"
   echo "tournaments (ring). Command: \`${CONFIG:+CONFIG=$CONFIG }SEED=$seed bench/islands.sh $build $seconds ${ranks[*]}\`."
