@@ -23,9 +23,9 @@ using counting::SlicedCounter;
 constexpr int min_tile_bits = 7;
 constexpr int max_tile_bits = 16;
 // Sub-tiles of 2^13 words (32 KiB) are counted while they are still in L1. Measured on
-// an AVX-512 Xeon (32 KiB L1): exact lowbias32 3% faster than 2^12 (each direction's
-// counting call has a fixed cost: its accumulators in and out, a few add_level), 2^14
-// 10% slower (the sub-tile no longer fits).
+// an AVX-512 Xeon (32 KiB L1): exact lowbias32 3% faster than 2^12 (probably half as many
+// counting calls, each with a fixed cost: its accumulators in and out), 2^14 10% slower
+// (the sub-tile no longer fits).
 constexpr int max_sub_tile_bits = 13;
 
 AvalancheCounts small_exact(const jit::Kernel& k) {
