@@ -39,7 +39,7 @@ def compile_with(entry, g):
     args = [a for a in args if not re.fullmatch(r"-g[0-3]?", a)]
     out_at = args.index("-o")
     args[out_at + 1] = obj
-    args.insert(1, g)  # before the file; the last -g wins, and no other is left
+    args.insert(1, g)  # the only debug-level flag left
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
     subprocess.run(args, cwd=entry["directory"], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
