@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What full debug info (-g) costs to compile against line tables only (-g1): the heaviest
 # compile units of a configured build (from its compile_commands.json and ninja's log),
-# each compiled once with -g and once with -g1, one compile at a time, object to /tmp.
+# each compiled once with -g and once with -g1, one compile at a time, objects to /tmp;
+# the two objects' instructions (objdump -d) are compared, since -g must not change code.
 # Usage: bench/compile_debug_info.sh [BUILD_DIR] [UNITS]   (default build/release 4)
 # Writes bench/results/ci/debug_info.md (OUT= to change the folder).
 set -euo pipefail
@@ -29,33 +30,35 @@ for e in json.load(open(os.path.join(build, "compile_commands.json"))):
     args = shlex.split(e["command"])
     target = os.path.relpath(os.path.join(e["directory"], args[args.index("-o") + 1]), build)
     if not target.startswith(("tests/", "bench/")):
-        commands[target] = e
+        commands[target] = (e["directory"], [a for a in args if not re.fullmatch(r"-g[0-3]?", a)])
 heaviest = sorted((t for t in commands if t in took), key=lambda t: -took[t])[:units]
 load_before = open("/proc/loadavg").read().split()[:3]
-obj = tempfile.NamedTemporaryFile(suffix=".o", delete=False).name
+objs = {g: tempfile.NamedTemporaryFile(suffix=g + ".o", delete=False).name for g in ("-g", "-g1")}
 
-def compile_with(entry, g):
-    args = shlex.split(entry["command"])
-    args = [a for a in args if not re.fullmatch(r"-g[0-3]?", a)]
-    out_at = args.index("-o")
-    args[out_at + 1] = obj
-    args.insert(1, g)  # the only debug-level flag left
+# CPU seconds and object size of one compile; `args` carries no debug-level flag.
+def compile_with(directory, args, g):
+    args = [args[0], g] + args[1:]
+    args[args.index("-o") + 1] = objs[g]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.monotonic()
-    subprocess.run(args, cwd=entry["directory"], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    wall = time.monotonic() - t0
+    subprocess.run(args, cwd=directory, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, wall, os.path.getsize(obj)
+    return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, os.path.getsize(objs[g])
+
+def instructions(obj):  # without the header line, which names the file
+    return subprocess.run(["objdump", "-d", "--no-show-raw-insn", obj], check=True, capture_output=True,
+                          text=True).stdout.split("\n", 3)[3]
 
 rows, total = [], {"-g": 0.0, "-g1": 0.0}
 for t in heaviest:
     res = {}
     for g in ("-g", "-g1"):
-        res[g] = compile_with(commands[t], g)
+        res[g] = compile_with(*commands[t], g)
         total[g] += res[g][0]
-        print(f"{t} {g}: {res[g][0]:.1f} CPU-s, {res[g][2] / 1e6:.1f} MB", flush=True)
-    rows.append((t, res))
-os.unlink(obj)
+        print(f"{t} {g}: {res[g][0]:.1f} CPU-s, {res[g][1] / 1e6:.1f} MB", flush=True)
+    same = instructions(objs["-g"]) == instructions(objs["-g1"])
+    rows.append((t, res, same))
+for obj in objs.values():
+    os.unlink(obj)
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
 commit = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True, text=True).stdout.strip()
 with open(report, "w") as f:
@@ -64,12 +67,14 @@ with open(report, "w") as f:
             f"load average before: {' '.join(load_before)}.\n")
     f.write(f"Command: `bench/compile_debug_info.sh {build} {units}`. The {units} module units that took longest in "
             f"ninja's last build of `{build}`, each compiled alone with its own command, once with -g and once "
-            f"with -g1 (CPU seconds of the compiler, user + system; object size).\n\n")
-    f.write("| unit | -g CPU-s | -g1 CPU-s | -g1 / -g | -g object MB | -g1 object MB |\n|---|---|---|---|---|---|\n")
-    for t, res in rows:
+            f"with -g1 (CPU seconds of the compiler, user + system; object size; whether `objdump -d` lists the same "
+            f"instructions for both objects).\n\n")
+    f.write("| unit | -g CPU-s | -g1 CPU-s | -g1 / -g | -g object MB | -g1 object MB | same instructions |\n"
+            "|---|---|---|---|---|---|---|\n")
+    for t, res, same in rows:
         f.write(f"| `{t}` | {res['-g'][0]:.1f} | {res['-g1'][0]:.1f} | {res['-g1'][0] / res['-g'][0]:.2f} | "
-                f"{res['-g'][2] / 1e6:.1f} | {res['-g1'][2] / 1e6:.1f} |\n")
-    f.write(f"| **all** | {total['-g']:.1f} | {total['-g1']:.1f} | **{total['-g1'] / total['-g']:.2f}** | | |\n\n")
+                f"{res['-g'][1] / 1e6:.1f} | {res['-g1'][1] / 1e6:.1f} | {'yes' if same else '**no**'} |\n")
+    f.write(f"| **all** | {total['-g']:.1f} | {total['-g1']:.1f} | **{total['-g1'] / total['-g']:.2f}** | | | |\n\n")
     f.write(f"Load average after: {' '.join(open('/proc/loadavg').read().split()[:3])}.\n")
 print(f"wrote {report}")
 PY
