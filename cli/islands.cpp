@@ -25,12 +25,13 @@ std::atomic<bool> g_stop{false};  // set by SIGINT/SIGTERM (mpirun forwards them
 extern "C" void on_island_signal(int) { g_stop.store(true); }
 
 void print_islands(const std::vector<evolver::IslandStatus>& islands) {
-  std::fprintf(stderr, "%-6s %12s %10s %10s %10s %8s  %s\n", "island", "tournaments", "sent", "received", "accepted",
-               "bests", "best chi2");
+  std::fprintf(stderr, "%-6s %-16s %12s %10s %10s %10s %8s  %s\n", "island", "host", "tournaments", "sent",
+               "received", "accepted", "bests", "best chi2");
   for (const auto& s : islands) {
     char best[64] = "-";
     if (s.best) std::snprintf(best, sizeof best, "%.6g%s", s.best->chi2, s.best->exact ? " exact" : " est");
-    std::fprintf(stderr, "%-6d %12llu %10llu %10llu %10llu %8llu  %s%s\n", s.rank,
+    std::fprintf(stderr, "%-6d %-16s %12llu %10llu %10llu %10llu %8llu  %s%s\n", s.rank,
+                 s.host.empty() ? "-" : s.host.c_str(),
                  static_cast<unsigned long long>(s.counters.tournaments),
                  static_cast<unsigned long long>(s.migrants_sent),
                  static_cast<unsigned long long>(s.migrants_received),
@@ -147,15 +148,22 @@ void run_islands(const evolver::RunConfig& config, const IslandCliOptions& o, co
   std::cerr << "mixforge: " << mpi->size() << " islands, migration every " << o.migration_interval
             << " tournaments (" << o.topology << ")" << (resume_id.empty() ? "" : ", resumed") << "\n";
   const auto statuses = evolver::drive_island_run(*islands, *manager, id, budget, g_stop);
-  print_islands(statuses);
-  if (json) {
-    const evolver::RunSummary s = manager->get(id);
-    nlohmann::json j{{"run_id", id},
-                     {"state", std::string(evolver::state_name(s.state))},
-                     {"best", s.best ? evolver::to_json(*s.best) : nlohmann::json(nullptr)},
-                     {"islands", islands_json(statuses)}};
-    std::cout << j.dump() << std::endl;
+  // The outcome is reported before the other ranks are told to exit (see drive_island_run).
+  try {
+    print_islands(statuses);
+    if (json) {
+      const evolver::RunSummary s = manager->get(id);
+      nlohmann::json j{{"run_id", id},
+                       {"state", std::string(evolver::state_name(s.state))},
+                       {"best", s.best ? evolver::to_json(*s.best) : nlohmann::json(nullptr)},
+                       {"islands", islands_json(statuses)}};
+      std::cout << j.dump() << std::endl;
+    }
+  } catch (...) {
+    islands->shutdown();
+    throw;
   }
+  islands->shutdown();
 }
 
 int serve_islands(const server::DaemonOptions& options, const IslandCliOptions& o, const std::string& device,

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <list>
 #include <random>
 #include <thread>
@@ -200,6 +201,17 @@ MpiSession::MpiSession(int* argc, char*** argv) {
     throw IslandError("MPI_Init_thread failed");
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  // Every rank constructs its session at the same point, so this collective is safe here.
+  char name[MPI_MAX_PROCESSOR_NAME] = {};
+  int length = 0;
+  MPI_Get_processor_name(name, &length);
+  std::vector<char> all(static_cast<std::size_t>(size_) * MPI_MAX_PROCESSOR_NAME);
+  MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
+                MPI_COMM_WORLD);
+  for (int r = 0; r < size_; ++r) {
+    const char* p = all.data() + static_cast<std::size_t>(r) * MPI_MAX_PROCESSOR_NAME;
+    hosts_.emplace_back(p, strnlen(p, MPI_MAX_PROCESSOR_NAME));
+  }
 }
 
 MpiSession::~MpiSession() { MPI_Finalize(); }
@@ -243,6 +255,7 @@ struct IslandCoordinator::Impl {
         const IslandStatus before = islands[r];
         islands[r] = island_status_from_json(j);
         islands[r].rank = static_cast<int>(r);
+        islands[r].host = mpi.hosts()[r];
         islands[r].lost = false;  // it speaks again
         if (!islands[r].best) islands[r].best = before.best;
         islands[r].checkpoint_tournaments = checkpointed.value_or(before.checkpoint_tournaments);
@@ -312,6 +325,7 @@ void IslandCoordinator::attach(const std::string& run_id, std::optional<Budget> 
     for (const IslandStatus& s : summary.islands)
       if (s.rank == static_cast<int>(r)) d.islands[r] = s;
     d.islands[r].rank = static_cast<int>(r);
+    d.islands[r].host = d.mpi.hosts()[r];  // where it runs now, which a resume may change
     d.islands[r].finished = d.islands[r].lost = false;
   }
   d.heard.assign(n, Clock::now());
@@ -419,9 +433,7 @@ std::vector<IslandStatus> drive_island_run(IslandCoordinator& islands, RunManage
   // Rank 0's budget is spent: each other island has a budget of its own, counted from its
   // start, and ends by itself when it is spent (an oversubscribed rank may be far behind).
   if (!stopped && budget && (budget->seconds || budget->tournaments)) islands.await_budgets(stop);
-  auto result = islands.detach();
-  islands.shutdown();
-  return result;
+  return islands.detach();
 }
 
 void follow_running_runs(IslandCoordinator& islands, RunManager& manager, const std::atomic<bool>& stop) {

@@ -49,9 +49,13 @@ class MpiSession {
   MpiSession& operator=(const MpiSession&) = delete;
   int rank() const { return rank_; }
   int size() const { return size_; }
+  // Every rank's machine (MPI_Get_processor_name), in rank order: exchanged once at start,
+  // so rank 0 knows where each island runs even if that rank never reports.
+  const std::vector<std::string>& hosts() const { return hosts_; }
 
  private:
   int rank_ = 0, size_ = 1;
+  std::vector<std::string> hosts_;
 };
 
 // Rank 0's side of the islands: the other ranks evolve islands of one run at a time, the
@@ -92,8 +96,10 @@ class IslandCoordinator {
 };
 
 // Rank 0 of `evolve --islands`: attaches to the manager's active run `run_id`, drives it
-// until it ends or *stop turns true (then stops it with a final checkpoint), detaches and
-// shuts the other ranks down. Returns every island's status.
+// until it ends or *stop turns true (then stops it with a final checkpoint) and detaches.
+// Returns every island's status; the caller reports it, then calls islands.shutdown().
+// (Reporting first: when Open MPI ends the job, SIGTERM gives rank 0 about a second before
+// SIGKILL, and shutdown() may wait that long for a rank on a host that dropped off.)
 std::vector<IslandStatus> drive_island_run(IslandCoordinator& islands, RunManager& manager,
                                            const std::string& run_id, std::optional<Budget> budget,
                                            const std::atomic<bool>& stop);

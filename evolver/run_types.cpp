@@ -99,6 +99,7 @@ RunCounters counters_from_json(const nlohmann::json& j) {
 
 nlohmann::json to_json(const IslandStatus& s) {
   return {{"rank", s.rank},
+          {"host", s.host},
           {"counters", to_json(s.counters)},
           {"best", s.best ? to_json(*s.best) : nlohmann::json(nullptr)},
           {"migrants_sent", s.migrants_sent},
@@ -131,6 +132,7 @@ ScoredFunction scored_function_from_json(const nlohmann::json& b) {
 IslandStatus island_status_from_json(const nlohmann::json& j) {
   IslandStatus s;
   s.rank = j.at("rank").get<int>();
+  s.host = j.value("host", std::string());
   s.counters = counters_from_json(j.at("counters"));
   if (j.contains("best") && !j["best"].is_null()) s.best = scored_function_from_json(j["best"]);
   s.migrants_sent = j.value("migrants_sent", std::uint64_t{0});

@@ -82,6 +82,7 @@ struct RunCounters {
 // One island of an island run (evolver/mpi_islands.hpp) as rank 0 last heard of it.
 struct IslandStatus {
   int rank = 0;
+  std::string host;  // the rank's machine (MPI processor name); empty in runs stored before it was kept
   RunCounters counters;
   std::optional<ScoredFunction> best;
   std::uint64_t migrants_sent = 0, migrants_received = 0, migrants_accepted = 0;

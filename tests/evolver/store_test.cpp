@@ -336,6 +336,7 @@ TEST(Store, IslandsOfARunRoundTripAndVersionFourMigrates) {
   EXPECT_TRUE(s.run("r1")->summary.islands.empty()) << "an ordinary run has no islands";
   IslandStatus a;
   a.rank = 0;
+  a.host = "node-a";
   a.counters.tournaments = 1234;
   a.migrants_sent = 8;
   a.migrants_accepted = 3;
@@ -364,7 +365,9 @@ TEST(Store, IslandsOfARunRoundTripAndVersionFourMigrates) {
   ASSERT_TRUE(islands[0].best);
   EXPECT_EQ(islands[0].best->program, f.program);
   EXPECT_EQ(islands[0].best->chi2_exact, 0.25);
+  EXPECT_EQ(islands[0].host, "node-a");
   EXPECT_EQ(islands[1].rank, 1);
+  EXPECT_EQ(islands[1].host, "") << "a rank whose machine was never heard of";
   EXPECT_TRUE(islands[1].lost);
   EXPECT_FALSE(islands[1].best);
   EXPECT_TRUE(s.run("r2")->summary.islands.empty());

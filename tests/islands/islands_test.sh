@@ -50,6 +50,7 @@ stored = json.load(open(sys.argv[3])).get("islands")
 assert stored and len(stored) == 3, ("the store has no islands for the run", stored)
 for s, o in zip(stored, out["islands"]):
     assert s["rank"] == o["rank"] and s["finished"], s
+    assert s["host"] == o["host"] and s["host"], ("each island's machine is stored", s, o)
     assert s["migrants_received"] == o["migrants_received"], (s, o)
     assert s["counters"]["tournaments"] == o["counters"]["tournaments"], (s, o)
 islands = out["islands"]

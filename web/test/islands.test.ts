@@ -9,7 +9,7 @@ const counters = (tournaments: number) => ({
 
 function island(rank: number, extra: Partial<IslandStatus> = {}): IslandStatus {
   return {
-    rank, counters: counters(1000 * (rank + 1)), best: null, migrants_sent: 8, migrants_received: 4,
+    rank, host: `node${rank}`, counters: counters(1000 * (rank + 1)), best: null, migrants_sent: 8, migrants_received: 4,
     migrants_accepted: 1, bests_reported: 2, finished: false, lost: false,
     checkpoint_tournaments: 0, ...extra,
   } as IslandStatus;
@@ -23,18 +23,18 @@ describe('islandRows', () => {
   it('orders islands by rank and says which is the stored run and which are lost or finished', () => {
     const rows = islandRows([island(2, { lost: true }), island(0, { finished: true }), island(1)]);
     expect(rows.map((r) => r[0])).toEqual(['0 (stored run)', '1', '2']);
-    expect(rows.map((r) => r[8])).toEqual(['finished', 'running', 'lost']);
-    expect(rows[1].slice(1, 6)).toEqual(['2,000', '8', '4', '1', '2']);
+    expect(rows.map((r) => r[9])).toEqual(['finished', 'running', 'lost']);
+    expect(rows[1].slice(1, 7)).toEqual(['node1', '2,000', '8', '4', '1', '2']);
     expect(rows[0].length).toBe(ISLAND_COLUMNS.length);
   });
   it('shows where a resume restarts each island: its last checkpoint', () => {
     const rows = islandRows([island(0, { checkpoint_tournaments: 12345 }), island(1)]);
-    expect(rows.map((r) => r[7])).toEqual(['12,345', '–']);
+    expect(rows.map((r) => r[8])).toEqual(['12,345', '–']);
   });
   it('shows the exact chi2 of an island best, else the sampled estimate', () => {
     const exact = { chi2: 2e-5, chi2_exact: 1.5e-5 } as IslandStatus['best'];
     const sampled = { chi2: 3e-5, chi2_exact: null } as IslandStatus['best'];
     const rows = islandRows([island(0, { best: exact }), island(1, { best: sampled }), island(2)]);
-    expect(rows.map((r) => r[6])).toEqual(['1.5000e-5', '~3.0000e-5', '–']);
+    expect(rows.map((r) => r[7])).toEqual(['1.5000e-5', '~3.0000e-5', '–']);
   });
 });

@@ -1,15 +1,16 @@
 import type { IslandStatus } from '../api/client';
 import { int, sci } from './format';
 
-export const ISLAND_COLUMNS = ['island', 'tournaments', 'sent', 'received', 'accepted', 'bests reported', 'best chi2', 'checkpoint', 'state'];
+export const ISLAND_COLUMNS = ['island', 'host', 'tournaments', 'sent', 'received', 'accepted', 'bests reported', 'best chi2', 'checkpoint', 'state'];
 
 // The cells of the run page's islands table (evolve --islands under mpirun), one row per
-// island in rank order: what rank 0 last heard of each, and the tournament count of its
+// island in rank order: its machine, what rank 0 last heard of each, and the tournament count of its
 // last stored checkpoint (where a resume restarts it).
 export function islandRows(islands: IslandStatus[] | null | undefined): string[][] {
   if (!islands?.length) return [];
   return [...islands].sort((a, b) => a.rank - b.rank).map((s) => [
     s.rank === 0 ? '0 (stored run)' : String(s.rank),
+    s.host || '–',
     int(s.counters.tournaments),
     int(s.migrants_sent),
     int(s.migrants_received),
