@@ -40,6 +40,11 @@ void print_islands(const std::vector<evolver::IslandStatus>& islands) {
   }
 }
 
+std::string describe(const evolver::MigrationConfig& m) {
+  return "migration every " + std::to_string(m.interval) + " tournaments, " + std::to_string(m.migrants) +
+         " migrants, " + (m.random_topology ? "random" : "ring");
+}
+
 nlohmann::json islands_json(const std::vector<evolver::IslandStatus>& islands) {
   nlohmann::json a = nlohmann::json::array();
   for (const auto& s : islands) a.push_back(evolver::to_json(s));
@@ -49,14 +54,22 @@ nlohmann::json islands_json(const std::vector<evolver::IslandStatus>& islands) {
 }  // namespace
 
 void add_island_options(CLI::App* cmd, IslandCliOptions* o) {
-  cmd->add_option("--migration-interval", o->migration_interval, "Islands: tournaments between migrations")
+  auto given = [o](const char* flag) {
+    return [o, flag](const std::string&) { o->migration_flags.emplace_back(flag); };
+  };
+  cmd->add_option("--migration-interval", o->migration_interval,
+                  "Islands: tournaments between migrations (kept with the run)")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40))
+      ->each(given("--migration-interval"))
       ->capture_default_str();
-  cmd->add_option("--migrants", o->migrants, "Islands: best programs sent per migration")
+  cmd->add_option("--migrants", o->migrants, "Islands: best programs sent per migration (kept with the run)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1000}))
+      ->each(given("--migrants"))
       ->capture_default_str();
-  cmd->add_option("--topology", o->topology, "Islands: ring (to the next rank) or random (any other rank)")
+  cmd->add_option("--topology", o->topology,
+                  "Islands: ring (to the next rank) or random (any other rank) (kept with the run)")
       ->check(CLI::IsMember({"ring", "random"}))
+      ->each(given("--topology"))
       ->capture_default_str();
   cmd->add_option("--rank-timeout", o->rank_timeout_s,
                   "Islands: seconds of silence after which rank 0 counts an island as lost")
@@ -126,10 +139,28 @@ void run_islands(const evolver::RunConfig& config, const IslandCliOptions& o, co
     if (resume_id.empty()) {
       evolver::RunConfig c = config;
       if (c.name.empty()) c.name = "islands x" + std::to_string(mpi->size());
+      // Kept with the run: a --config file's settings, where the flags do not override them.
+      evolver::MigrationConfig m = c.migration.value_or(evolver::MigrationConfig{
+          io.migration_interval, io.migrants, io.random_topology});
+      for (const std::string& flag : o.migration_flags) {
+        if (flag == "--migration-interval") m.interval = io.migration_interval;
+        if (flag == "--migrants") m.migrants = io.migrants;
+        if (flag == "--topology") m.random_topology = io.random_topology;
+      }
+      c.migration = m;
       id = manager->create(c, true);
       budget = c.budget;
     } else {
       try {
+        // The same flags again are fine (the first command line, repeated with --resume).
+        if (const auto kept = manager->get(resume_id).config.migration)
+          for (const std::string& flag : o.migration_flags)
+            if ((flag == "--migration-interval" && io.migration_interval != kept->interval) ||
+                (flag == "--migrants" && io.migrants != kept->migrants) ||
+                (flag == "--topology" && io.random_topology != kept->random_topology))
+              throw UsageError(flag + ": island run " + resume_id + " keeps the migration settings it was started with (" +
+                               describe(*kept) + "); resume it with those or without --migration-interval, "
+                               "--migrants and --topology");
         manager->resume(resume_id, extra);
       } catch (const evolver::RunNotFound& e) {
         throw UsageError(std::string("--resume: ") + e.what());
@@ -145,8 +176,10 @@ void run_islands(const evolver::RunConfig& config, const IslandCliOptions& o, co
     throw;
   }
   std::cout << "run_id: " << id << std::endl;
-  std::cerr << "mixforge: " << mpi->size() << " islands, migration every " << o.migration_interval
-            << " tournaments (" << o.topology << ")" << (resume_id.empty() ? "" : ", resumed") << "\n";
+  const evolver::MigrationConfig used = manager->get(id).config.migration.value_or(
+      evolver::MigrationConfig{io.migration_interval, io.migrants, io.random_topology});
+  std::cerr << "mixforge: " << mpi->size() << " islands, " << describe(used)
+            << (resume_id.empty() ? "" : ", resumed") << "\n";
   const auto statuses = evolver::drive_island_run(*islands, *manager, id, budget, g_stop);
   // The outcome is reported before the other ranks are told to exit (see drive_island_run).
   try {

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "evolver/run_config.hpp"
 
@@ -17,6 +18,9 @@ struct IslandCliOptions {
   std::string topology = "ring";
   double rank_timeout_s = 30;
   double checkpoint_interval_s = 5;
+  // The migration flags given on the command line (a resumed run keeps its own settings,
+  // and refuses different ones).
+  std::vector<std::string> migration_flags;
 };
 
 void add_island_options(CLI::App* command, IslandCliOptions* options);

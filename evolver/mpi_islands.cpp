@@ -136,8 +136,19 @@ HallOfFameEntry entry_from_json(const nlohmann::json& j, const std::string& run_
   return e;
 }
 
+// The island options with the run's own migration settings, where it has them.
+IslandOptions for_run(IslandOptions o, const RunConfig& config) {
+  if (const auto& m = config.migration) {
+    o.migration_interval = m->interval;
+    o.migrants = static_cast<std::size_t>(m->migrants);
+    o.random_topology = m->random_topology;
+  }
+  return o;
+}
+
 // Migration for one island of run `run_id`: sends on the tournament clock, takes in what
 // arrives for the same run (migrants of an earlier island run are dropped).
+
 class Migration {
  public:
   Migration(const MpiSession& mpi, const IslandOptions& o, std::string run_id, IslandStatus& status,
@@ -178,7 +189,7 @@ class Migration {
     return (mpi_.rank() + pick(rng_)) % n;
   }
   const MpiSession& mpi_;
-  const IslandOptions& o_;
+  const IslandOptions o_;
   std::string run_id_;
   IslandStatus& status_;
   std::uint64_t next_send_;
@@ -344,7 +355,7 @@ void IslandCoordinator::attach(const std::string& run_id, std::optional<Budget> 
     d.out.send(static_cast<int>(r), tag_start, start.dump());
   }
   d.run_id = run_id;
-  d.migration = std::make_unique<Migration>(d.mpi, d.o, run_id, d.islands[0], summary.counters.tournaments);
+  d.migration = std::make_unique<Migration>(d.mpi, for_run(d.o, summary.config), run_id, d.islands[0], summary.counters.tournaments);
   d.store_islands();
 }
 
@@ -478,7 +489,7 @@ bool evolve_island(MpiSession& mpi, const IslandOptions& o, const Evaluator& eva
   Run run(run_id + "/island-" + std::to_string(mpi.rank()), config, evaluator, std::move(from),
           evaluator.uses_jit() ? &interpreter : nullptr);
   run.start(config.budget);
-  Migration migration(mpi, o, run_id, mine, run.counters().tournaments);
+  Migration migration(mpi, for_run(o, config), run_id, mine, run.counters().tournaments);
   auto last_report = Clock::now() - std::chrono::hours(1);
   auto last_checkpoint = Clock::now();
   auto report = [&](bool final) {

@@ -95,6 +95,18 @@ Field optional_budget(const char* path, std::optional<T> Budget::*member) {
           }};
 }
 
+template <class T>
+Field migration_field(const char* path, T MigrationConfig::*member) {
+  return {path,
+          [member](const nlohmann::json& v, RunConfig& c, const std::string&) {
+            if (!c.migration) c.migration.emplace();
+            (*c.migration).*member = v.get<T>();
+          },
+          [member](const RunConfig& c) {
+            return c.migration ? std::optional<nlohmann::json>((*c.migration).*member) : std::nullopt;
+          }};
+}
+
 nlohmann::json kind_names(const std::vector<StepKind>& kinds) {
   nlohmann::json a = nlohmann::json::array();
   for (StepKind k : kinds) a.push_back(std::string(kind_name(k)));
@@ -169,6 +181,17 @@ const std::vector<Field>& fields() {
       nested("objective.samples", &RunConfig::objective, &ObjectiveConfig::samples),
       optional_budget("budget.seconds", &Budget::seconds),
       optional_budget("budget.tournaments", &Budget::tournaments),
+      migration_field("migration.interval", &MigrationConfig::interval),
+      migration_field("migration.migrants", &MigrationConfig::migrants),
+      {"migration.topology",
+       [](const nlohmann::json& v, RunConfig& c, const std::string&) {
+         if (!c.migration) c.migration.emplace();
+         c.migration->random_topology = v.get<std::string>() == "random";
+       },
+       [](const RunConfig& c) {
+         return c.migration ? std::optional<nlohmann::json>(c.migration->random_topology ? "random" : "ring")
+                            : std::nullopt;
+       }},
       {"seed", [](const nlohmann::json& v, RunConfig& c, const std::string&) { c.seed = seed_from_json(v); },
        [](const RunConfig& c) { return std::optional<nlohmann::json>(seed_to_json(c.seed)); }},
       plain("threads", &RunConfig::threads),

@@ -110,6 +110,15 @@ struct Budget {
   friend bool operator==(const Budget&, const Budget&) = default;
 };
 
+// How the islands of an island run trade programs (evolve/serve --islands). Kept with the
+// run, so a resumed run migrates as it did; ignored by a run on one process.
+struct MigrationConfig {
+  std::uint64_t interval = 2000;  // tournaments between sends
+  std::uint64_t migrants = 4;     // programs per send
+  bool random_topology = false;   // JSON "topology": "ring" (to the next rank) or "random"
+  friend bool operator==(const MigrationConfig&, const MigrationConfig&) = default;
+};
+
 struct RunConfig {
   std::string name;  // free text for people
   int width = 32;
@@ -132,6 +141,7 @@ struct RunConfig {
   // Optional terms beyond single-bit avalanche (evolver/objective.hpp); all 0 by default.
   ObjectiveConfig objective;
   Budget budget;
+  std::optional<MigrationConfig> migration;  // unset: the island options of the command line
   std::uint64_t seed = 1;      // JSON: seed_from_json / seed_to_json
   unsigned threads = 0;        // 0 = all cores
 

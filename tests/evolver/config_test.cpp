@@ -27,6 +27,21 @@ TEST(RunConfig, EmptyDocumentGivesDefaults) {
   EXPECT_FALSE(c.kind_sequence);
   EXPECT_FALSE(c.budget.seconds);
   EXPECT_FALSE(c.budget.tournaments);
+  EXPECT_FALSE(c.migration) << "no migration settings: the island command's own options apply";
+  EXPECT_FALSE(to_json(c).contains("migration"));
+}
+
+// An island run keeps its migration settings; any one given fills the others with defaults.
+TEST(RunConfig, MigrationSettingsAreKeptWithTheRun) {
+  const RunConfig c = run_config_from_json({{"migration", {{"migrants", 3}}}});
+  ASSERT_TRUE(c.migration);
+  EXPECT_EQ(*c.migration, (MigrationConfig{2000, 3, false}));
+  EXPECT_EQ(to_json(c)["migration"], json({{"interval", 2000}, {"migrants", 3}, {"topology", "ring"}}));
+  EXPECT_EQ(run_config_from_json({{"migration", {{"topology", "random"}}}}).migration->random_topology, true);
+  EXPECT_EQ(field_of({{"migration", {{"interval", 0}}}}), "migration.interval");
+  EXPECT_EQ(field_of({{"migration", {{"migrants", 1001}}}}), "migration.migrants");
+  EXPECT_EQ(field_of({{"migration", {{"topology", "star"}}}}), "migration.topology");
+  EXPECT_NE(field_of({{"migration", {{"every", 10}}}}), "(accepted)");
 }
 
 TEST(RunConfig, RoundTripsThroughJson) {
@@ -113,6 +128,7 @@ TEST(RunConfig, EveryFieldRoundTrips) {
                                {"patience", 1.5}, {"keep_leaders", false}, {"trap_tournaments", 2500}}},
                   {"objective", {{"bic_weight", 0.5}, {"higher_order_weight", 2.0}, {"samples", 4096}}},
                   {"budget", {{"seconds", 12.5}, {"tournaments", 999}}},
+                  {"migration", {{"interval", 150}, {"migrants", 6}, {"topology", "random"}}},
                   {"seed", 123456789},
                   {"threads", 3}};
   EXPECT_EQ(to_json(run_config_from_json(j)), j);

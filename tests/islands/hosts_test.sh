@@ -9,7 +9,9 @@
 #      migrants; rank 0 stores each island's host; the bests of node2's island are in rank
 #      0's store; node2's data folder stays empty (only rank 0 writes its --data).
 #   2. the run resumes across the hosts: node2's island restarts from the checkpoint that
-#      went to rank 0 over TCP, with its counts carried on.
+#      went to rank 0 over TCP, with its counts carried on, and the run migrates as it did
+#      (its migration settings are kept with it; a resume that tries to change them is
+#      refused, naming the flag).
 #   3. node2 drops off the network mid-run (its link goes down: no process ends, no
 #      connection is closed). With the settings README advises for runs across machines (TCP
 #      keepalive for Open MPI's daemons, and time for rank 0 to stop cleanly when the job is
@@ -146,9 +148,19 @@ echo "== 2. the run resumes across the hosts"
 before=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["islands"][2]["checkpoint_tournaments"])' \
   "$work/show.json")
 [ "$before" -ge 3000 ] || fail "node2's checkpoint did not reach rank 0 (checkpoint_tournaments $before)"
+rc=0
+"$exe" evolve --islands --resume "$run" --migrants 5 --seconds 5 --data "$work/data" > "$work/refused.out" \
+  2> "$work/refused.err" || rc=$?
+if [ "$rc" != 2 ] || ! grep -q -- "--migrants: island run $run keeps the migration settings" "$work/refused.err"; then
+  cat "$work/refused.err"
+  fail "a resume with --migrants was not refused (exit code $rc)"
+fi
+echo "ok: refused: $(cat "$work/refused.err")"
 islands --resume "$run" --seconds 5 --data "$work/data" --json > "$work/b.out" 2> "$work/b.err" \
   || { cat "$work/b.err"; fail "resuming the island run across hosts failed"; }
 cat "$work/b.err"
+grep -q "3 islands, migration every 200 tournaments, 3 migrants, ring, resumed" "$work/b.err" \
+  || fail "the resumed run did not keep its migration settings"
 tail -n 1 "$work/b.out" > "$work/b.json"
 python3 - "$work/b.json" "$before" << 'PY'
 import json, sys

@@ -163,8 +163,9 @@ print("ok: stopped; islands' checkpoints at %s tournaments" % [i["checkpoint_tou
 PY
 # Rank 1 runs at the lowest priority, so on a busy or oversubscribed machine it is far behind
 # rank 0 when rank 0's budget is spent: each island still does its own 300 (CI once failed
-# here when rank 0 stopped the others at the end of its own budget).
-resume_args=(evolve --islands --resume "$run" --tournaments 300 --migration-interval 100 --device cpu --data "$work/c" --json)
+# here when rank 0 stopped the others at the end of its own budget). The run's own migration
+# interval may be given again (a different one is refused: hosts_test.sh).
+resume_args=(evolve --islands --resume "$run" --tournaments 300 --migration-interval 200 --device cpu --data "$work/c" --json)
 timeout 300 mpirun --oversubscribe -np 1 "$exe" "${resume_args[@]}" : -np 1 nice -n 19 "$exe" "${resume_args[@]}" \
   : -np 1 "$exe" "${resume_args[@]}" > "$work/c2.out" 2> "$work/c2.err" \
   || { cat "$work/c2.err"; fail "mpirun --resume exited $?"; }
