@@ -24,13 +24,21 @@ std::atomic<bool> g_stop{false};  // set by SIGINT/SIGTERM (mpirun forwards them
 
 extern "C" void on_island_signal(int) { g_stop.store(true); }
 
-void print_islands(const std::vector<evolver::IslandStatus>& islands) {
-  std::fprintf(stderr, "%-6s %-16s %12s %10s %10s %10s %8s  %s\n", "island", "host", "tournaments", "sent",
+nlohmann::json islands_json(const std::vector<evolver::IslandStatus>& islands) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& s : islands) a.push_back(evolver::to_json(s));
+  return a;
+}
+
+}  // namespace
+
+void print_islands(std::FILE* out, const std::vector<evolver::IslandStatus>& islands) {
+  std::fprintf(out, "%-6s %-16s %12s %10s %10s %10s %8s  %s\n", "island", "host", "tournaments", "sent",
                "received", "accepted", "bests", "best chi2");
   for (const auto& s : islands) {
     char best[64] = "-";
     if (s.best) std::snprintf(best, sizeof best, "%.6g%s", s.best->chi2, s.best->exact ? " exact" : " est");
-    std::fprintf(stderr, "%-6d %-16s %12llu %10llu %10llu %10llu %8llu  %s%s\n", s.rank,
+    std::fprintf(out, "%-6d %-16s %12llu %10llu %10llu %10llu %8llu  %s%s\n", s.rank,
                  s.host.empty() ? "-" : s.host.c_str(),
                  static_cast<unsigned long long>(s.counters.tournaments),
                  static_cast<unsigned long long>(s.migrants_sent),
@@ -44,14 +52,6 @@ std::string describe(const evolver::MigrationConfig& m) {
   return "migration every " + std::to_string(m.interval) + " tournaments, " + std::to_string(m.migrants) +
          " migrants, " + (m.random_topology ? "random" : "ring");
 }
-
-nlohmann::json islands_json(const std::vector<evolver::IslandStatus>& islands) {
-  nlohmann::json a = nlohmann::json::array();
-  for (const auto& s : islands) a.push_back(evolver::to_json(s));
-  return a;
-}
-
-}  // namespace
 
 void add_island_options(CLI::App* cmd, IslandCliOptions* o) {
   auto given = [o](const char* flag) {
@@ -183,7 +183,7 @@ void run_islands(const evolver::RunConfig& config, const IslandCliOptions& o, co
   const auto statuses = evolver::drive_island_run(*islands, *manager, id, budget, g_stop);
   // The outcome is reported before the other ranks are told to exit (see drive_island_run).
   try {
-    print_islands(statuses);
+    print_islands(stderr, statuses);
     if (json) {
       const evolver::RunSummary s = manager->get(id);
       nlohmann::json j{{"run_id", id},

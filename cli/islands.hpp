@@ -1,6 +1,7 @@
 #pragma once
 // `mixforge evolve --islands` under mpirun (evolver/mpi_islands.hpp).
 #include <cstdint>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 
 namespace CLI { class App; }
 namespace mixforge::server { struct DaemonOptions; }
+namespace mixforge::evolver { struct IslandStatus; }
 
 namespace mixforge::cli {
 
@@ -24,6 +26,10 @@ struct IslandCliOptions {
 };
 
 void add_island_options(CLI::App* command, IslandCliOptions* options);
+// The islands table (host, counters, migrants, bests) of an island run.
+void print_islands(std::FILE* out, const std::vector<evolver::IslandStatus>& islands);
+// "migration every N tournaments, M migrants, ring|random"
+std::string describe(const evolver::MigrationConfig& migration);
 // `evolve --islands`. Every rank calls this; rank 0 creates the run in data_dir (or, with
 // resume_id, resumes that island run: every rank from its stored checkpoint, for `extra`
 // when given) and prints the outcome.

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "cli/commands.hpp"
+#include "cli/islands.hpp"
 #include "cli/run_foreground.hpp"
 #include "evolver/run_manager.hpp"
 #include "evolver/stored_objective.hpp"
@@ -97,6 +98,13 @@ void show(const RunsOptions& o) {
               << "scored       " << r.counters.scored << " (" << r.counters.early_rejects << " early rejects), "
               << r.counters.exact_scored << " exact leader scores\n"
               << "elapsed      " << r.counters.elapsed_s << " s\n";
+    if (!r.islands.empty()) {
+      std::cout << "islands      " << r.islands.size() << ", "
+                << (r.config.migration ? describe(*r.config.migration) : std::string("migration as the command's flags say"))
+                << "\n" << std::flush;
+      print_islands(stdout, r.islands);
+      std::fflush(stdout);
+    }
     for (std::size_t i = 0; i < leaders.size(); ++i) {
       const auto& f = leaders[i];
       char head[160];

@@ -88,11 +88,17 @@ ip netns exec "$ns2" unshare --uts --mount --propagation private sh -c \
 disown $!  # the cleanup kills it: no job notice for that
 on_node1() { ip netns exec "$ns1" unshare --uts sh -c 'hostname node1 && exec "$@"' sh "$@"; }
 on_node2() { on_node1 ssh -F "$work/ssh_config" 10.77.0.2 "$@"; }
-for _ in $(seq 1 100); do
-  [ "$(on_node2 hostname 2> /dev/null)" = node2 ] && break
-  sleep 0.1
-done
-[ "$(on_node2 hostname 2> /dev/null)" = node2 ] || { cat "$work/sshd.log"; fail "ssh to node2 does not work"; }
+# Until ssh reaches node2 (its sshd starting; after its link comes back, the neighbour entry
+# of node1 that failed while it was down).
+reach_node2() {
+  for _ in $(seq 1 300); do
+    [ "$(on_node2 hostname 2> /dev/null)" = node2 ] && return 0
+    sleep 0.1
+  done
+  cat "$work/sshd.log"
+  fail "ssh to node2 does not work"
+}
+reach_node2
 
 printf '10.77.0.1 slots=2\n10.77.0.2 slots=1\n' > "$work/hosts"
 # Open MPI as on real machines: ranks started through ssh, TCP between hosts (and for its
@@ -117,6 +123,12 @@ tail -n 1 "$work/a.out" > "$work/a.json"
 run=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run_id"])' "$work/a.json")
 "$exe" runs export "$run" --json --data "$work/data" > "$work/export.json"
 "$exe" runs show "$run" --json --data "$work/data" > "$work/show.json"
+"$exe" runs show "$run" --data "$work/data" > "$work/show.txt"
+if ! grep -q "^islands      3, migration every 200 tournaments, 3 migrants, ring" "$work/show.txt" ||
+  ! grep -q "^2 *node2 *3000 " "$work/show.txt"; then
+  cat "$work/show.txt"
+  fail "runs show has no islands table"
+fi
 python3 - "$work/a.json" "$work/export.json" "$work/show.json" << 'PY'
 import json, sys
 out = json.load(open(sys.argv[1]))
@@ -224,6 +236,7 @@ ip -n "$ns2" link set "mfb$$" up
 for pid in $(ip netns pids "$ns2"); do
   [ "$(cat "/proc/$pid/comm" 2> /dev/null)" = sshd ] || kill -9 "$pid" 2> /dev/null || true
 done
+reach_node2
 islands --resume "$run" --seconds 5 --data "$work/data2" --json > "$work/d.out" 2> "$work/d.err" \
   || { cat "$work/d.err"; fail "resuming after node2 came back failed"; }
 cat "$work/d.err"
