@@ -24,6 +24,11 @@ std::atomic<bool> g_stop{false};  // set by SIGINT/SIGTERM (mpirun forwards them
 
 extern "C" void on_island_signal(int) { g_stop.store(true); }
 
+// The migration settings the flags give (their defaults where not given).
+evolver::MigrationConfig migration_of(const evolver::IslandOptions& io) {
+  return {io.migration_interval, io.migrants, io.random_topology};
+}
+
 nlohmann::json islands_json(const std::vector<evolver::IslandStatus>& islands) {
   nlohmann::json a = nlohmann::json::array();
   for (const auto& s : islands) a.push_back(evolver::to_json(s));
@@ -48,7 +53,7 @@ void print_islands(std::FILE* out, const std::vector<evolver::IslandStatus>& isl
   }
 }
 
-std::string describe(const evolver::MigrationConfig& m) {
+std::string describe_migration(const evolver::MigrationConfig& m) {
   return "migration every " + std::to_string(m.interval) + " tournaments, " + std::to_string(m.migrants) +
          " migrants, " + (m.random_topology ? "random" : "ring");
 }
@@ -140,8 +145,7 @@ void run_islands(const evolver::RunConfig& config, const IslandCliOptions& o, co
       evolver::RunConfig c = config;
       if (c.name.empty()) c.name = "islands x" + std::to_string(mpi->size());
       // Kept with the run: a --config file's settings, where the flags do not override them.
-      evolver::MigrationConfig m = c.migration.value_or(evolver::MigrationConfig{
-          io.migration_interval, io.migrants, io.random_topology});
+      evolver::MigrationConfig m = c.migration.value_or(migration_of(io));
       for (const std::string& flag : o.migration_flags) {
         if (flag == "--migration-interval") m.interval = io.migration_interval;
         if (flag == "--migrants") m.migrants = io.migrants;
@@ -159,7 +163,7 @@ void run_islands(const evolver::RunConfig& config, const IslandCliOptions& o, co
                 (flag == "--migrants" && io.migrants != kept->migrants) ||
                 (flag == "--topology" && io.random_topology != kept->random_topology))
               throw UsageError(flag + ": island run " + resume_id + " keeps the migration settings it was started with (" +
-                               describe(*kept) + "); resume it with those or without --migration-interval, "
+                               describe_migration(*kept) + "); resume it with those or without --migration-interval, "
                                "--migrants and --topology");
         manager->resume(resume_id, extra);
       } catch (const evolver::RunNotFound& e) {
@@ -176,9 +180,8 @@ void run_islands(const evolver::RunConfig& config, const IslandCliOptions& o, co
     throw;
   }
   std::cout << "run_id: " << id << std::endl;
-  const evolver::MigrationConfig used = manager->get(id).config.migration.value_or(
-      evolver::MigrationConfig{io.migration_interval, io.migrants, io.random_topology});
-  std::cerr << "mixforge: " << mpi->size() << " islands, " << describe(used)
+  const evolver::MigrationConfig used = manager->get(id).config.migration.value_or(migration_of(io));
+  std::cerr << "mixforge: " << mpi->size() << " islands, " << describe_migration(used)
             << (resume_id.empty() ? "" : ", resumed") << "\n";
   const auto statuses = evolver::drive_island_run(*islands, *manager, id, budget, g_stop);
   // The outcome is reported before the other ranks are told to exit (see drive_island_run).

@@ -29,7 +29,7 @@ void add_island_options(CLI::App* command, IslandCliOptions* options);
 // The islands table (host, counters, migrants, bests) of an island run.
 void print_islands(std::FILE* out, const std::vector<evolver::IslandStatus>& islands);
 // "migration every N tournaments, M migrants, ring|random"
-std::string describe(const evolver::MigrationConfig& migration);
+std::string describe_migration(const evolver::MigrationConfig& migration);
 // `evolve --islands`. Every rank calls this; rank 0 creates the run in data_dir (or, with
 // resume_id, resumes that island run: every rank from its stored checkpoint, for `extra`
 // when given) and prints the outcome.

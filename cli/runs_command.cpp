@@ -100,7 +100,8 @@ void show(const RunsOptions& o) {
               << "elapsed      " << r.counters.elapsed_s << " s\n";
     if (!r.islands.empty()) {
       std::cout << "islands      " << r.islands.size() << ", "
-                << (r.config.migration ? describe(*r.config.migration) : std::string("migration as the command's flags say"))
+                << (r.config.migration ? describe_migration(*r.config.migration)
+                                       : std::string("migration settings not stored (the resuming command's flags)"))
                 << "\n" << std::flush;
       print_islands(stdout, r.islands);
       std::fflush(stdout);

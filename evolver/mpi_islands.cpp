@@ -148,7 +148,6 @@ IslandOptions for_run(IslandOptions o, const RunConfig& config) {
 
 // Migration for one island of run `run_id`: sends on the tournament clock, takes in what
 // arrives for the same run (migrants of an earlier island run are dropped).
-
 class Migration {
  public:
   Migration(const MpiSession& mpi, const IslandOptions& o, std::string run_id, IslandStatus& status,
@@ -355,7 +354,8 @@ void IslandCoordinator::attach(const std::string& run_id, std::optional<Budget> 
     d.out.send(static_cast<int>(r), tag_start, start.dump());
   }
   d.run_id = run_id;
-  d.migration = std::make_unique<Migration>(d.mpi, for_run(d.o, summary.config), run_id, d.islands[0], summary.counters.tournaments);
+  d.migration = std::make_unique<Migration>(d.mpi, for_run(d.o, summary.config), run_id, d.islands[0],
+                                            summary.counters.tournaments);
   d.store_islands();
 }
 
