@@ -162,9 +162,9 @@ void run_islands(const evolver::RunConfig& config, const IslandCliOptions& o, co
             if ((flag == "--migration-interval" && io.migration_interval != kept->interval) ||
                 (flag == "--migrants" && io.migrants != kept->migrants) ||
                 (flag == "--topology" && io.random_topology != kept->random_topology))
-              throw UsageError(flag + ": island run " + resume_id + " keeps the migration settings it was started with (" +
-                               describe_migration(*kept) + "); resume it with those or without --migration-interval, "
-                               "--migrants and --topology");
+              throw UsageError(flag + ": island run " + resume_id +
+                               " keeps the migration settings it was started with (" + describe_migration(*kept) +
+                               "); resume it with those or without --migration-interval, --migrants and --topology");
         manager->resume(resume_id, extra);
       } catch (const evolver::RunNotFound& e) {
         throw UsageError(std::string("--resume: ") + e.what());
