@@ -53,13 +53,18 @@ ip -n "$ns2" addr add 10.77.0.2/24 dev "mfb$$"
 for ns in "$ns1" "$ns2"; do ip -n "$ns" link set lo up; done
 ip -n "$ns1" link set "mfa$$" up
 ip -n "$ns2" link set "mfb$$" up
+mkdir -p "$work/data"
+# What node2 needs: its own host name and a private mount in its namespace.
+ip netns exec "$ns2" unshare --uts --mount --propagation private sh -c \
+  "hostname probe && mount -t tmpfs tmpfs '$work/data' && umount '$work/data'" 2> "$work/probe.err" \
+  || skip "cannot give a network namespace its own host name and mounts: $(cat "$work/probe.err")"
 
 # ssh from node1 to node2 as root with a key made here; nothing of the machine's own ssh set-up
 # is read or changed (only /run/sshd, which sshd needs to exist, is made when missing).
 ssh-keygen -q -t ed25519 -N '' -f "$work/id"
 ssh-keygen -q -t ed25519 -N '' -f "$work/host_key"
 cp "$work/id.pub" "$work/authorized_keys"
-mkdir -p /run/sshd "$work/data"
+mkdir -p /run/sshd
 cat > "$work/sshd_config" << EOF
 ListenAddress 10.77.0.2
 HostKey $work/host_key
