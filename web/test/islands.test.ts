@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { islandRows, ISLAND_COLUMNS } from '../src/lib/islands';
+import { islandRows, migrationText, ISLAND_COLUMNS, ISLAND_NUMBER_COLUMNS } from '../src/lib/islands';
 import type { IslandStatus } from '../src/api/client';
 
 const counters = (tournaments: number) => ({
@@ -36,5 +36,22 @@ describe('islandRows', () => {
     const sampled = { chi2: 3e-5, chi2_exact: null } as IslandStatus['best'];
     const rows = islandRows([island(0, { best: exact }), island(1, { best: sampled }), island(2)]);
     expect(rows.map((r) => r[7])).toEqual(['1.5000e-5', '~3.0000e-5', '–']);
+  });
+  it('marks as numbers exactly the columns that hold numbers', () => {
+    const exact = { chi2: 2e-5, chi2_exact: 1.5e-5 } as IslandStatus['best'];
+    const row = islandRows([island(0, { best: exact, checkpoint_tournaments: 5 })])[0];
+    row.forEach((cell, i) => {
+      const numeric = /^~?[0-9][0-9,.]*(e-?[0-9]+)?$/.test(cell);
+      expect(numeric).toBe(ISLAND_NUMBER_COLUMNS.has(i));
+    });
+    expect([...ISLAND_NUMBER_COLUMNS].map((i) => ISLAND_COLUMNS[i])).toEqual(
+      ['tournaments', 'sent', 'received', 'accepted', 'bests reported', 'best chi2', 'checkpoint']);
+  });
+  it('says how the run migrates, or that it stored no settings', () => {
+    expect(migrationText({ interval: 200, migrants: 3, topology: 'ring' })).toBe(
+      'Every 200 tournaments an island sends its best 3 to the next island.');
+    expect(migrationText({ interval: 2000, migrants: 4, topology: 'random' })).toBe(
+      'Every 2,000 tournaments an island sends its best 4 to a random other island.');
+    expect(migrationText(undefined)).toMatch(/not stored/);
   });
 });

@@ -1,7 +1,16 @@
-import type { IslandStatus } from '../api/client';
+import type { IslandStatus, RunConfig } from '../api/client';
 import { int, sci } from './format';
 
 export const ISLAND_COLUMNS = ['island', 'host', 'tournaments', 'sent', 'received', 'accepted', 'bests reported', 'best chi2', 'checkpoint', 'state'];
+// The columns of numbers (right-aligned): tournaments .. checkpoint.
+export const ISLAND_NUMBER_COLUMNS = new Set([2, 3, 4, 5, 6, 7, 8]);
+
+// The run's own migration settings (kept with an island run), in words.
+export function migrationText(migration: RunConfig['migration']): string {
+  if (!migration) return 'Migration as the flags of the command running it say (settings not stored with this run).';
+  const to = migration.topology === 'random' ? 'a random other island' : 'the next island';
+  return `Every ${int(migration.interval)} tournaments an island sends its best ${int(migration.migrants)} to ${to}.`;
+}
 
 // The cells of the run page's islands table (evolve --islands under mpirun), one row per
 // island in rank order: its machine, what rank 0 last heard of each, and the tournament count of its

@@ -2,7 +2,7 @@
 // as a virtualised table, downloads.
 import { api, call, ApiError, type RunDetail, type Progress, type ScoredFunction } from '../api/client';
 import { GrowingSeries } from '../lib/decimate';
-import { islandRows, ISLAND_COLUMNS } from '../lib/islands';
+import { islandRows, migrationText, ISLAND_COLUMNS, ISLAND_NUMBER_COLUMNS } from '../lib/islands';
 import { qualitySummary } from '../lib/quality';
 import { RunStream } from '../lib/events';
 import { csv, duration, fixed, int, percent, rate, samples, sci } from '../lib/format';
@@ -209,8 +209,8 @@ function islandsSection(run: RunDetail): HTMLElement | null {
   if (!rows.length) return null;
   return h('section', { 'aria-label': 'Islands' },
     h('h2', null, 'Islands'),
-    h('p', { class: 'muted small' }, 'One MPI rank each; migrants are the best programs an island sends to the next. As of the last report.'),
+    h('p', { class: 'muted small' }, `One MPI rank each, on the host named. ${migrationText(run.config.migration)} As of the last report.`),
     h('div', { class: 'table-wrap' }, h('table', null,
       h('thead', null, h('tr', null, ISLAND_COLUMNS.map((c) => h('th', { scope: 'col' }, c)))),
-      h('tbody', null, rows.map((r) => h('tr', null, r.map((cell, i) => h('td', { class: i > 0 && i < 7 ? 'num' : '' }, cell))))))));
+      h('tbody', null, rows.map((r) => h('tr', null, r.map((cell, i) => h('td', { class: ISLAND_NUMBER_COLUMNS.has(i) ? 'num' : '' }, cell))))))));
 }
