@@ -29,6 +29,15 @@ evolver::MigrationConfig migration_of(const evolver::IslandOptions& io) {
   return {io.migration_interval, io.migrants, io.random_topology};
 }
 
+// m with the value of one migration flag given on the command line.
+evolver::MigrationConfig with_flag(evolver::MigrationConfig m, const std::string& flag,
+                                   const evolver::IslandOptions& io) {
+  if (flag == "--migration-interval") m.interval = io.migration_interval;
+  if (flag == "--migrants") m.migrants = io.migrants;
+  if (flag == "--topology") m.random_topology = io.random_topology;
+  return m;
+}
+
 nlohmann::json islands_json(const std::vector<evolver::IslandStatus>& islands) {
   nlohmann::json a = nlohmann::json::array();
   for (const auto& s : islands) a.push_back(evolver::to_json(s));
@@ -146,11 +155,7 @@ void run_islands(const evolver::RunConfig& config, const IslandCliOptions& o, co
       if (c.name.empty()) c.name = "islands x" + std::to_string(mpi->size());
       // Kept with the run: a --config file's settings, where the flags do not override them.
       evolver::MigrationConfig m = c.migration.value_or(migration_of(io));
-      for (const std::string& flag : o.migration_flags) {
-        if (flag == "--migration-interval") m.interval = io.migration_interval;
-        if (flag == "--migrants") m.migrants = io.migrants;
-        if (flag == "--topology") m.random_topology = io.random_topology;
-      }
+      for (const std::string& flag : o.migration_flags) m = with_flag(m, flag, io);
       c.migration = m;
       id = manager->create(c, true);
       budget = c.budget;
@@ -159,9 +164,7 @@ void run_islands(const evolver::RunConfig& config, const IslandCliOptions& o, co
         // The same flags again are fine (the first command line, repeated with --resume).
         if (const auto kept = manager->get(resume_id).config.migration)
           for (const std::string& flag : o.migration_flags)
-            if ((flag == "--migration-interval" && io.migration_interval != kept->interval) ||
-                (flag == "--migrants" && io.migrants != kept->migrants) ||
-                (flag == "--topology" && io.random_topology != kept->random_topology))
+            if (with_flag(*kept, flag, io) != *kept)
               throw UsageError(flag + ": island run " + resume_id +
                                " keeps the migration settings it was started with (" + describe_migration(*kept) +
                                "); resume it with those or without --migration-interval, --migrants and --topology");
