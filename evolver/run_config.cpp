@@ -1,11 +1,6 @@
 #include "evolver/run_config.hpp"
 
 #include <nlohmann/json.hpp>
-#include <valijson/adapters/nlohmann_json_adapter.hpp>
-#include <valijson/schema.hpp>
-#include <valijson/schema_parser.hpp>
-#include <valijson/validation_results.hpp>
-#include <valijson/validator.hpp>
 
 #include <algorithm>
 #include <charconv>
@@ -15,6 +10,8 @@
 #include <optional>
 #include <string_view>
 #include <thread>
+
+#include "schema/json_schema.hpp"
 
 namespace mixforge::evolver {
 namespace {
@@ -28,34 +25,9 @@ std::string kinds_list() {
   return s;
 }
 
-// valijson's context is ["<root>", "[\"early_reject\"]", "[\"margin\"]"] or "[2]".
-std::string field_path(const std::vector<std::string>& context) {
-  std::string path;
-  for (const std::string& c : context) {
-    if (c == "<root>") continue;
-    std::string part = c;
-    if (part.size() >= 2 && part.front() == '[' && part.back() == ']') part = part.substr(1, part.size() - 2);
-    const bool quoted = part.size() >= 2 && part.front() == '"' && part.back() == '"';
-    if (quoted) part = part.substr(1, part.size() - 2);
-    const bool index = !part.empty() && std::all_of(part.begin(), part.end(), ::isdigit) && !quoted;
-    if (index)
-      path += "[" + part + "]";
-    else
-      path += (path.empty() ? "" : ".") + part;
-  }
-  return path.empty() ? "(root)" : path;
-}
-
-const valijson::Schema& compiled_schema() {
-  static const std::unique_ptr<valijson::Schema> schema = [] {
-    auto s = std::make_unique<valijson::Schema>();
-    const nlohmann::json doc = nlohmann::json::parse(run_config_schema());
-    valijson::SchemaParser parser;
-    valijson::adapters::NlohmannJsonAdapter adapter(doc);
-    parser.populateSchema(adapter, *s);
-    return s;
-  }();
-  return *schema;
+const schema::JsonSchema& compiled_schema() {
+  static const schema::JsonSchema schema(nlohmann::json::parse(run_config_schema()));
+  return schema;
 }
 
 StepKind kind_of(const nlohmann::json& v, const std::string& path) {
@@ -241,24 +213,17 @@ unsigned RunConfig::worker_threads() const {
 
 RunConfig run_config_from_json(const nlohmann::json& j) {
   {
-    valijson::Validator validator;
-    valijson::ValidationResults results;
     // The seed is checked by seed_from_json (an integer up to 2^53-1 or a decimal string
     // up to 2^64-1), whatever the schema's version of the rule.
     nlohmann::json checked = j;
     if (checked.is_object()) checked.erase("seed");
-    valijson::adapters::NlohmannJsonAdapter target(checked);
-    if (!validator.validate(compiled_schema(), target, &results)) {
+    const auto errors = compiled_schema().errors(checked);
+    if (!errors.empty()) {
       // The deepest error is the specific one; the shallower ones only say "in property x".
-      valijson::ValidationResults::Error best;
-      std::size_t depth = 0;
-      valijson::ValidationResults::Error e;
-      while (results.popError(e))
-        if (e.context.size() > depth) {
-          depth = e.context.size();
-          best = e;
-        }
-      throw ConfigError(field_path(best.context), best.description);
+      const schema::SchemaError* best = &errors.front();
+      for (const auto& e : errors)
+        if (e.path.size() > best->path.size()) best = &e;
+      throw ConfigError(schema::dotted(best->path), best->message);
     }
   }
   RunConfig c;

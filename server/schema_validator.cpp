@@ -4,12 +4,8 @@
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
-#include <valijson/adapters/nlohmann_json_adapter.hpp>
-#include <valijson/schema.hpp>
-#include <valijson/schema_parser.hpp>
-#include <valijson/validation_results.hpp>
-#include <valijson/validator.hpp>
 
+#include "schema/json_schema.hpp"
 #include "server/embedded_schemas.hpp"
 
 namespace mixforge::server {
@@ -22,26 +18,11 @@ std::string file_name_of(const std::string& uri) {
   const auto slash = u.rfind('/');
   return slash == std::string::npos ? u : u.substr(slash + 1);
 }
-
-// valijson's context ("<root>", "[steps]", "[2]") -> JSON pointer ("/steps/2").
-std::string pointer_of(const std::vector<std::string>& context) {
-  std::string out;
-  for (const auto& c : context) {
-    if (c == "<root>") continue;
-    std::string t = c;
-    if (t.size() >= 2 && t.front() == '[' && t.back() == ']') t = t.substr(1, t.size() - 2);
-    if (t.size() >= 2 && t.front() == '"' && t.back() == '"') t = t.substr(1, t.size() - 2);
-    std::string esc;
-    for (char ch : t) esc += ch == '~' ? "~0" : ch == '/' ? "~1" : std::string(1, ch);
-    out += "/" + esc;
-  }
-  return out;
-}
 }  // namespace
 
 struct SchemaSet::Impl {
   std::map<std::string, nlohmann::json> documents;
-  std::map<std::string, std::unique_ptr<valijson::Schema>> schemas;
+  std::map<std::string, schema::JsonSchema> schemas;
 };
 
 SchemaSet::SchemaSet() : impl_(std::make_unique<Impl>()) {
@@ -55,46 +36,36 @@ SchemaSet::SchemaSet() : impl_(std::make_unique<Impl>()) {
   auto& docs = impl_->documents;
   for (const auto& [name, doc] : docs) {
     if (name.size() < 12 || name.compare(name.size() - 12, 12, ".schema.json") != 0) continue;
-    auto schema = std::make_unique<valijson::Schema>();
-    valijson::SchemaParser parser;
-    valijson::adapters::NlohmannJsonAdapter adapter(doc);
-    auto fetch = [&docs](const std::string& uri) -> const nlohmann::json* {
+    auto fetch = [&docs](const std::string& uri) {
       auto it = docs.find(file_name_of(uri));
       if (it == docs.end()) throw std::runtime_error("schema reference to unknown document " + uri);
-      return new nlohmann::json(it->second);
+      return it->second;
     };
-    auto release = [](const nlohmann::json* p) { delete p; };
     try {
-      parser.populateSchema(adapter, *schema, fetch, release);
+      impl_->schemas.emplace(name, schema::JsonSchema(doc, fetch));
     } catch (const std::exception& e) {
       throw std::runtime_error("embedded schema " + name + " could not be loaded: " + e.what());
     }
-    impl_->schemas[name] = std::move(schema);
   }
 }
 
 SchemaSet::~SchemaSet() = default;
 
-std::vector<FieldIssue> SchemaSet::check(const std::string& schema, const nlohmann::json& document) const {
-  const valijson::Schema& s = *impl_->schemas.at(schema);
-  valijson::Validator validator;
-  valijson::ValidationResults results;
-  valijson::adapters::NlohmannJsonAdapter target(document);
+std::vector<FieldIssue> SchemaSet::check(const std::string& name, const nlohmann::json& document) const {
+  const auto errors = impl_->schemas.at(name).errors(document);
   std::vector<FieldIssue> issues;
-  if (validator.validate(s, target, &results)) return issues;
-  valijson::ValidationResults::Error e;
   // valijson reports the enclosing failures too ("failed to validate against schema
   // associated with property"); the most specific (deepest) come first in our list.
   std::vector<FieldIssue> wrappers;
-  while (results.popError(e)) {
-    FieldIssue issue{pointer_of(e.context), e.description};
+  for (const auto& e : errors) {
+    FieldIssue issue{schema::json_pointer(e.path), e.message};
     // Name the offending property itself for unknown and missing properties.
     for (const char* marker : {"constraints: '", "Missing required property '"}) {
       const auto at = issue.message.find(marker);
       if (at == std::string::npos) continue;
       const auto from = at + std::string(marker).size();
       const auto to = issue.message.find('\'', from);
-      if (to != std::string::npos) issue.pointer += "/" + issue.message.substr(from, to - from);
+      if (to != std::string::npos) issue.pointer += schema::json_pointer({{issue.message.substr(from, to - from)}});
     }
     // valijson also reports every enclosing level ("Failed to validate against schema
     // associated with property name 'x'"); those say nothing the leaf does not.

@@ -5,15 +5,12 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <valijson/adapters/nlohmann_json_adapter.hpp>
-#include <valijson/schema.hpp>
-#include <valijson/schema_parser.hpp>
-#include <valijson/validator.hpp>
 
 #include "cli/run_command.hpp"
 #include "evolver/run.hpp"
 #include "evolver/store.hpp"
 #include "mixer/text_form.hpp"
+#include "schema/json_schema.hpp"
 
 namespace fs = std::filesystem;
 
@@ -34,18 +31,9 @@ nlohmann::json last_line_json(const std::string& out) {
 void expect_valid(const nlohmann::json& report) {
   std::ifstream in(std::string(MIXFORGE_SOURCE_DIR) + "/schema/bake_report.schema.json");
   const nlohmann::json doc = nlohmann::json::parse(in);
-  valijson::Schema schema;
-  valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
-  valijson::adapters::NlohmannJsonAdapter sa(doc);
-  parser.populateSchema(sa, schema);
-  valijson::Validator v;
-  valijson::ValidationResults results;
-  valijson::adapters::NlohmannJsonAdapter a(report);
   std::string errors;
-  if (!v.validate(schema, a, &results)) {
-    valijson::ValidationResults::Error e;
-    while (results.popError(e)) errors += e.description + "\n";
-  }
+  for (const auto& e : mixforge::schema::JsonSchema(doc).errors(report))
+    errors += mixforge::schema::dotted(e.path) + ": " + e.message + "\n";
   EXPECT_TRUE(errors.empty()) << errors;
 }
 

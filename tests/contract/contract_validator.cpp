@@ -10,11 +10,8 @@
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
-#include <valijson/adapters/nlohmann_json_adapter.hpp>
-#include <valijson/schema.hpp>
-#include <valijson/schema_parser.hpp>
-#include <valijson/validation_results.hpp>
-#include <valijson/validator.hpp>
+
+#include "schema/json_schema.hpp"
 
 namespace mixforge::contract {
 
@@ -92,7 +89,7 @@ struct ContractValidator::Impl {
   };
   std::vector<Template> templates;
   mutable std::mutex mutex;  // guards schemas
-  mutable std::map<std::string, std::unique_ptr<valijson::Schema>> schemas;  // by JSON pointer
+  mutable std::map<std::string, schema::JsonSchema> schemas;  // by JSON pointer
 
   const json& resolve(const json& node) const {
     const json* n = &node;
@@ -104,18 +101,15 @@ struct ContractValidator::Impl {
     return *n;
   }
 
-  // The valijson schema at a JSON pointer of the document, parsed once. The document
-  // itself is the root (a root "$ref" to the pointer), so "#/components/..." resolve.
-  const valijson::Schema& schema_at(const std::string& pointer) const {
+  // The schema at a JSON pointer of the document, parsed once. The document itself is
+  // the root (a root "$ref" to the pointer), so "#/components/..." resolve. Checked as
+  // draft 7: the keywords schema/ uses mean the same in 2020-12.
+  const schema::JsonSchema& schema_at(const std::string& pointer) const {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = schemas.find(pointer);
-    if (it != schemas.end()) return *it->second;
+    if (it != schemas.end()) return it->second;
     json root = {{"$ref", "#" + pointer}, {"components", doc.at("components")}, {"paths", doc.at("paths")}};
-    auto schema = std::make_unique<valijson::Schema>();
-    valijson::SchemaParser parser;  // draft 7: the keywords schema/ uses mean the same in 2020-12
-    valijson::adapters::NlohmannJsonAdapter adapter(root);
-    parser.populateSchema(adapter, *schema);
-    return *schemas.emplace(pointer, std::move(schema)).first->second;
+    return schemas.emplace(pointer, schema::JsonSchema(root)).first->second;
   }
 };
 
@@ -273,19 +267,10 @@ std::vector<std::string> ContractValidator::check(const Exchange& e) const {
   }
   const std::string schema_pointer = (response_pointer.empty() ? std::string() : response_pointer) +
                                      "/content/" + escape(media) + "/schema";
-  const valijson::Schema& schema = impl_->schema_at(schema_pointer);
-  valijson::Validator validator;
-  valijson::ValidationResults results;
-  valijson::adapters::NlohmannJsonAdapter target(body);
-  if (!validator.validate(schema, target, &results)) {
-    valijson::ValidationResults::Error err;
-    int shown = 0;
-    while (results.popError(err) && shown < 5) {
-      std::string ctx;
-      for (const auto& c : err.context) ctx += c;
-      v.push_back("body of " + code + " for " + where + " violates the schema at " + ctx + ": " + err.description);
-      ++shown;
-    }
+  const auto errors = impl_->schema_at(schema_pointer).errors(body);
+  for (std::size_t i = 0; i < errors.size() && i < 5; ++i) {
+    const std::string at = errors[i].path.empty() ? "(root)" : schema::json_pointer(errors[i].path);
+    v.push_back("body of " + code + " for " + where + " violates the schema at " + at + ": " + errors[i].message);
   }
   return v;
 }

@@ -16,9 +16,9 @@ FLAGS="-std=c++20 -O1 -gline-tables-only -fsanitize=fuzzer-no-link,address,undef
 
 # Compile a group of sources as one translation unit (each #included once: the headers
 # they share are parsed once, about 3x faster than one clang run per file) into
-# WORK/obj/NAME.o; again only when one of them, a header of mixer/, server/ or evolver/,
-# or this script (its flags), is newer than the object. Line tables only: enough for the
-# sanitizers' stack traces, and full debug info took about a third of the compile time.
+# WORK/obj/NAME.o; again only when one of them, a header of mixer/, server/, evolver/ or
+# schema/, or this script (its flags), is newer than the object. Line tables only: enough for
+# the sanitizers' stack traces, and full debug info took about a third of the compile time.
 compile_group() {
   name=$1; shift
   obj="$WORK/obj/$name.o"
@@ -29,7 +29,7 @@ compile_group() {
   stale=""
   if [ ! -f "$obj" ] || [ "$unit" -nt "$obj" ]; then stale=1; fi
   for f in "$@" "$0"; do [ "$f" -nt "$obj" ] && stale=1; done
-  if [ -z "$stale" ] && [ -n "$(find "$SRC/server" "$SRC/mixer" "$SRC/evolver" -maxdepth 1 -name '*.hpp' -newer "$obj" 2>/dev/null | head -1)" ]; then
+  if [ -z "$stale" ] && [ -n "$(find "$SRC/server" "$SRC/mixer" "$SRC/evolver" "$SRC/schema" -maxdepth 1 -name '*.hpp' -newer "$obj" 2>/dev/null | head -1)" ]; then
     stale=1
   fi
   if [ -n "$stale" ] && ! $CXX $FLAGS -c "$unit" -o "$obj"; then
@@ -44,7 +44,7 @@ for f in step program interpreter inverse text_form json_form; do MIXER_SRC="$MI
 SERVER_SRC=""
 for f in http_types problem query schema_validator program_input request_parsing; do SERVER_SRC="$SERVER_SRC $SRC/server/$f.cpp"; done
 SERVER_SRC="$SERVER_SRC $BIN/server/embedded_schemas.cpp $BIN/server/embedded_openapi.cpp"
-SERVER_SRC="$SERVER_SRC $SRC/evolver/run_config.cpp $BIN/evolver/run_config_schema.cpp"
+SERVER_SRC="$SERVER_SRC $SRC/evolver/run_config.cpp $BIN/evolver/run_config_schema.cpp $SRC/schema/json_schema.cpp"
 # shellcheck disable=SC2086
 MIXER=$(compile_group mixer $MIXER_SRC)
 # shellcheck disable=SC2086

@@ -137,6 +137,13 @@ TEST(ServerSchemas, LoadAndNameTheBadField) {
   issues = s.check("run.schema.json", {{"nope", 1}});
   ASSERT_FALSE(issues.empty());
   EXPECT_EQ(issues[0].pointer, "/nope");
+  // A JSON pointer: "/" and "~" in a property's name are escaped (they were not).
+  issues = s.check("run.schema.json", {{"a/b~c", 1}});
+  ASSERT_FALSE(issues.empty());
+  EXPECT_EQ(issues[0].pointer, "/a~1b~0c");
+  issues = s.check("run.schema.json", {{"allowed_kinds", {"mul-const", "twist"}}});
+  ASSERT_FALSE(issues.empty());
+  EXPECT_EQ(issues[0].pointer, "/allowed_kinds/1");
   issues = s.check("evaluate_request.schema.json", nlohmann::json::object());
   ASSERT_FALSE(issues.empty());
   EXPECT_EQ(issues[0].pointer, "/program");

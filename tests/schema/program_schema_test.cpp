@@ -1,16 +1,14 @@
-// The JSON form agrees with its schema (schema/program.schema.json), validated by valijson.
+// The JSON form agrees with its schema (schema/program.schema.json), checked by schema::JsonSchema.
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
-#include <valijson/adapters/nlohmann_json_adapter.hpp>
-#include <valijson/schema.hpp>
-#include <valijson/schema_parser.hpp>
-#include <valijson/validator.hpp>
 
 #include "mixer/json_form.hpp"
 #include "mixer/text_form.hpp"
+#include "schema/json_schema.hpp"
 #include "support/random_program.hpp"
 
 using namespace mixforge;
@@ -21,18 +19,10 @@ class ProgramSchema : public ::testing::Test {
   void SetUp() override {
     std::ifstream in(std::string(MIXFORGE_SOURCE_DIR) + "/schema/program.schema.json");
     ASSERT_TRUE(in);
-    doc_ = nlohmann::json::parse(in);
-    valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
-    valijson::adapters::NlohmannJsonAdapter adapter(doc_);
-    parser.populateSchema(adapter, schema_);
+    schema_ = std::make_unique<schema::JsonSchema>(nlohmann::json::parse(in));
   }
-  bool valid(const nlohmann::json& j) {
-    valijson::Validator v;
-    valijson::adapters::NlohmannJsonAdapter a(j);
-    return v.validate(schema_, a, nullptr);
-  }
-  nlohmann::json doc_;
-  valijson::Schema schema_;
+  bool valid(const nlohmann::json& j) { return schema_->valid(j); }
+  std::unique_ptr<schema::JsonSchema> schema_;
 };
 }  // namespace
 
