@@ -6,7 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "avalanche/reference_counts.hpp"
+#include "avalanche/interpreted_counter.hpp"
 #if MIXFORGE_WITH_JIT
 #include "avalanche/gpu_counter.hpp"
 #include "avalanche/jit_counts.hpp"
@@ -67,7 +67,7 @@ AvalancheCounts Evaluator::counts_exact(const Program& program, const std::atomi
         for (std::uint64_t k = r.begin(); k != r.end(); ++k) {
           if (cancel && cancel->load(std::memory_order_relaxed)) break;
           const std::uint64_t first = k * chunk;
-          acc += reference_counts_exact_range(program, first, std::min(chunk, total - first));
+          acc += interpreted_counts_exact_range(program, first, std::min(chunk, total - first));
         }
         return acc;
       },
@@ -85,7 +85,7 @@ AvalancheCounts Evaluator::counts_sampled(const Program& program, std::uint64_t 
   if (impl_->gpu && count >= impl_->gpu_min_samples) return impl_->gpu->counts_sampled(program, seed, first, count);
   if (impl_->engine) return jit_counts_sampled(*impl_->engine, program, seed, first, count);
 #endif
-  return reference_counts_sampled(program, seed, first, count);
+  return interpreted_counts_sampled(program, seed, first, count);
 }
 
 BatchFunction Evaluator::batch_function(const Program& program) const {

@@ -36,8 +36,9 @@ struct StagedScore {
 
 class Evaluator {
  public:
-  // engine may be null: then everything is computed by the reference interpreter
-  // (slow; for tests and as a baseline).
+  // engine may be null: then the interpreter hashes and the SIMD counting kernels count
+  // (avalanche/interpreted_counter.hpp; slower than a kernel, but nothing to compile: for
+  // small tasks, tests, and builds without the JIT).
   explicit Evaluator(jit::Engine* engine);
   // Owns a JIT engine of its own when mixforge was built with the JIT (the usual case).
   static std::unique_ptr<Evaluator> with_own_engine();

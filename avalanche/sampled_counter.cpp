@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <memory>
 #include <stdexcept>
-#include <vector>
 
 #include "avalanche/counting_kernels.hpp"
+#include "avalanche/diff_counter.hpp"
 #include "jit/kernel.hpp"
 
 namespace mixforge {
@@ -28,7 +28,7 @@ AvalancheCounts sampled_counts(const jit::Kernel& k, std::uint64_t seed, std::ui
   const counting::CountingKernels& kern = counting::best_counting_kernels();
   auto inputs = std::make_unique<Plane[]>(block);
   auto diffs = std::make_unique<Plane[]>(block * static_cast<std::size_t>(n));
-  std::vector<counting::SlicedCounter> counters(static_cast<std::size_t>(n));
+  counting::DiffCounter counter(n);
   const std::uint64_t per_block = block * lanes;
   for (std::uint64_t done = 0; done < count;) {
     const std::uint64_t todo = std::min(count - done, per_block);
@@ -46,16 +46,10 @@ AvalancheCounts sampled_counts(const jit::Kernel& k, std::uint64_t seed, std::ui
         char* plane = reinterpret_cast<char*>(&diffs[(vectors - 1) * n + static_cast<std::size_t>(i)]);
         std::fill(plane + used * word_bits / 8, plane + 64, 0);
       }
-    kern.count_diffs(diffs.get(), n, vectors, counters.data());
+    counter.add(diffs.get(), vectors);
     done += todo;
   }
-  for (int i = 0; i < n; ++i) {
-    std::uint64_t totals[512] = {};
-    counting::add_totals(counters[static_cast<std::size_t>(i)], totals);
-    std::uint64_t* row = &result.flips[static_cast<std::size_t>(i) * n];
-    for (int p = 0; p < 512; ++p)
-      if (p % word_bits < n) row[p % word_bits] += totals[p];
-  }
+  counter.add_to(result);
   return result;
 }
 

@@ -5,6 +5,9 @@
 //   sampled/*  sampled scoring throughput at N = 2^20 INCLUDING compilation: fresh
 //              (uncached) 5-step 32-bit programs, compiled and scored on 2 threads; the
 //              interpreter's per-program time is extrapolated from 2^12 samples.
+//   small_work/* one small sampled score (2^8 .. 2^14 samples): the reference loops, the
+//              interpreted counter and the JIT (compile included), one thread: where a
+//              run's small-work limit belongs.
 //   counting/* the exact counting kernels alone (one thread, a random 2^16-word tile, all
 //              16 local directions), per instruction set this CPU runs, against the
 //              baseline x86-64 build.
@@ -19,13 +22,16 @@
 #include <cstdio>
 #include <ctime>
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "avalanche/chi_square.hpp"
 #include "avalanche/counting_kernels.hpp"
+#include "avalanche/evaluator.hpp"
 #include "avalanche/exact_counter.hpp"
+#include "avalanche/interpreted_counter.hpp"
 #include "avalanche/jit_counts.hpp"
 #include "avalanche/reference_counts.hpp"
 #include "avalanche/sampled_counter.hpp"
@@ -155,6 +161,35 @@ void sampled_interpreter(benchmark::State& state) {
   results["sampled_interpreter_cpu_rate"] = 2 / (cpu * scale);
 }
 
+// Small scoring tasks, where a run picks the interpreter or a kernel (evolver/run.hpp,
+// small_work_limit in step evaluations = samples x (n + 1) x steps): one fresh 5-step
+// 32-bit program at a time, one thread, 2^range(0) samples; range(1): 0 the reference
+// loops, 1 the interpreted counter (what the runs use), 2 the JIT evaluator (compile
+// included, as a run pays it).
+std::map<std::pair<int, int>, double> small_ms;  // (log2 samples, path) -> ms per program
+
+void small_work(benchmark::State& state) {
+  static const std::unique_ptr<Evaluator> jit_evaluator = Evaluator::with_own_engine();
+  const int log2n = static_cast<int>(state.range(0));
+  const int path = static_cast<int>(state.range(1));
+  const std::uint64_t samples = std::uint64_t{1} << log2n;
+  std::mt19937_64 rng(1000 + log2n);
+  double wall = 0;
+  for (auto _ : state) {
+    const Program p = fresh_program(rng);
+    Timer t;
+    if (path == 0) benchmark::DoNotOptimize(reference_counts_sampled(p, 1, 0, samples));
+    if (path == 1) benchmark::DoNotOptimize(interpreted_counts_sampled(p, 1, 0, samples));
+    if (path == 2) benchmark::DoNotOptimize(jit_evaluator->counts_sampled(p, 1, 0, samples));
+    wall += t.wall_s();
+  }
+  const double ms = 1e3 * wall / static_cast<double>(state.iterations());
+  state.counters["ms_per_program"] = ms;
+  state.SetLabel(std::string(path == 0 ? "reference loops" : path == 1 ? "interpreted counter" : "JIT") +
+                 ", N=2^" + std::to_string(log2n));
+  small_ms[{log2n, path}] = ms;
+}
+
 // The counting kernels of one instruction set: 0 baseline, 1 AVX2, 2 AVX-512.
 void counting(benchmark::State& state) {
   const counting::CountingKernels* k = state.range(0) == 0   ? &counting::generic_counting_kernels()
@@ -191,6 +226,11 @@ BENCHMARK(sampled_jit)
     ->UseRealTime();
 BENCHMARK(sampled_jit_run_only)->DenseRange(0, 2)->Unit(benchmark::kMillisecond)->Iterations(20)->UseRealTime();
 BENCHMARK(sampled_interpreter)->Unit(benchmark::kMillisecond)->Iterations(5)->UseRealTime();
+BENCHMARK(small_work)
+    ->ArgsProduct({{8, 10, 12, 14}, {0, 1, 2}})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(20)
+    ->UseRealTime();
 
 }  // namespace
 
@@ -226,6 +266,15 @@ int main(int argc, char** argv) {
       std::printf("sampled incl. compile, %s: wall %.0f programs/s; 2-core equivalent %.0f programs/s "
                   "(interpreter: %.0f/s)\n",
                   name.c_str(), rate.first, rate.second, interp_cpu * 256);
+  }
+  // Step evaluations of a 5-step 32-bit program at N samples: N x 33 x 5.
+  for (const int log2n : {8, 10, 12, 14}) {
+    if (!small_ms.count({log2n, 2})) continue;
+    const double jit = small_ms[{log2n, 2}];
+    const double work = static_cast<double>(std::uint64_t{1} << log2n) * 33 * 5;
+    std::printf("small task, N=2^%d (%.0f step evaluations), one thread, ms per program: reference loops %.3f, "
+                "interpreted counter %.3f, JIT incl. compile %.3f -> JIT / interpreted %.2f\n",
+                log2n, work, small_ms[{log2n, 0}], small_ms[{log2n, 1}], jit, jit / small_ms[{log2n, 1}]);
   }
   return 0;
 }

@@ -224,7 +224,7 @@ RejectStats false_rejects(int width, int per_parent, std::uint64_t samples) {
     for (int i = 0; i < per_parent; ++i) {
       // Small constant moves are the children that are often nearly as good as the parent.
       const Program child = mutate(parent, shape, MutationWeights{4, 1, 1, 0, 0}, rng).program;
-      const StagedChild sc = staged_with_reject(child, samples, 777 + i, er, threshold, ev, &interpreter(), 600000);
+      const StagedChild sc = staged_with_reject(child, samples, 777 + i, er, threshold, ev, &interpreter(), default_small_work_limit);
       ++st.children;
       st.rejected += sc.rejected;
       bool clearly_ok;

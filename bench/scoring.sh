@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The scoring figures README quotes ("Scoring and its speed", rand_range uniformity):
 # `mixforge eval` on lowbias32 (3 times), bench_avalanche (JIT against the reference
-# interpreter, ratios measured in the same run), bench_jit_compile and bench_rand_range.
-# Writes bench/results/scoring/{machine,eval_lowbias32,bench_avalanche,bench_jit_compile,
-# bench_rand_range}.txt. The machine is shared: the load average is recorded before and
+# interpreter, ratios measured in the same run; its small-task rows alone as the part
+# small_work), bench_jit_compile and bench_rand_range.
+# Writes bench/results/scoring/{machine,eval_lowbias32,bench_avalanche,
+# bench_avalanche_small_work,bench_jit_compile,bench_rand_range}.txt. The machine is shared: the load average is recorded before and
 # after each part, so read the figures as taken under that load.
 #
 #   bench/scoring.sh [BUILD_DIR [PART...]]   (default build/release and every part:
-#                                            eval avalanche jit_compile rand_range)
+#                                            eval avalanche jit_compile rand_range;
+#                                            small_work only when named)
 # OUT= writes the files to another folder (e.g. one per machine).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -34,6 +36,14 @@ want eval && {
   for i in 1 2 3; do "$build/cli/mixforge" eval "$lowbias32"; echo; done
   echo "# load after: $(load)"
 } | tee "$out/eval_lowbias32.txt"
+
+# The small scoring tasks alone (where evolver/early_reject.hpp's default_small_work_limit
+# comes from), without the rest of bench_avalanche.
+want small_work && {
+  echo "# bench_avalanche --benchmark_filter=small_work; load before: $(load)"
+  "$build/bench/bench_avalanche" --benchmark_filter=small_work
+  echo "# load after: $(load)"
+} 2>&1 | tee "$out/bench_avalanche_small_work.txt"
 
 for b in bench_avalanche bench_jit_compile bench_rand_range; do
   want "${b#bench_}" || continue

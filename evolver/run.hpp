@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "avalanche/evaluator.hpp"
+#include "evolver/early_reject.hpp"
 #include "evolver/local_search.hpp"
 #include "evolver/pool.hpp"
 #include "evolver/random_program.hpp"
@@ -53,12 +54,13 @@ class Run {
   using NewBestCallback = std::function<void(const HallOfFameEntry&)>;
 
   // from: continue a checkpoint; else a fresh run. The evaluators must outlive the run.
-  // small_work (optional, usually the reference interpreter) scores tasks too small to
-  // repay compiling a kernel: below small_work_limit step evaluations. Both give the
-  // same integer counts, so the choice never changes a result.
+  // small_work (optional, usually an evaluator without an engine: the interpreted
+  // counter) scores tasks too small to repay compiling a kernel: below small_work_limit
+  // step evaluations. Both give the same integer counts, so the choice never changes a
+  // result.
   Run(std::string id, RunConfig config, const Evaluator& evaluator,
       std::optional<Checkpoint> from = std::nullopt, const Evaluator* small_work = nullptr,
-      double small_work_limit = 600000);
+      double small_work_limit = default_small_work_limit);
   ~Run();  // requests a stop and joins
   Run(const Run&) = delete;
   Run& operator=(const Run&) = delete;

@@ -30,4 +30,29 @@ std::uint64_t apply(const Program& program, std::uint64_t x) {
   return x;
 }
 
+void apply_in_place(const Program& program, std::uint64_t* v, std::size_t count) {
+  const std::uint64_t m = program.mask();
+  const unsigned width = static_cast<unsigned>(program.width());
+  for (std::size_t i = 0; i < count; ++i) v[i] &= m;
+  // The same operations as apply_step, with the switch outside the loops.
+  for (const Step& s : program.steps()) {
+    const std::uint64_t c = s.operand;
+    const unsigned k = static_cast<unsigned>(c & 63);
+    switch (s.kind) {
+      case StepKind::xor_const: for (std::size_t i = 0; i < count; ++i) v[i] = (v[i] ^ c) & m; break;
+      case StepKind::mul_const: for (std::size_t i = 0; i < count; ++i) v[i] = (v[i] * c) & m; break;
+      case StepKind::add_const: for (std::size_t i = 0; i < count; ++i) v[i] = (v[i] + c) & m; break;
+      case StepKind::sub_const: for (std::size_t i = 0; i < count; ++i) v[i] = (v[i] - c) & m; break;
+      case StepKind::xorshift_right: for (std::size_t i = 0; i < count; ++i) v[i] = (v[i] ^ (v[i] >> k)) & m; break;
+      case StepKind::xorshift_left: for (std::size_t i = 0; i < count; ++i) v[i] = (v[i] ^ (v[i] << k)) & m; break;
+      case StepKind::add_shift: for (std::size_t i = 0; i < count; ++i) v[i] = (v[i] + (v[i] << k)) & m; break;
+      case StepKind::sub_shift: for (std::size_t i = 0; i < count; ++i) v[i] = (v[i] - (v[i] << k)) & m; break;
+      case StepKind::rotate:
+        if (k != 0)
+          for (std::size_t i = 0; i < count; ++i) v[i] = ((v[i] << k) | (v[i] >> (width - k))) & m;
+        break;
+    }
+  }
+}
+
 }  // namespace mixforge

@@ -21,6 +21,7 @@
 #include "support/process.hpp"
 #include "support/random_program.hpp"
 #include "support/reference_functions.hpp"
+#include "support/same_counts.hpp"
 
 namespace mixforge {
 namespace {
@@ -30,13 +31,7 @@ const Evaluator& cpu_evaluator() {
   return *e;
 }
 
-void expect_same_counts(const AvalancheCounts& want, const AvalancheCounts& got, const Program& p) {
-  SCOPED_TRACE(format_short(p));
-  EXPECT_EQ(got.width, want.width);
-  EXPECT_EQ(got.trials, want.trials);
-  EXPECT_EQ(got.exact, want.exact);
-  EXPECT_EQ(got.flips, want.flips);
-}
+using testing::expect_same_counts;
 
 TEST(Device, ParsesTheThreeChoicesAndNamesABadOne) {
   EXPECT_EQ(parse_device("cpu"), Device::cpu);

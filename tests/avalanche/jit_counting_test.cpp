@@ -4,13 +4,14 @@
 
 #include <random>
 
-#include "support/random_program.hpp"
 #include "avalanche/counting_kernels.hpp"
 #include "avalanche/exact_counter.hpp"
 #include "avalanche/jit_counts.hpp"
 #include "avalanche/reference_counts.hpp"
 #include "avalanche/sampled_counter.hpp"
 #include "jit/engine.hpp"
+#include "support/random_program.hpp"
+#include "support/same_counts.hpp"
 
 namespace mixforge {
 namespace {
@@ -22,13 +23,6 @@ jit::Engine& engine() {
   return e;
 }
 
-void expect_same(const AvalancheCounts& got, const AvalancheCounts& want, const Program& p) {
-  EXPECT_EQ(got.width, want.width) << p.canonical();
-  EXPECT_EQ(got.trials, want.trials) << p.canonical();
-  EXPECT_EQ(got.exact, want.exact) << p.canonical();
-  EXPECT_EQ(got.flips, want.flips) << p.canonical();
-}
-
 TEST(JitSampledCounts, MatchReferenceAtEveryWidth) {
   std::mt19937_64 rng(2024);
   for (int width = 1; width <= 64; ++width) {
@@ -38,7 +32,7 @@ TEST(JitSampledCounts, MatchReferenceAtEveryWidth) {
     for (std::uint64_t count : {std::uint64_t{1}, std::uint64_t{17}, static_cast<std::uint64_t>(2000 + width)}) {
       const std::uint64_t first = rng() % 5000;
       SCOPED_TRACE("count " + std::to_string(count));
-      expect_same(jit_counts_sampled(engine(), p, seed, first, count),
+      testing::expect_same_counts(jit_counts_sampled(engine(), p, seed, first, count),
                   reference_counts_sampled(p, seed, first, count), p);
     }
   }
@@ -49,7 +43,7 @@ TEST(JitSampledCounts, RangesAddUp) {
                        {StepKind::xorshift_right, 15}});
   AvalancheCounts parts = jit_counts_sampled(engine(), p, 7, 0, 1000);
   parts += jit_counts_sampled(engine(), p, 7, 1000, 3096);
-  expect_same(parts, jit_counts_sampled(engine(), p, 7, 0, 4096), p);
+  testing::expect_same_counts(parts, jit_counts_sampled(engine(), p, 7, 0, 4096), p);
   EXPECT_EQ(jit_counts_sampled(engine(), p, 7, 0, 0).trials, 0u);
 }
 
@@ -61,12 +55,12 @@ TEST(JitPrepare, BatchCompiledKernelsServeLaterCounts) {
   auto kernels = jit_prepare_sampled(local, programs, 500);
   EXPECT_EQ(local.stats().modules, 1u);
   for (const Program& p : programs)
-    expect_same(jit_counts_sampled(local, p, 3, 0, 500), reference_counts_sampled(p, 3, 0, 500), p);
+    testing::expect_same_counts(jit_counts_sampled(local, p, 3, 0, 500), reference_counts_sampled(p, 3, 0, 500), p);
   EXPECT_EQ(local.stats().modules, 1u);  // all served from the batch
   EXPECT_EQ(local.stats().cache_hits, programs.size());
   auto exact = jit_prepare_exact(local, programs);
   EXPECT_EQ(local.stats().modules, 2u);
-  expect_same(jit_counts_exact(local, programs[0]), reference_counts_exact(programs[0]), programs[0]);
+  testing::expect_same_counts(jit_counts_exact(local, programs[0]), reference_counts_exact(programs[0]), programs[0]);
   EXPECT_EQ(local.stats().modules, 2u);
 }
 
@@ -79,7 +73,7 @@ TEST(JitSampledCounts, QuickCodeForSmallCountsOptimisedForLarge) {
   const AvalancheCounts big = jit_counts_sampled(local, p, 5, 0, std::uint64_t{1} << 20);
   AvalancheCounts parts = jit_counts_sampled(local, p, 5, 0, 1000);
   parts += jit_counts_sampled(local, p, 5, 1000, (std::uint64_t{1} << 20) - 1000);
-  expect_same(parts, big, p);
+  testing::expect_same_counts(parts, big, p);
 }
 
 TEST(JitExactCounts, MatchReferenceForWidths1To16) {
@@ -87,7 +81,7 @@ TEST(JitExactCounts, MatchReferenceForWidths1To16) {
   for (int width = 1; width <= 16; ++width)
     for (int trial = 0; trial < 3; ++trial) {
       const Program p = random_program(rng, width, 1 + static_cast<int>(rng() % 8));
-      expect_same(jit_counts_exact(engine(), p), reference_counts_exact(p), p);
+      testing::expect_same_counts(jit_counts_exact(engine(), p), reference_counts_exact(p), p);
     }
 }
 
@@ -96,7 +90,7 @@ TEST(JitExactCounts, MatchReferenceAcrossTwoPasses) {
   std::mt19937_64 rng(5);
   for (int width : {17, 19}) {
     const Program p = random_program(rng, width, 6);
-    expect_same(jit_counts_exact(engine(), p), reference_counts_exact(p), p);
+    testing::expect_same_counts(jit_counts_exact(engine(), p), reference_counts_exact(p), p);
   }
 }
 
