@@ -31,7 +31,7 @@ double scoring_work(const Program& p, std::uint64_t inputs);
 
 // Below this much scoring work the interpreted counter is sooner than compiling a kernel:
 // bench_avalanche's small_work rows put the crossover for a fresh 5-step 32-bit program
-// between 2^12 samples (676k step evaluations; the JIT 1.6x slower) and 2^14 (2.7M; the
+// between 2^12 samples (676k step evaluations; the JIT 1.5x slower) and 2^14 (2.7M; the
 // JIT 2x faster), about 1.2M (bench/results/scoring/small_work/bench_avalanche_small_work.txt).
 // A 7000-tournament, one-worker 32-bit run (tests/evolver/trap_test.cpp) took 40 s with
 // 600k, 35 s with 1.2M and 41 s with 2.4M (one run each).
