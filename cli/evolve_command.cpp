@@ -154,7 +154,7 @@ void add_evolve_command(CLI::App& app) {
   add_device_option(cmd, &o->device);
   cmd->add_option("--top", o->top, "Best functions shown at the end (default 5)");
   cmd->add_flag("--json", o->json, "Final stdout line: one JSON object with run_id and best");
-  cmd->add_flag("--interpreter", o->interpreter, "Score with the reference interpreter (slow; for checks)");
+  cmd->add_flag("--interpreter", o->interpreter, "Score without the JIT (the interpreter hashes; slower; for checks)");
   cmd->add_flag("--islands", o->islands,
                 "One island per MPI rank (run under mpirun -np K); rank 0 owns the data directory");
   cmd->add_option("--resume", o->resume,

@@ -193,7 +193,7 @@ void add_runs_command(CLI::App& app) {
   r->add_option("--tournaments", o->tournaments, "Tournament budget from now");
   r->add_flag("--json", o->json, "Final stdout line: one JSON object");
   r->add_option("--top", o->top, "Best functions shown at the end");
-  r->add_flag("--interpreter", o->interpreter, "Score with the reference interpreter");
+  r->add_flag("--interpreter", o->interpreter, "Score without the JIT (the interpreter hashes; for checks)");
   r->callback([o] { resume(*o); });
   CLI::App* d = sub("dump", "The pool as text, one function per line with its chi2", true);
   d->callback([o] { dump(*o); });

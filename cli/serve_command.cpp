@@ -102,7 +102,7 @@ void add_serve_command(CLI::App& app) {
   auto device = std::make_shared<std::string>();
   add_device_option(cmd, device.get());
   cmd->add_flag("--interpreter", opts->interpreter_only,
-                "Score with the reference interpreter instead of the JIT (slow; for tests)");
+                "Score without the JIT (the interpreter hashes; slower; for tests)");
   auto islands = std::make_shared<bool>(false);
   auto island = std::make_shared<IslandCliOptions>();
   cmd->add_flag("--islands", *islands,

@@ -34,7 +34,7 @@ struct DaemonOptions {
   unsigned read_threads = 2;     // store reads (pool, best, hall of fame, runs, metrics)
   unsigned control_threads = 2;  // run control and export; never shared with scoring
   bool default_run = true;          // start one run on first start with an empty data dir
-  bool interpreter_only = false;    // score with the reference interpreter (tests)
+  bool interpreter_only = false;    // score without the JIT: the interpreter hashes (tests)
   Device device = Device::cpu;      // --device: cpu, gpu (required) or automatic
   double checkpoint_interval_s = 5;
   std::vector<std::string> allowed_hosts;  // Host names answered besides localhost / the bind address
