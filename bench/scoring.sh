@@ -33,7 +33,7 @@ cat "$out/machine.txt"
 lowbias32="x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;"
 want eval && {
   echo "# mixforge eval (exact, all 2^32 inputs, compile included), 3 runs; load before: $(load)"
-  for i in 1 2 3; do "$build/cli/mixforge" eval "$lowbias32"; echo; done
+  for _ in 1 2 3; do "$build/cli/mixforge" eval "$lowbias32"; echo; done
   echo "# load after: $(load)"
 } | tee "$out/eval_lowbias32.txt"
 

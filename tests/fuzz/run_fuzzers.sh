@@ -1,4 +1,7 @@
 #!/bin/sh
+# -nt is not POSIX, but dash's and busybox's test have it (SC3013). $FLAGS and the object
+# lists are word lists, split on purpose (SC2086).
+# shellcheck disable=SC3013,SC2086
 # Builds the libFuzzer targets with clang (-fsanitize=fuzzer,address,undefined) from the
 # sources they need and runs each on a number of inputs (PARSER_RUNS, REQUEST_RUNS) from a fixed seed (FUZZ_SEED, default
 # 1), so the smoke test tries the same inputs on every machine and a failure in CI
@@ -45,9 +48,7 @@ SERVER_SRC=""
 for f in http_types problem query schema_validator program_input request_parsing; do SERVER_SRC="$SERVER_SRC $SRC/server/$f.cpp"; done
 SERVER_SRC="$SERVER_SRC $BIN/server/embedded_schemas.cpp $BIN/server/embedded_openapi.cpp"
 SERVER_SRC="$SERVER_SRC $SRC/evolver/run_config.cpp $BIN/evolver/run_config_schema.cpp $SRC/schema/json_schema.cpp"
-# shellcheck disable=SC2086
 MIXER=$(compile_group mixer $MIXER_SRC)
-# shellcheck disable=SC2086
 SERVER=$(compile_group server $SERVER_SRC)
 
 P=$(compile_group fuzz_program_parser "$SRC/tests/fuzz/fuzz_program_parser.cpp")
