@@ -11,12 +11,10 @@
 namespace mixforge::server {
 
 namespace {
+// The document's file name in a reference's URI (JsonSchema passes it without the fragment).
 std::string file_name_of(const std::string& uri) {
-  std::string u = uri;
-  const auto hash = u.find('#');
-  if (hash != std::string::npos) u = u.substr(0, hash);
-  const auto slash = u.rfind('/');
-  return slash == std::string::npos ? u : u.substr(slash + 1);
+  const auto slash = uri.rfind('/');
+  return slash == std::string::npos ? uri : uri.substr(slash + 1);
 }
 }  // namespace
 
