@@ -1,7 +1,6 @@
 #include "avalanche/interpreted_counter.hpp"
 
 #include <algorithm>
-#include <memory>
 #include <vector>
 
 #include "avalanche/counting_kernels.hpp"
@@ -11,49 +10,39 @@
 namespace mixforge {
 
 namespace {
-// Blocks of 32 vectors, as the JIT path takes them (avalanche/sampled_counter.cpp).
-constexpr std::size_t block = 32;
-
 // Counts `count` inputs, which fill(done, todo, inputs) writes as Word values (a block at
 // a time), hashed by the interpreter into the JIT kernels' diffs layout.
 template <class Word, class Fill>
 AvalancheCounts count_inputs(const Program& p, bool exact, std::uint64_t count, Fill fill) {
   using counting::Plane;
-  const int n = p.width();
-  AvalancheCounts result = AvalancheCounts::zero(n, exact);
-  result.trials = count;
-  if (count == 0) return result;
-  counting::DiffCounter counter(n);
-  const auto lanes = static_cast<std::size_t>(counter.lanes());
-  auto inputs = std::make_unique<Plane[]>(block);
-  auto diffs = std::make_unique<Plane[]>(block * static_cast<std::size_t>(n));
-  // Per input its value and its n neighbours x ^ 2^i, hashed together (apply_in_place).
-  const std::size_t stride = static_cast<std::size_t>(n) + 1;
-  std::vector<std::uint64_t> values(block * lanes * stride);
-  Word* in = reinterpret_cast<Word*>(inputs.get());
-  Word* out = reinterpret_cast<Word*>(diffs.get());
-  for (std::uint64_t done = 0; done < count;) {
-    const std::size_t todo = static_cast<std::size_t>(std::min<std::uint64_t>(count - done, block * lanes));
-    const std::size_t vectors = (todo + lanes - 1) / lanes;
-    fill(done, todo, in);
-    for (std::size_t k = 0; k < todo; ++k) {
-      std::uint64_t* v = &values[k * stride];
-      v[0] = in[k];
-      for (int i = 0; i < n; ++i) v[1 + i] = in[k] ^ (std::uint64_t{1} << i);
-    }
-    apply_in_place(p, values.data(), todo * stride);
-    // Lanes past todo in the last vector keep zero differences.
-    std::fill(out, out + vectors * static_cast<std::size_t>(n) * lanes, Word{0});
-    for (std::size_t k = 0; k < todo; ++k) {
-      const std::uint64_t* v = &values[k * stride];
-      Word* row = out + (k / lanes) * static_cast<std::size_t>(n) * lanes + k % lanes;
-      for (int i = 0; i < n; ++i) row[static_cast<std::size_t>(i) * lanes] = static_cast<Word>(v[0] ^ v[1 + i]);
-    }
-    counter.add(diffs.get(), vectors);
-    done += todo;
-  }
-  counter.add_to(result);
-  return result;
+  const auto n = static_cast<std::size_t>(p.width());
+  const std::size_t lanes = 64 / sizeof(Word);
+  // Per input its value and its n neighbours x ^ 2^i, hashed together (apply_in_place);
+  // sized for the inputs of one call when that is less than a block.
+  const std::size_t stride = n + 1;
+  std::vector<std::uint64_t> values(
+      static_cast<std::size_t>(std::min<std::uint64_t>(count, counting::block_vectors * lanes)) * stride);
+  return counting::count_in_blocks(
+      p.width(), exact, count,
+      [&](std::uint64_t done, std::size_t todo, Plane* inputs) {
+        fill(done, todo, reinterpret_cast<Word*>(inputs));
+      },
+      [&](const Plane* inputs, Plane* diffs, std::size_t, std::size_t todo) {
+        const Word* in = reinterpret_cast<const Word*>(inputs);
+        for (std::size_t k = 0; k < todo; ++k) {
+          std::uint64_t* v = &values[k * stride];
+          v[0] = in[k];
+          for (std::size_t i = 0; i < n; ++i) v[1 + i] = in[k] ^ (std::uint64_t{1} << i);
+        }
+        apply_in_place(p, values.data(), todo * stride);
+        // Every lane below todo is written; count_in_blocks clears the padding lanes.
+        Word* out = reinterpret_cast<Word*>(diffs);
+        for (std::size_t k = 0; k < todo; ++k) {
+          const std::uint64_t* v = &values[k * stride];
+          Word* row = out + (k / lanes) * n * lanes + k % lanes;
+          for (std::size_t i = 0; i < n; ++i) row[i * lanes] = static_cast<Word>(v[0] ^ v[1 + i]);
+        }
+      });
 }
 
 template <class Word>
