@@ -8,12 +8,14 @@
 // Counts are compared for equality on every measured call. Writes DIR/gpu.txt (default
 // bench/results/gpu). Without a CUDA GPU it says why and exits 0 without writing.
 //
-// bench_gpu --ptx [--out DIR] needs no GPU: for each kernel option it emits the counting
+// bench_gpu --ptx [--ir-passes PIPELINE] [--out DIR] needs no GPU: for each kernel option it emits the counting
 // kernels of lowbias32 and of a random 64-bit program, one module per kernel as the
 // evaluator loads them, assembles them with ptxas -v
 // (PATH or /usr/local/cuda/bin) and writes DIR/ptx_kernels.txt: emit and ptxas times
 // (medians of 3), registers, stack, spills, and the PTX instructions, shuffles and
-// popcounts of each kernel's text (static counts, not per input).
+// popcounts of each kernel's text, and the SASS instructions ptxas made of it (static
+// counts, not per input). --ir-passes runs an LLVM pipeline on the IR first
+// (jit::PtxOptions::ir_passes; bench/ptx_passes.sh compares several).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -119,6 +121,23 @@ std::string ptxas_summary(const std::string& log, const std::string& entry) {
   return trim(used) + "; " + trim(frame);
 }
 
+// Bytes of machine code (SASS, 16 per instruction on sm_90) ptxas made for one entry: the
+// size of its .text.ENTRY section in the cubin, as readelf lists it; -1 without readelf.
+long sass_bytes(const std::filesystem::path& cubin, const std::string& entry) {
+  int status = 0;
+  const std::string sections = command_output("readelf -SW " + cubin.string(), status);
+  if (status != 0) return -1;
+  std::istringstream lines(sections);
+  for (std::string l; std::getline(lines, l);) {
+    // "  [Nr] Name Type Address Off Size ES Flg Lk Inf Al"
+    std::istringstream fields(l.substr(l.find(']') == std::string::npos ? 0 : l.find(']') + 1));
+    std::string name, type, address, offset, size;
+    if (!(fields >> name >> type >> address >> offset >> size) || name != ".text." + entry) continue;
+    return std::stol(size, nullptr, 16);
+  }
+  return -1;
+}
+
 // `count` random 5-step programs of a width, as a search starts them.
 std::vector<Program> random_programs(int width, std::size_t count, std::uint64_t seed) {
   evolver::ProgramShape shape;
@@ -132,12 +151,14 @@ std::vector<Program> random_programs(int width, std::size_t count, std::uint64_t
   return programs;
 }
 
-int ptx_report(const std::filesystem::path& out) {
+int ptx_report(const std::filesystem::path& out, const std::string& ir_passes) {
   const std::string ptxas = ptxas_path();
   const Program lowbias = parse_program("x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;");
   const Program wide = random_programs(64, 1, 11).front();
   std::ostringstream r;
-  r << "counting kernels for sm_90 (PTX 8.0); ptxas: " << (ptxas.empty() ? "not found" : ptxas) << "\n";
+  r << "counting kernels for sm_90 (PTX 8.0); IR passes before code generation: "
+    << (ir_passes.empty() ? std::string("none") : ir_passes) << "; ptxas: " << (ptxas.empty() ? "not found" : ptxas)
+    << "\n";
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "mixforge-bench-ptx";
   std::filesystem::create_directories(dir);
   for (const auto& [name, program] : {std::pair<std::string, Program>{"lowbias32", lowbias},
@@ -153,7 +174,7 @@ int ptx_report(const std::filesystem::path& out) {
         const std::vector<Program> one{program};
         std::string ptx;
         const double emit_s =
-            sorted_times(3, [&] { ptx = jit::emit_count_ptx(one, {"sm_90", "+ptx80", ""}, {tile}, which); })[1];
+            sorted_times(3, [&] { ptx = jit::emit_count_ptx(one, {"sm_90", "+ptx80", "", ir_passes}, {tile}, which); })[1];
         const std::filesystem::path file = dir / "k.ptx";
         std::ofstream(file) << ptx;
         std::string log = "ptxas not run";
@@ -170,7 +191,9 @@ int ptx_report(const std::filesystem::path& out) {
                       "    %-16s emit %4.0f ms, ptxas %4.0f ms%s; %5ld PTX instructions, %4ld shfl, %3ld popc; ", entry,
                       emit_s * 1e3, ptxas_s * 1e3, status == 0 ? "" : " (ptxas FAILED)", c.instructions, c.shuffles,
                       c.popcounts);
-        r << line << (ptxas.empty() ? std::string("not assembled") : ptxas_summary(log, entry)) << "\n";
+        r << line << (ptxas.empty() ? std::string("not assembled") : ptxas_summary(log, entry));
+        if (!ptxas.empty() && status == 0) r << "; SASS " << sass_bytes(dir / "k.cubin", entry) / 16 << " instructions";
+        r << "\n";
       }
     }
   }
@@ -185,18 +208,21 @@ int ptx_report(const std::filesystem::path& out) {
 int main(int argc, char** argv) {
   std::filesystem::path out = "bench/results/gpu";
   bool ptx_only = false;
+  std::string ir_passes;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--out" && i + 1 < argc) {
       out = argv[++i];
     } else if (arg == "--ptx") {
       ptx_only = true;
+    } else if (arg == "--ir-passes" && i + 1 < argc) {
+      ir_passes = argv[++i];
     } else {
-      std::fprintf(stderr, "bench_gpu: unknown argument \"%s\" (usage: bench_gpu [--ptx] [--out DIR])\n", arg.c_str());
+      std::fprintf(stderr, "bench_gpu: unknown argument \"%s\" (usage: bench_gpu [--ptx [--ir-passes PIPELINE]] [--out DIR])\n", arg.c_str());
       return 2;
     }
   }
-  if (ptx_only) return ptx_report(out);
+  if (ptx_only) return ptx_report(out, ir_passes);
   std::unique_ptr<GpuCounter> gpu;
   try {
     gpu = GpuCounter::open();

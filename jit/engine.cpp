@@ -1,7 +1,5 @@
 #include "jit/engine.hpp"
 
-#include <llvm/Analysis/CGSCCPassManager.h>
-#include <llvm/Analysis/LoopAnalysisManager.h>
 #include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/IRCompileLayer.h>
 #include <llvm/ExecutionEngine/Orc/IRTransformLayer.h>
@@ -14,9 +12,7 @@
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Metadata.h>
 #include <llvm/IR/Module.h>
-#include <llvm/IR/PassManager.h>
 #include <llvm/IR/Verifier.h>
-#include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
@@ -29,6 +25,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "jit/ir_passes.hpp"
 #include "jit/mix_ir.hpp"
 
 namespace mixforge::jit {
@@ -120,20 +117,9 @@ class PooledCompiler : public orc::IRCompileLayer::IRCompiler {
   std::shared_ptr<TargetMachinePool> pool_;
 };
 
+// The pipelines are fixed strings that parse (run_ir_passes throws only on a bad one).
 void run_ir_pipeline(llvm::Module& m, llvm::TargetMachine* tm, int level) {
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder pb(tm);
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
-  auto mpm = pb.buildPerModuleDefaultPipeline(level >= 2 ? llvm::OptimizationLevel::O2
-                                                         : llvm::OptimizationLevel::O1);
-  mpm.run(m, mam);
+  run_ir_passes(m, tm, level >= 2 ? "default<O2>" : "default<O1>", "jit");
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 
 #include "jit/count_kernels.hpp"
 #include "jit/engine.hpp"
+#include "jit/ir_passes.hpp"
 #include "jit/mix_ir.hpp"
 
 extern "C" {
@@ -59,6 +60,7 @@ std::string compile_to_ptx(const PtxOptions& options, const std::function<void(l
     llvm::raw_string_ostream os(message);
     if (llvm::verifyModule(module, &os)) throw JitError("ptx: emitted IR is invalid (a bug): " + message);
   }
+  if (!options.ir_passes.empty()) run_ir_passes(module, tm.get(), options.ir_passes, "ptx");
   llvm::SmallString<4096> ptx;
   llvm::raw_svector_ostream out(ptx);
   llvm::legacy::PassManager passes;

@@ -5,7 +5,6 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
-#include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -15,6 +14,7 @@
 
 #include "jit/count_kernels.hpp"
 #include "jit/engine.hpp"
+#include "jit/ir_passes.hpp"
 #include "jit/mix_ir.hpp"
 
 namespace mixforge::jit {
@@ -34,20 +34,7 @@ T check(const char* what, llvm::Expected<T> value) {
 // the GpuSimulation tests took 77 s without them and 34 s with them (instcombine alone 48 s,
 // early-cse alone 66 s, the whole O1 pipeline 58 s), the counts unchanged.
 void simplify(llvm::Module& module) {
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder pb;
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::ModulePassManager mpm;
-  if (llvm::Error e = pb.parsePassPipeline(mpm, "function(instcombine,early-cse)"))
-    throw JitError("warp simulator: pass pipeline: " + llvm::toString(std::move(e)));
-  mpm.run(module, mam);
+  run_ir_passes(module, nullptr, "function(instcombine,early-cse)", "warp simulator");
 }
 }  // namespace
 

@@ -69,7 +69,7 @@ TEST(Ptx, EveryWidthAndKindHasTheKernelShape) {
   std::mt19937_64 rng(17);
   for (int width = 1; width <= 64; width += 7) {
     SCOPED_TRACE("width " + std::to_string(width));
-    expect_ptx_structure(emit_ptx(testing::random_program(rng, width, 12), {"sm_80", "+ptx70", "k"}), "7.0",
+    expect_ptx_structure(emit_ptx(testing::random_program(rng, width, 12), {"sm_80", "+ptx70", "k", ""}), "7.0",
                          "sm_80", "k");
   }
 }
@@ -81,7 +81,7 @@ TEST(Ptx, PtxasAssemblesEveryWidthAndKind) {
   std::mt19937_64 rng(17);
   for (int width = 1; width <= 64; width += 7) {
     SCOPED_TRACE("width " + std::to_string(width));
-    EXPECT_EQ(assemble(ptxas, emit_ptx(testing::random_program(rng, width, 12), {"sm_80", "+ptx70", "k"}), "sm_80"), "");
+    EXPECT_EQ(assemble(ptxas, emit_ptx(testing::random_program(rng, width, 12), {"sm_80", "+ptx70", "k", ""}), "sm_80"), "");
   }
 }
 
@@ -94,9 +94,32 @@ TEST(Ptx, PtxasRejectsBrokenText) {
   EXPECT_NE(assemble(ptxas, ptx, "sm_90"), "");
 }
 
+TEST(Ptx, AnIrPassPipelineRunsBeforeCodeGeneration) {
+  PtxOptions with_passes;
+  with_passes.ir_passes = "function(instcombine,early-cse)";
+  const std::string ptx = emit_ptx(test::lowbias32(), with_passes);
+  expect_ptx_structure(ptx, "8.0", "sm_90", "mixforge_apply");
+  EXPECT_NE(ptx.find("2146121005"), std::string::npos) << "the multiplier 0x7feb352d\n" << ptx;
+  const std::string ptxas = ptxas_path();
+  if (ptxas.empty()) GTEST_SKIP() << "ptxas (CUDA toolkit) not found on PATH or in /usr/local/cuda/bin: PTX not assembled";
+  EXPECT_EQ(assemble(ptxas, ptx, "sm_90"), "");
+}
+
+TEST(Ptx, ABadIrPassPipelineIsNamed) {
+  PtxOptions bad;
+  bad.ir_passes = "function(no-such-pass)";
+  try {
+    emit_ptx(test::lowbias32(), bad);
+    FAIL() << "no error for an unknown pass";
+  } catch (const JitError& e) {
+    EXPECT_NE(std::string(e.what()).find("\"function(no-such-pass)\""), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("ptx"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Ptx, RejectsInvalidPrograms) {
   EXPECT_THROW(emit_ptx(Program(8, {{StepKind::rotate, 8}})), ProgramError);
-  EXPECT_THROW(emit_ptx(Program(8, {}), {"sm_nonsense", "", "k"}), JitError);
+  EXPECT_THROW(emit_ptx(Program(8, {}), {"sm_nonsense", "", "k", ""}), JitError);
 }
 
 }  // namespace
