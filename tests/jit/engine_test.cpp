@@ -34,6 +34,20 @@ EngineOptions keep_nothing() {
   return o;
 }
 
+TEST(Engine, IrPipelinesKeepTheFunction) {
+  // ir_opt_level 1 and 2 run LLVM's O1 / O2 pipelines (jit/ir_passes.cpp) before code
+  // generation; the kernels must still compute what the interpreter does.
+  std::mt19937_64 rng(41);
+  for (int level : {1, 2}) {
+    EngineOptions options;
+    options.ir_opt_level = level;
+    Engine engine(options);
+    SCOPED_TRACE("ir_opt_level " + std::to_string(level));
+    expect_matches_interpreter(*engine.compile(lowbias32()), 3);
+    for (int width : {7, 32, 45, 64}) expect_matches_interpreter(*engine.compile(random_program(rng, width, 6)), 5);
+  }
+}
+
 TEST(Engine, CachesLiveKernelsByContent) {
   Engine engine(keep_nothing());
   auto a = engine.compile(lowbias32());
