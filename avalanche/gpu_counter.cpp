@@ -45,8 +45,8 @@ std::vector<AvalancheCounts> unpack(const std::vector<std::uint64_t>& flat, std:
 // The PTX target for a device: sm_90 (PTX 8.0) on Hopper and later (the driver compiles
 // PTX forward to newer GPUs), else sm_75 code with PTX 6.4 as the generic fallback.
 jit::PtxOptions ptx_target(int major) {
-  if (major >= 9) return {"sm_90", "+ptx80", "", ""};
-  return {"sm_75", "+ptx64", "", ""};
+  if (major >= 9) return {"sm_90", "+ptx80", ""};
+  return {"sm_75", "+ptx64", ""};
 }
 
 }  // namespace

@@ -17,7 +17,7 @@ struct PtxOptions {
   // counting kernels, instcombine,early-cse left the SASS within 3 % and doubled the
   // emit time, and O1/O3 made more registers and spills (bench/ptx_passes.sh). Kept as an
   // option so that a GPU session can time kernels built either way.
-  std::string ir_passes;
+  std::string ir_passes = {};
 };
 
 // Validates (throws ProgramError); throws JitError when LLVM cannot target NVPTX.

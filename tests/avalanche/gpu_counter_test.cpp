@@ -235,7 +235,7 @@ TEST(GpuPtx, CountKernelsHaveBothEntriesAndWarpShuffles) {
 
 TEST(GpuPtx, AModuleHoldsTheKernelsAskedFor) {
   const std::vector<Program> batch{test::lowbias32()};
-  const jit::PtxOptions hopper{"sm_90", "+ptx80", "", ""};
+  const jit::PtxOptions hopper{"sm_90", "+ptx80", ""};
   const std::string exact = jit::emit_count_ptx(batch, hopper, {}, jit::CountKernels::exact);
   EXPECT_NE(exact.find(".entry mixforge_exact("), std::string::npos);
   EXPECT_EQ(exact.find("mixforge_sampled"), std::string::npos);
@@ -262,7 +262,7 @@ TEST(GpuPtx, TheTiledKernelsOfABatchShareOneCounterArray) {
   // 32 lane counters of 4 bytes (exact; sampled at 32 bits too): one array whatever the
   // batch size, since one program runs per block row.
   const std::vector<Program> batch{test::lowbias32(), test::lowbias32(), test::lowbias32()};
-  const std::string ptx = jit::emit_count_ptx(batch, {"sm_90", "+ptx80", "", ""}, {16});
+  const std::string ptx = jit::emit_count_ptx(batch, {"sm_90", "+ptx80", ""}, {16});
   std::size_t depots = 0;
   std::istringstream lines(ptx);
   for (std::string l; std::getline(lines, l);) {
@@ -285,14 +285,14 @@ TEST(GpuPtx, PtxasAssemblesTheCountKernelsForHopperAndTheFallback) {
   const std::vector<Program> narrow{test::lowbias32(), testing::random_program(rng, 32, 7)};
   const std::vector<Program> odd{testing::random_program(rng, 3, 4), testing::random_program(rng, 3, 6)};
   const std::vector<Program> wide{testing::random_program(rng, 64, 5)};
-  EXPECT_EQ(assemble_ptx(ptxas, jit::emit_count_ptx(narrow, {"sm_90", "+ptx80", "", ""}), "sm_90"), "");
-  EXPECT_EQ(assemble_ptx(ptxas, jit::emit_count_ptx(wide, {"sm_90", "+ptx80", "", ""}), "sm_90"), "");
-  EXPECT_EQ(assemble_ptx(ptxas, jit::emit_count_ptx(odd, {"sm_75", "+ptx64", "", ""}), "sm_75"), "");
+  EXPECT_EQ(assemble_ptx(ptxas, jit::emit_count_ptx(narrow, {"sm_90", "+ptx80", ""}), "sm_90"), "");
+  EXPECT_EQ(assemble_ptx(ptxas, jit::emit_count_ptx(wide, {"sm_90", "+ptx80", ""}), "sm_90"), "");
+  EXPECT_EQ(assemble_ptx(ptxas, jit::emit_count_ptx(odd, {"sm_75", "+ptx64", ""}), "sm_75"), "");
   for (unsigned tile : {8u, 16u, 32u}) {
     SCOPED_TRACE("tile " + std::to_string(tile));
-    EXPECT_EQ(assemble_ptx(ptxas, jit::emit_count_ptx(narrow, {"sm_90", "+ptx80", "", ""}, {tile}), "sm_90"), "");
+    EXPECT_EQ(assemble_ptx(ptxas, jit::emit_count_ptx(narrow, {"sm_90", "+ptx80", ""}, {tile}), "sm_90"), "");
   }
-  EXPECT_EQ(assemble_ptx(ptxas, jit::emit_count_ptx(narrow, {"sm_75", "+ptx64", "", ""}, {16}), "sm_75"), "");
+  EXPECT_EQ(assemble_ptx(ptxas, jit::emit_count_ptx(narrow, {"sm_75", "+ptx64", ""}, {16}), "sm_75"), "");
 }
 
 // ---- a real GPU (label gpu) ----

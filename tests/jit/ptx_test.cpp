@@ -69,7 +69,7 @@ TEST(Ptx, EveryWidthAndKindHasTheKernelShape) {
   std::mt19937_64 rng(17);
   for (int width = 1; width <= 64; width += 7) {
     SCOPED_TRACE("width " + std::to_string(width));
-    expect_ptx_structure(emit_ptx(testing::random_program(rng, width, 12), {"sm_80", "+ptx70", "k", ""}), "7.0",
+    expect_ptx_structure(emit_ptx(testing::random_program(rng, width, 12), {"sm_80", "+ptx70", "k"}), "7.0",
                          "sm_80", "k");
   }
 }
@@ -81,7 +81,7 @@ TEST(Ptx, PtxasAssemblesEveryWidthAndKind) {
   std::mt19937_64 rng(17);
   for (int width = 1; width <= 64; width += 7) {
     SCOPED_TRACE("width " + std::to_string(width));
-    EXPECT_EQ(assemble(ptxas, emit_ptx(testing::random_program(rng, width, 12), {"sm_80", "+ptx70", "k", ""}), "sm_80"), "");
+    EXPECT_EQ(assemble(ptxas, emit_ptx(testing::random_program(rng, width, 12), {"sm_80", "+ptx70", "k"}), "sm_80"), "");
   }
 }
 
@@ -119,7 +119,7 @@ TEST(Ptx, ABadIrPassPipelineIsNamed) {
 
 TEST(Ptx, RejectsInvalidPrograms) {
   EXPECT_THROW(emit_ptx(Program(8, {{StepKind::rotate, 8}})), ProgramError);
-  EXPECT_THROW(emit_ptx(Program(8, {}), {"sm_nonsense", "", "k", ""}), JitError);
+  EXPECT_THROW(emit_ptx(Program(8, {}), {"sm_nonsense", "", "k"}), JitError);
 }
 
 }  // namespace
