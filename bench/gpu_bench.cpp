@@ -192,7 +192,11 @@ int ptx_report(const std::filesystem::path& out, const std::string& ir_passes) {
                       emit_s * 1e3, ptxas_s * 1e3, status == 0 ? "" : " (ptxas FAILED)", c.instructions, c.shuffles,
                       c.popcounts);
         r << line << (ptxas.empty() ? std::string("not assembled") : ptxas_summary(log, entry));
-        if (!ptxas.empty() && status == 0) r << "; SASS " << sass_bytes(dir / "k.cubin", entry) / 16 << " instructions";
+        if (!ptxas.empty() && status == 0) {
+          const long sass = sass_bytes(dir / "k.cubin", entry);
+          r << "; SASS " << (sass < 0 ? std::string("unknown (readelf found no .text." + std::string(entry) + ")")
+                                      : std::to_string(sass / 16) + " instructions");
+        }
         r << "\n";
       }
     }

@@ -46,6 +46,9 @@ for label in labels:
                 rows[key] = {}
                 order.append(key)
             rows[key][label] = (m.group(5), m.group(3), m.group(4), m.group(2))
+if not rows:
+    sys.exit(f"ptx_passes: no kernel with a SASS count in {out}/*/ptx_kernels.txt; is ptxas "
+             "(CUDA toolkit, PATH or /usr/local/cuda/bin) installed?")
 with open(f"{out}/summary.md", "w") as f:
     f.write("SASS instructions / registers (spill bytes when any); emit ms (median of 3) on the host\n\n")
     f.write("| program | kernel | " + " | ".join(labels) + " |\n")
