@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <list>
 #include <random>
 #include <thread>
@@ -157,14 +158,7 @@ class Migration {
         rng_(0x15a1d5u + static_cast<unsigned>(mpi.rank())) {}
 
   void step(Run& run, Outbox& out, bool accept) {
-    const RunCounters c = run.counters();
-    if (mpi_.size() > 1 && o_.migration_interval > 0 && c.tournaments >= next_send_) {
-      nlohmann::json programs = nlohmann::json::array();
-      for (const Program& p : run.emigrants(o_.migrants)) programs.push_back(format_program(p));
-      status_.migrants_sent += programs.size();
-      out.send(target(), tag_migrants, nlohmann::json{{"run_id", run_id_}, {"programs", programs}}.dump());
-      while (next_send_ <= c.tournaments) next_send_ += o_.migration_interval;
-    }
+    send_if_due(run.counters().tournaments, [&](std::size_t k) { return run.emigrants(k); }, out);
     while (auto m = receive(MPI_ANY_SOURCE, tag_migrants)) {
       if (!accept || run_of(m->second) != run_id_) continue;
       std::vector<Program> programs;
@@ -180,7 +174,26 @@ class Migration {
     }
   }
 
+  // The island's run has ended at `tournaments`: the send due by then, which the last poll
+  // may not have seen (a budget can run out between two polls). best(k): the k best.
+  void finish(std::uint64_t tournaments, const std::function<std::vector<Program>(std::size_t)>& best,
+              Outbox& out) {
+    send_if_due(tournaments, best, out);
+  }
+
  private:
+  // Sends the best migrants once `tournaments` has reached the next multiple of the
+  // interval (one send, however many multiples a slow poll stepped over).
+  void send_if_due(std::uint64_t tournaments, const std::function<std::vector<Program>(std::size_t)>& best,
+                   Outbox& out) {
+    if (mpi_.size() < 2 || o_.migration_interval == 0 || tournaments < next_send_) return;
+    nlohmann::json programs = nlohmann::json::array();
+    for (const Program& p : best(o_.migrants)) programs.push_back(format_program(p));
+    status_.migrants_sent += programs.size();
+    out.send(target(), tag_migrants, nlohmann::json{{"run_id", run_id_}, {"programs", programs}}.dump());
+    while (next_send_ <= tournaments) next_send_ += o_.migration_interval;
+  }
+
   int target() {
     const int n = mpi_.size();
     if (!o_.random_topology) return (mpi_.rank() + 1) % n;
@@ -302,6 +315,27 @@ struct IslandCoordinator::Impl {
     return true;
   }
 
+  // Rank 0's island has ended (budget spent, stopped) or paused: the send due by its last
+  // tournament, which the last step may not have seen. From the stored run, so after its
+  // final checkpoint (a paused run stays active with its pool live).
+  void send_last_migrants() {
+    try {
+      if (manager.get(run_id).state != RunState::paused) manager.wait(run_id, o.rank_timeout_s);
+      migration->finish(
+          manager.get(run_id).counters.tournaments,
+          [&](std::size_t k) {
+            PoolQuery best;  // by rank, as Run::emigrants
+            best.limit = k;
+            std::vector<Program> programs;
+            for (ScoredFunction& f : manager.pool(run_id, best).items) programs.push_back(std::move(f.program));
+            return programs;
+          },
+          out);
+    } catch (const std::exception&) {
+      // The run was deleted meanwhile: nothing to send.
+    }
+  }
+
   void store_islands() {
     try {
       islands[0].checkpoint_tournaments = manager.get(run_id).counters.tournaments;
@@ -379,6 +413,7 @@ bool IslandCoordinator::step() {
 void IslandCoordinator::await_budgets(const std::atomic<bool>& stop) {
   Impl& d = *impl_;
   if (!attached()) return;
+  d.send_last_migrants();  // while the others may still take them in
   while (!d.others_done() && !stop.load()) {
     d.take_reports();  // marks an island that falls silent lost, as while running
     drop_waiting(tag_migrants);  // rank 0's island has ended: nothing takes them in
@@ -391,6 +426,7 @@ void IslandCoordinator::await_budgets(const std::atomic<bool>& stop) {
 std::vector<IslandStatus> IslandCoordinator::detach() {
   Impl& d = *impl_;
   if (!attached()) return {};
+  d.send_last_migrants();
   for (std::size_t r = 1; r < d.islands.size(); ++r)
     if (!d.islands[r].lost) d.out.send(static_cast<int>(r), tag_stop, nlohmann::json{{"run_id", d.run_id}}.dump());
   const auto asked = Clock::now();
@@ -527,6 +563,7 @@ bool evolve_island(MpiSession& mpi, const IslandOptions& o, const Evaluator& eva
   }
   run.request_stop();
   run.wait();
+  migration.finish(run.counters().tournaments, [&](std::size_t k) { return run.emigrants(k); }, out);
   report(true);
   return exit;
 }

@@ -2,6 +2,7 @@
 # Islands on Open MPI, for real: 3 ranks oversubscribed on this machine.
 #   1. a 12-bit run: every island sends and receives migrants, some are accepted, the other
 #      islands' bests land in rank 0's store (runs export), and every island finishes;
+#      1b. a send due at an island's last tournament is made;
 #   2. SIGKILL of rank 2 mid-run: Open MPI 4.1 aborts the job, rank 0 gets SIGTERM and
 #      stops its run cleanly (state "stopped", checkpoint written), and that run resumes;
 #   3. every island's checkpoint reaches rank 0's store; after SIGTERM, `evolve --islands
@@ -80,6 +81,21 @@ print("ok: migrants sent %s, received %s, accepted %s; %d bests from islands 1-2
     [s["migrants_sent"] for s in islands], [s["migrants_received"] for s in islands],
     [s["migrants_accepted"] for s in islands], reported, len(hof)))
 PY
+
+echo "== 1b. a send due at an island's last tournament is made (budget = migration interval)"
+# The islands poll their run every 20 ms; one whose budget ran out between two polls ended
+# without the send due by its last tournament (CI once saw island 1 send nothing after
+# resuming for 300 tournaments at an interval of 200).
+timeout 300 mpirun --oversubscribe -np 3 "$exe" evolve --islands --width 12 --max-steps 4 --tournaments 200 \
+  --pool 50 --threads 1 --migration-interval 200 --migrants 3 --device cpu --data "$work/a1" --json \
+  > "$work/a1.out" 2> "$work/a1.err" || { cat "$work/a1.err"; fail "mpirun exited $?"; }
+tail -n 1 "$work/a1.out" | python3 -c '
+import json, sys
+islands = json.load(sys.stdin)["islands"]
+sent = [s["migrants_sent"] for s in islands]
+assert all(s["counters"]["tournaments"] == 200 for s in islands), islands
+assert sent == [3, 3, 3], ("each island owes one send of 3 migrants at tournament 200; sent %s" % sent)
+print("ok: each island sent its 3 migrants at its last tournament")'
 
 echo "== 2. SIGKILL of rank 2"
 mpirun --oversubscribe -np 3 "$exe" evolve --islands --width 12 --max-steps 4 --seconds 120 --pool 200 --threads 1 \
