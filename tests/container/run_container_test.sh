@@ -63,6 +63,9 @@ if ((${#missing[@]})); then
 fi
 
 load_at_start=$(cut -d' ' -f1-3 /proc/loadavg)
+# The tree the images are built from, read before anything is written: a --results file
+# inside the repository would otherwise count as an uncommitted change.
+commit_at_start="$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$root" diff --quiet HEAD -- 2>/dev/null || echo ' (with uncommitted changes)')"
 work=$(mktemp -d "${TMPDIR:-/tmp}/mixforge-container-test.XXXXXX")
 containers=() volumes=()
 cleanup() {
@@ -85,8 +88,8 @@ fi
 
 # A TCP port nothing listens on (a connection to it is refused).
 free_port() {
-  local p i
-  for i in $(seq 100); do
+  local p
+  for _ in $(seq 100); do
     p=$((20000 + RANDOM % 40000))
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
       echo "$p"
@@ -287,7 +290,7 @@ largest=$(podman run --rm "${run_flags[@]}" --entrypoint dpkg-query "$image" -W 
 [ $cuda = yes ] && cuda_mb=$(image_mb "$cuda_image")
 summary() {
   echo "date_utc: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "commit: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$root" diff --quiet HEAD -- 2>/dev/null || echo ' (with uncommitted changes)')"
+  echo "commit: $commit_at_start"
   echo "machine: $(nproc) cores (load average at the start: $load_at_start; at the end: $(cut -d' ' -f1-3 /proc/loadavg)); $(podman --version); $(runc --version | sed -n 1p)"
   echo "base_image: $base, ${base_mb} MB$([ $base_made = yes ] && echo ", made in ${base_s} s")"
   echo "daemon_image: $image, ${image_mb_} MB; largest packages: $largest"
