@@ -11,6 +11,8 @@
 #   compute-only machines may lack them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/ldconfig_path.sh
+source bench/ldconfig_path.sh
 build=${1:-build/release}
 out=${2:-.dev/gpu-bundle.tar.xz}
 binaries=(cli/mixforge tests/avalanche/avalanche_tests tests/shader/shader_native_tests bench/bench_gpu
@@ -52,11 +54,11 @@ for b in "${binaries[@]}"; do ldd "$build/$b"; done | awk '$2 == "=>" && $3 ~ /^
   done
 for lib in libvulkan.so.1 libGLdispatch.so.0 libGLX.so.0 libEGL.so.1 libOpenGL.so.0 libGL.so.1 libX11.so.6 \
            libX11-xcb.so.1 libXext.so.6 libxcb.so.1 libXau.so.6 libXdmcp.so.6 libbsd.so.0 libmd.so.0; do
-  path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ {print $NF; exit}')
+  path=$(ldconfig_path "$lib")
   [ -n "$path" ] || continue
   case $lib in libvulkan.so.1) dest="$root/lib" ;; *) dest="$root/lib/gl" ;; esac
   [ -e "$root/lib/$lib" ] || cp -L "$path" "$dest/$lib"
 done
 mkdir -p "$(dirname "$out")"
 tar -C "$stage" -cf - mixforge-gpu | xz -9e -T2 > "$out"
-echo "gpu_bundle: $out ($(du -h "$out" | cut -f1)), commit $(cat "$root/COMMIT"), $(ls "$root/lib" "$root/lib/gl" | wc -l) libraries"
+echo "gpu_bundle: $out ($(du -h "$out" | cut -f1)), commit $(cat "$root/COMMIT"), $(find "$root/lib" -type f -name '*.so*' | wc -l) libraries"

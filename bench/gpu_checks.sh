@@ -10,6 +10,8 @@
 # Everything goes to OUT/checks.log with the time of each step; result files to OUT/.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
+# shellcheck source=bench/ldconfig_path.sh
+source bench/ldconfig_path.sh
 bundle=${1:?usage: bench/gpu_checks.sh BUNDLE.tar.xz OUT [STEPS]}
 out=${2:?usage: bench/gpu_checks.sh BUNDLE.tar.xz OUT [STEPS]}
 steps=",${3:-tests,bench},"
@@ -37,7 +39,7 @@ link_here() {  # link_here THERE HERE: THERE (a path of the bundling machine) le
 link_here "$(cat "$pack/SOURCE_DIR")" "$PWD"
 link_here "$(cat "$pack/BUILD_DIR")" "$PWD/build/release"
 export LD_LIBRARY_PATH="$pack/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-if ! ldconfig -p | grep -q 'libGLdispatch.so.0'; then
+if [ -z "$(ldconfig_path libGLdispatch.so.0)" ]; then
   export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$pack/lib/gl"
   say "no libglvnd on this machine: using the bundle's"
 fi
