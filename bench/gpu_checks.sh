@@ -20,6 +20,12 @@ log="$out/checks.log"
 say() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$log"; }
 run() { "$@" 2>&1 | tee -a "$log"; return "${PIPESTATUS[0]}"; }
 
+# build/release becomes the bundle's build. One this script did not unpack (no marker) is a
+# build of this tree, on a development machine: refused, never deleted.
+if [ -e build/release ] && [ ! -e build/release/.from-gpu-bundle ]; then
+  echo "gpu_checks: $PWD/build/release is a build of this tree, and the checks replace build/release with the bundle's build: refused (run them from another copy of the repository, or move that build)" >&2
+  exit 2
+fi
 : > "$log"
 say "start: $(nproc) cores; steps ${steps//,/ }"
 run nvidia-smi -L || say "nvidia-smi failed: no NVIDIA driver?"
@@ -32,6 +38,7 @@ say "bundle of commit $(cat "$pack/COMMIT"); this tree: $(git rev-parse --short 
 mkdir -p build
 rm -rf build/release
 cp -r "$pack/build" build/release
+: > build/release/.from-gpu-bundle
 link_here() {  # link_here THERE HERE: THERE (a path of the bundling machine) leads HERE
   if [ "$1" != "$2" ] && [ ! -e "$1" ]; then mkdir -p "$(dirname "$1")" && ln -s "$2" "$1"; fi
 }
