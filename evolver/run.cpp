@@ -425,7 +425,9 @@ void Run::leader_round(std::unique_lock<std::mutex>& lk) {
 // restart fields say.
 void Run::restart_if_stagnant_locked() {
   const RestartConfig& r = config_.restart;
-  if (pool_.size() < 4) return;
+  // A leader round that ends after the budget (another worker's last tournament) or a
+  // stop: a restart then would only leave the run's last pool half empty.
+  if (pool_.size() < 4 || stop_ || budget_reached_locked()) return;
   const double best = pool_[pool_.best()].estimate.rank();
   if (r.trap_tournaments > 0 && is_coarse(config_, current_samples_)) {
     const double t = double(counters_.tournaments);
@@ -597,14 +599,22 @@ void Run::worker_loop(unsigned slot) {
       return stop_ || (!paused_ && (pool_.size() >= 2 || pool_.size() + pending_ < pool_target_));
     });
     if (stop_) return;
-    if (budget_reached_locked()) {
+    const bool short_pool = pool_.size() + pending_ < pool_target_;
+    // The budget ends a run with a full pool: slots a restart or a last tournament left
+    // empty are filled first (a program scored each), and fills in flight, which can lose
+    // their program to a duplicate, are awaited.
+    if (!short_pool && budget_reached_locked()) {
+      if (pending_ > 0) {
+        cv_.wait(lk, [&] { return stop_ || pending_ == 0; });
+        continue;
+      }
       budget_spent_ = true;
       stop_ = true;
       cv_.notify_all();
       return;
     }
     Rng rng(rngs_[slot]);
-    if (pool_.size() + pending_ < pool_target_)
+    if (short_pool)
       fill_step(lk, rng);
     else if (!ranking_ && counters_.tournaments >= next_leader_at_)
       leader_round(lk);

@@ -247,6 +247,44 @@ TEST(Restart, ReplacesTheWorstOfAStagnantPool) {
   EXPECT_FALSE(RunConfig{}.restart.enabled());
 }
 
+// A run that ends on its budget ends with a full pool. A tournament removes its loser and
+// may not put its child in (a duplicate of another worker's, a restart meanwhile, fills in
+// flight); the next step refills the slot, but the budget could end the run first (CI saw
+// 39 of 40 in the test above under ASan). Many short runs with two workers and restarts at
+// nearly every leader round: each must end with every slot filled.
+TEST(Restart, EveryRunEndsWithAFullPool) {
+  Evaluator ev(nullptr);
+  int short_pools = 0;
+  std::string first_short;
+  for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+    RunConfig c;
+    c.width = 8;
+    c.max_steps = 4;
+    c.pool_size = 24;
+    c.seed = seed;
+    c.threads = 2;
+    c.precision.exact_max_width = 16;
+    c.precision.leader_interval = 5;
+    c.restart.stagnation_seconds = 1e-6;
+    c.restart.min_gain = 0.999;
+    c.restart.fraction = 0.5;
+    Budget b;
+    b.tournaments = 40 + seed % 7;
+    evolver::Run run("full-pool", c, ev);
+    run.start(b);
+    run.wait();
+    ASSERT_EQ(run.error(), "");
+    const std::size_t size = run.snapshot().pool.size();
+    if (size != c.pool_size) {
+      ++short_pools;
+      if (first_short.empty())
+        first_short = "seed " + std::to_string(seed) + ": " + std::to_string(size) + " of " +
+                      std::to_string(c.pool_size);
+    }
+  }
+  EXPECT_EQ(short_pools, 0) << "runs that ended with empty pool slots (first: " << first_short << ")";
+}
+
 namespace {
 RunConfig restarting_config(bool full) {
   RunConfig c = evolver_test::small_sampled_config(1500);
