@@ -61,6 +61,9 @@ Program program_from_json(const nlohmann::json& j, const ValidationLimits& limit
     fail("width", "width " + std::to_string(w) + " is not supported (widths are 1..64)");
   if (!j.contains("steps")) fail("steps", "missing");
   if (!j["steps"].is_array()) fail("steps", "must be an array");
+  // No empty program: the text form cannot write one (it parses none), and the identity
+  // mixes nothing.
+  if (j["steps"].empty()) fail("steps", "a program needs at least one step");
   const int n = static_cast<int>(w);
   std::vector<Step> steps;
   const auto& arr = j["steps"];

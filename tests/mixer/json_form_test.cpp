@@ -34,6 +34,9 @@ TEST(JsonForm, ErrorsNameThePath) {
             "steps[0].kind: unknown step kind \"twist\"");
   EXPECT_EQ(err(R"({"width": 99, "steps": []})"), "width: width 99 is not supported (widths are 1..64)");
   EXPECT_EQ(err(R"({"steps": []})"), "width: missing");
+  // The text form has no empty program ("no steps found"): the JSON form has none either
+  // (the fuzzer found {"width": 32, "steps": []} parsed here and not in its text form).
+  EXPECT_EQ(err(R"({"width": 32, "steps": []})"), "steps: a program needs at least one step");
   EXPECT_EQ(err(R"({"width": 8, "steps": [], "colour": 1})"), "colour: unknown field");
   EXPECT_EQ(err(R"({"width": 8, "steps": [{"kind": "mul-const", "constant": "zz"}]})"),
             "steps[0].constant: constant \"zz\" is not a hex (0x...) or decimal number");

@@ -37,6 +37,7 @@ TEST_F(ProgramSchema, EveryPrintedProgramValidates) {
 TEST_F(ProgramSchema, RejectsWhatTheParserRejectsStructurally) {
   EXPECT_FALSE(valid(nlohmann::json::parse(R"({"width": 0, "steps": []})")));
   EXPECT_FALSE(valid(nlohmann::json::parse(R"({"width": 8})")));
+  EXPECT_FALSE(valid(nlohmann::json::parse(R"({"width": 8, "steps": []})")));  // no empty program
   EXPECT_FALSE(valid(nlohmann::json::parse(R"({"width": 8, "steps": [], "extra": 1})")));
   // (kind / field agreement, e.g. a mul-const with a "shift", is checked by program_from_json,
   // which names the field; the schema keeps one flat step object so its errors stay precise.)
