@@ -601,11 +601,11 @@ void Run::worker_loop(unsigned slot) {
     if (stop_) return;
     const bool short_pool = pool_.size() + pending_ < pool_target_;
     // The budget ends a run with a full pool: slots a restart or a last tournament left
-    // empty are filled first (a program scored each), and fills in flight, which can lose
-    // their program to a duplicate, are awaited.
+    // empty are filled first (a program scored each), and the fills and tournaments still
+    // in flight, which can leave a slot empty (a duplicate, a restart), are awaited.
     if (!short_pool && budget_reached_locked()) {
-      if (pending_ > 0) {
-        cv_.wait(lk, [&] { return stop_ || pending_ == 0; });
+      if (pending_ > 0 || breeding_ > 0) {
+        cv_.wait(lk, [&] { return stop_ || (pending_ == 0 && breeding_ == 0); });
         continue;
       }
       budget_spent_ = true;
@@ -673,9 +673,18 @@ void Run::tournament_step(std::unique_lock<std::mutex>& lk, Rng& rng) {
     return;
   }
   const Breeding b{pool_[t.winner], pool_[t.loser].hash, current_samples_, pool_generation_};
+  ++breeding_;
   lk.unlock();
-  Offspring o = breed(b, rng);
+  Offspring o;
+  try {
+    o = breed(b, rng);
+  } catch (...) {
+    lk.lock();
+    --breeding_;
+    throw;
+  }
   lk.lock();
+  --breeding_;
   commit_offspring_locked(b, std::move(o));
 }
 

@@ -186,6 +186,7 @@ class Run {
   std::vector<HallOfFameEntry> hall_of_fame_;
   std::vector<HallOfFameEntry> announce_;  // new bests not yet passed to the callback
   std::size_t pending_ = 0;  // pool slots being filled by workers
+  std::size_t breeding_ = 0;  // tournaments whose child is being bred (their loser not yet removed)
   std::size_t pool_target_ = 0;
   std::vector<Member> exact_queue_;        // leaders waiting for the background ranker
   std::vector<std::uint64_t> exact_done_;  // hashes the ranker scored (or is scoring)
