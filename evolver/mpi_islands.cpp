@@ -158,7 +158,7 @@ class Migration {
         rng_(0x15a1d5u + static_cast<unsigned>(mpi.rank())) {}
 
   void step(Run& run, Outbox& out, bool accept) {
-    send_if_due(run.counters().tournaments, [&](std::size_t k) { return run.emigrants(k); }, out);
+    send_if_due(run, out);
     while (auto m = receive(MPI_ANY_SOURCE, tag_migrants)) {
       if (!accept || run_of(m->second) != run_id_) continue;
       std::vector<Program> programs;
@@ -174,16 +174,11 @@ class Migration {
     }
   }
 
-  // The island's run has ended at `tournaments`: the send due by then, which the last poll
-  // may not have seen (a budget can run out between two polls). best(k): the k best.
-  void finish(std::uint64_t tournaments, const std::function<std::vector<Program>(std::size_t)>& best,
-              Outbox& out) {
-    send_if_due(tournaments, best, out);
-  }
-
- private:
   // Sends the best migrants once `tournaments` has reached the next multiple of the
-  // interval (one send, however many multiples a slow poll stepped over).
+  // interval (one send, however many multiples a slow poll stepped over); best(k): the k
+  // best. Called at each step and once more when the island's run has ended, for the send
+  // due by its last tournament, which the last poll may not have seen (a budget can run out
+  // between two polls); a second call with the same count sends nothing.
   void send_if_due(std::uint64_t tournaments, const std::function<std::vector<Program>(std::size_t)>& best,
                    Outbox& out) {
     if (mpi_.size() < 2 || o_.migration_interval == 0 || tournaments < next_send_) return;
@@ -193,7 +188,11 @@ class Migration {
     out.send(target(), tag_migrants, nlohmann::json{{"run_id", run_id_}, {"programs", programs}}.dump());
     while (next_send_ <= tournaments) next_send_ += o_.migration_interval;
   }
+  void send_if_due(const Run& run, Outbox& out) {
+    send_if_due(run.counters().tournaments, [&](std::size_t k) { return run.emigrants(k); }, out);
+  }
 
+ private:
   int target() {
     const int n = mpi_.size();
     if (!o_.random_topology) return (mpi_.rank() + 1) % n;
@@ -321,7 +320,7 @@ struct IslandCoordinator::Impl {
   void send_last_migrants() {
     try {
       if (manager.get(run_id).state != RunState::paused) manager.wait(run_id, o.rank_timeout_s);
-      migration->finish(
+      migration->send_if_due(
           manager.get(run_id).counters.tournaments,
           [&](std::size_t k) {
             PoolQuery best;  // by rank, as Run::emigrants
@@ -563,7 +562,7 @@ bool evolve_island(MpiSession& mpi, const IslandOptions& o, const Evaluator& eva
   }
   run.request_stop();
   run.wait();
-  migration.finish(run.counters().tournaments, [&](std::size_t k) { return run.emigrants(k); }, out);
+  migration.send_if_due(run, out);  // the send due by its last tournament
   report(true);
   return exit;
 }

@@ -214,18 +214,28 @@ TEST(Restart, LeadersStayUnlessTold) {
 // than a leader interval and progress only where the pool's best falls 1000-fold, every
 // leader round after the pool's first re-seeds the worst half; the pool is refilled, stays
 // free of duplicates, and the best never gets worse.
-TEST(Restart, ReplacesTheWorstOfAStagnantPool) {
+namespace {
+// Two workers, exact scores inline at 8 bits, and a restart of the worst half due at every
+// leader round after the pool's first (a window shorter than a leader interval, progress
+// only where the best falls 1000-fold).
+RunConfig stagnant_pool_config(std::uint64_t seed, std::size_t pool_size, std::uint64_t leader_interval) {
   RunConfig c;
   c.width = 8;  // was 12: under TSan the instrumented scoring of 2^12 inputs took 56 s
   c.max_steps = 4;
-  c.pool_size = 40;
-  c.seed = 11;
+  c.pool_size = pool_size;
+  c.seed = seed;
   c.threads = 2;
   c.precision.exact_max_width = 16;
-  c.precision.leader_interval = 50;
+  c.precision.leader_interval = leader_interval;
   c.restart.stagnation_seconds = 1e-6;
   c.restart.min_gain = 0.999;
   c.restart.fraction = 0.5;
+  return c;
+}
+}  // namespace
+
+TEST(Restart, ReplacesTheWorstOfAStagnantPool) {
+  const RunConfig c = stagnant_pool_config(11, 40, 50);
   Budget b;
   b.tournaments = 1000;
   // The reference interpreter: a JIT compile of each of the ~1000 programs took most of the
@@ -257,17 +267,7 @@ TEST(Restart, EveryRunEndsWithAFullPool) {
   int short_pools = 0;
   std::string first_short;
   for (std::uint64_t seed = 1; seed <= 60; ++seed) {
-    RunConfig c;
-    c.width = 8;
-    c.max_steps = 4;
-    c.pool_size = 24;
-    c.seed = seed;
-    c.threads = 2;
-    c.precision.exact_max_width = 16;
-    c.precision.leader_interval = 5;
-    c.restart.stagnation_seconds = 1e-6;
-    c.restart.min_gain = 0.999;
-    c.restart.fraction = 0.5;
+    const RunConfig c = stagnant_pool_config(seed, 24, 5);
     Budget b;
     b.tournaments = 40 + seed % 7;
     evolver::Run run("full-pool", c, ev);
