@@ -4,14 +4,32 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <fstream>
 #include <random>
 #include <stdexcept>
 
 namespace mixforge::server {
 
+bool is_ipv4_literal(const std::string& h) {
+  int dots = 0, digits = 0;
+  for (char c : h) {
+    if (c == '.') {
+      if (digits == 0) return false;
+      ++dots;
+      digits = 0;
+    } else if (c >= '0' && c <= '9') {
+      if (++digits > 3) return false;
+    } else {
+      return false;
+    }
+  }
+  return dots == 3 && digits > 0;
+}
+
 bool is_loopback_address(const std::string& a) {
-  return a == "localhost" || a == "::1" || a == "[::1]" || a.rfind("127.", 0) == 0;
+  // Only a literal: "127.0.0.1.example.com" is a name, resolved wherever its owner says.
+  return a == "localhost" || a == "::1" || a == "[::1]" || (a.rfind("127.", 0) == 0 && is_ipv4_literal(a));
 }
 
 std::string load_or_create_token(const std::filesystem::path& file) {
@@ -51,10 +69,11 @@ std::string load_or_create_token(const std::filesystem::path& file) {
 
 bool BearerAuth::check(const std::string& authorization) const {
   if (!token_) return true;
-  const std::string prefix = "Bearer ";
-  if (authorization.size() < prefix.size() ||
-      authorization.compare(0, prefix.size(), prefix) != 0)
-    return false;
+  // RFC 9110 11.1: the scheme's name is case-insensitive.
+  const std::string prefix = "bearer ";
+  if (authorization.size() < prefix.size()) return false;
+  for (std::size_t i = 0; i < prefix.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(authorization[i])) != prefix[i]) return false;
   const std::string given = authorization.substr(prefix.size());
   // Constant time in the token's content (the length is not secret).
   unsigned diff = given.size() ^ token_->size();

@@ -6,7 +6,10 @@
 
 namespace mixforge::server {
 
-// True for 127.0.0.0/8, ::1 and "localhost".
+// True for a dotted-quad literal ("10.0.0.5"; not a name that merely starts like one).
+bool is_ipv4_literal(const std::string& host);
+
+// True for 127.0.0.0/8 literals, ::1 and "localhost".
 bool is_loopback_address(const std::string& address);
 
 // Reads the token from the file; when the file does not exist, creates it (mode 0600)

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "server/auth.hpp"
 #include "server/problem.hpp"
 
 namespace mixforge::server {
@@ -30,28 +31,11 @@ std::string host_name(const std::string& host) {
   return h;
 }
 
-bool is_ipv4_literal(const std::string& h) {
-  int dots = 0, digits = 0;
-  for (char c : h) {
-    if (c == '.') {
-      if (digits == 0) return false;
-      ++dots;
-      digits = 0;
-    } else if (c >= '0' && c <= '9') {
-      if (++digits > 3) return false;
-    } else {
-      return false;
-    }
-  }
-  return dots == 3 && digits > 0;
-}
-
 bool is_ip_literal(const std::string& h) { return is_ipv4_literal(h) || h.find(':') != std::string::npos; }
 
 bool is_localhost_name(const std::string& h) {
   // RFC 6761: localhost and names under .localhost resolve to loopback only.
-  return h == "localhost" || (h.size() > 10 && h.compare(h.size() - 10, 10, ".localhost") == 0) ||
-         h == "::1" || h.rfind("127.", 0) == 0;
+  return is_loopback_address(h) || (h.size() > 10 && h.compare(h.size() - 10, 10, ".localhost") == 0);
 }
 
 std::string media_type(const std::string& content_type) {

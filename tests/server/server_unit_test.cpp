@@ -289,13 +289,24 @@ TEST(ServerAuth, TokenFileAndBearerCheck) {
   BearerAuth auth(t);
   EXPECT_TRUE(auth.check("Bearer " + t));
   EXPECT_FALSE(auth.check("Bearer " + t + "x"));
-  EXPECT_FALSE(auth.check("bearer " + t));
+  // RFC 9110 11.1: the scheme is case-insensitive.
+  EXPECT_TRUE(auth.check("bearer " + t));
+  EXPECT_TRUE(auth.check("BEARER " + t));
+  EXPECT_FALSE(auth.check("Bearer" + t));
+  EXPECT_FALSE(auth.check("Basic " + t));
   EXPECT_FALSE(auth.check(""));
   EXPECT_TRUE(BearerAuth(std::nullopt).check(""));
   EXPECT_TRUE(is_loopback_address("127.0.0.1"));
   EXPECT_TRUE(is_loopback_address("::1"));
   EXPECT_FALSE(is_loopback_address("0.0.0.0"));
   EXPECT_FALSE(is_loopback_address("192.168.1.2"));
+  EXPECT_TRUE(is_loopback_address("127.1.2.3"));
+  EXPECT_TRUE(is_loopback_address("[::1]"));
+  EXPECT_TRUE(is_loopback_address("localhost"));
+  // Names that only start like a loopback literal resolve wherever their owner says.
+  EXPECT_FALSE(is_loopback_address("127.0.0.1.evil.example"));
+  EXPECT_FALSE(is_loopback_address("127.attacker.example"));
+  EXPECT_FALSE(is_loopback_address("127.0.0.1x"));
   fs::remove_all(dir);
 }
 
@@ -463,9 +474,11 @@ Request from(std::string method, std::string path, std::map<std::string, std::st
 // or an allowed host.
 TEST(ServerHttpPolicy, HostMustBeOursOr421) {
   HttpPolicy loopback({"127.0.0.1", {"mixforge.lan"}, {}});
-  for (const char* h : {"127.0.0.1:8080", "localhost:8080", "LOCALHOST", "[::1]:8080", "app.localhost", "mixforge.lan:80", "127.0.0.1"})
+  for (const char* h : {"127.0.0.1:8080", "localhost:8080", "LOCALHOST", "[::1]:8080", "app.localhost", "mixforge.lan:80", "127.0.0.1", "127.0.0.2:8080"})
     EXPECT_FALSE(loopback.check_host(from("GET", "/api/v1/runs", {{"host", h}}))) << h;
-  for (const char* h : {"attacker.example", "attacker.example:8080", "10.0.0.5:8080", "localhost.attacker.example"}) {
+  for (const char* h : {"attacker.example", "attacker.example:8080", "10.0.0.5:8080", "localhost.attacker.example",
+                        // DNS rebinding names that start like a loopback literal
+                        "127.0.0.1.evil.example:8080", "127.attacker.example", "127.0.0.1.nip.io"}) {
     auto r = loopback.check_host(from("GET", "/api/v1/runs", {{"host", h}}));
     ASSERT_TRUE(r) << h;
     EXPECT_EQ(r->status, 421);
