@@ -8,7 +8,6 @@
 #include <chrono>
 #include <cinttypes>
 #include <condition_variable>
-#include <csignal>
 #include <cstdio>
 #include <map>
 #include <mutex>
@@ -18,6 +17,7 @@
 #include <utility>
 
 #include "avalanche/evaluator.hpp"
+#include "evolver/process_lease.hpp"
 #include "evolver/run.hpp"
 #include "evolver/run_state_machine.hpp"
 #include "evolver/store.hpp"
@@ -30,7 +30,6 @@ using Clock = std::chrono::steady_clock;
 
 
 
-bool process_alive(int pid) { return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM); }
 
 // The run's best few: exact hall-of-fame entries and exact pool members first (by chi2),
 // then the rest of the pool by rank.
@@ -113,6 +112,7 @@ struct RunManager::Impl {
   std::map<std::uint64_t, std::pair<std::string, EventCallback>> subscribers;
 
   const int pid = static_cast<int>(::getpid());
+  std::unique_ptr<ProcessLease> lease;  // taken with the store: this process owns what it runs
 
   void emit(const RunEvent& e) {
     std::lock_guard lk(sub_mu);
@@ -160,10 +160,11 @@ struct RunManager::Impl {
     return *r;
   }
 
-  // Running or paused in a process that is still alive (another CLI or daemon).
+  // Running or paused in a process that is still alive (another CLI or daemon): one
+  // that holds its lease on this data directory.
   bool owned_elsewhere(const StoredRun& r) const {
     return (r.summary.state == RunState::running || r.summary.state == RunState::paused) && r.owner_pid != pid &&
-           process_alive(r.owner_pid);
+           ProcessLease::held(options.data_dir, r.owner_pid);
   }
   // The state of a run that has no session in this process. "running" in the store means
   // its process ended without a final checkpoint: it is resumable, i.e. stopped. A
@@ -502,6 +503,7 @@ RunManager::RunManager(Options options) : impl_(std::make_unique<Impl>()) {
   impl_->owned_evaluator->use_gpu(impl_->options.gpu);
   impl_->evaluator = impl_->owned_evaluator.get();
   impl_->store = std::make_unique<Store>(impl_->options.data_dir);
+  impl_->lease = std::make_unique<ProcessLease>(impl_->options.data_dir, impl_->pid);
 }
 
 RunManager::~RunManager() {
@@ -651,7 +653,9 @@ void RunManager::stop(const std::string& id) {
 void RunManager::remove(const std::string& id) {
   auto c = impl_->control(id);
   std::lock_guard lk(*c);
-  impl_->stored(id);
+  // Another live process would lose its results: it writes its next checkpoint to a run
+  // that is gone.
+  impl_->refuse_if_owned_elsewhere(impl_->stored(id));
   if (auto a = impl_->find_active(id)) impl_->end_session(id, a, false);
   {
     std::lock_guard g(impl_->store_mu);

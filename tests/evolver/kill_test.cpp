@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -124,6 +125,66 @@ TEST(KillNine, ResumesFromLastCheckpointWithHallOfFameIntact) {
   EXPECT_LE(run->summary.best->chi2, before.front().function.chi2);
   EXPECT_EQ(run->summary.state, RunState::finished);
   EXPECT_GT(run->summary.counters.elapsed_s, checkpoint_elapsed);
+}
+
+// Who owns a running run: a live process that runs it keeps it (another process may not
+// resume it), but a dead one does not, even while its process id still exists: as a
+// zombie its parent has not reaped yet, or reused by an unrelated process (a reboot, a
+// container restart).
+TEST(KillNine, OnlyALiveOwnerKeepsItsRun) {
+  const std::string binary = std::string(MIXFORGE_BINARY_DIR) + "/cli/mixforge";
+  ASSERT_TRUE(std::filesystem::exists(binary)) << binary;
+  const mixforge::test::TempDir tmp("owner");
+  const auto dir = tmp.path();
+  Process c = spawn({binary, "evolve", "--width", "8", "--max-steps", "4", "--pool", "40", "--seconds", "600",
+                     "--threads", "1", "--seed", "3", "--data", dir.string()});
+  const std::string first = c.read_line();
+  ASSERT_EQ(first.rfind("run_id: ", 0), 0u) << first;
+  const std::string id = first.substr(8);
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  for (;;) {
+    ASSERT_LT(std::chrono::steady_clock::now(), give_up) << "the run was never stored as running";
+    const auto r = Store(dir).run(id);
+    if (r && r->summary.state == RunState::running && r->owner_pid == c.pid()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  auto resume = [&] {
+    Process r = spawn({binary, "runs", "resume", id, "--seconds", "1", "--data", dir.string()}, true);
+    const std::string out = r.read_all();
+    return std::make_pair(r.wait(), out);
+  };
+  {
+    const auto [code, out] = resume();
+    EXPECT_EQ(code, 2) << out;
+    EXPECT_NE(out.find("is active in process " + std::to_string(c.pid())), std::string::npos) << out;
+  }
+  {
+    // Nor may it delete it: the owner would lose its results at its next checkpoint.
+    Process d = spawn({binary, "runs", "delete", id, "--data", dir.string()}, true);
+    const std::string out = d.read_all();
+    EXPECT_EQ(d.wait(), 2) << out;
+    EXPECT_NE(out.find("is active in process " + std::to_string(c.pid())), std::string::npos) << out;
+    EXPECT_TRUE(Store(dir).run(id).has_value());
+  }
+  // Killed and not reaped: a zombie still answers kill(pid, 0).
+  c.signal(SIGKILL);
+  siginfo_t info{};
+  ASSERT_EQ(::waitid(P_PID, static_cast<id_t>(c.pid()), &info, WEXITED | WNOWAIT), 0);
+  ASSERT_EQ(::kill(c.pid(), 0), 0) << "the owner should be a zombie here";
+  {
+    const auto [code, out] = resume();
+    EXPECT_EQ(code, 0) << out;
+  }
+  EXPECT_EQ(c.wait(), 128 + SIGKILL);
+
+  // The stored owner's id now belongs to an unrelated live process.
+  Process unrelated = spawn({"sleep", "600"});
+  Store(dir).set_state(id, RunState::running, static_cast<int>(unrelated.pid()));
+  {
+    const auto [code, out] = resume();
+    EXPECT_EQ(code, 0) << out;
+  }
+  EXPECT_EQ(Store(dir).run(id)->summary.state, RunState::finished);
 }
 
 TEST(Cli, ConfigErrorsNameTheFieldAndExitTwo) {
