@@ -134,6 +134,9 @@ class Lexer {
     } else if (s_[j] == '0' && j + 1 < s_.size() && (s_[j + 1] == 'b' || s_[j + 1] == 'B')) {
       base = 2;
       j += 2;
+    } else if (s_[j] == '0' && j + 1 < s_.size() && std::isdigit(static_cast<unsigned char>(s_[j + 1]))) {
+      base = 8;  // C's octal: 011 is 9
+      j += 1;
     }
     const std::size_t digits_start = j;
     std::uint64_t v = 0;
@@ -147,7 +150,9 @@ class Lexer {
       else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
       else break;
       if (d >= base) {
-        if (base == 10 && (c == 'f' || c == 'F' || c == 'e' || c == 'E')) break;
+        if ((base == 10 || base == 8) && (c == 'f' || c == 'F' || c == 'e' || c == 'E')) break;
+        if (base == 8)
+          fail(p, "digit '" + std::string(1, c) + "' is not valid in an octal number (a leading 0 makes it octal, as in C)");
         fail(p, "digit '" + std::string(1, c) + "' is not valid in a base-" + std::to_string(base) + " number");
       }
       if (v > (~std::uint64_t{0} - d) / base) overflow = true;
@@ -326,6 +331,7 @@ class Parser {
   }
 
   void statement() {
+    operators_ = 0;
     const Token& first = peek();
     // return x; / return x >>> 0;
     if (first.type == Tok::ident && first.text == "return") {
@@ -395,6 +401,8 @@ class Parser {
       if (t.type != Tok::op) break;
       const int p = precedence(t.text);
       if (p < min_prec || p < 0) break;
+      if (++operators_ > kMaxOperators)
+        fail(t.pos, "more than " + std::to_string(kMaxOperators) + " operators in one statement");
       ++idx_;
       ExprPtr right = expression(p + 1);
       left = make_bin(t.text == ">>>" ? ">>" : t.text, std::move(left), std::move(right), t.pos);
@@ -405,6 +413,7 @@ class Parser {
   ExprPtr unary() {
     const Token& t = peek();
     if (is_op(t, "(")) {
+      const Nesting nest(*this, t);
       ++idx_;
       // C casts: "(uint32_t)x"
       if (peek().type == Tok::ident && is_op(peek(1), ")") && is_type_name(peek().text)) {
@@ -430,6 +439,7 @@ class Parser {
       e->pos = t.pos;
       e->name = t.text;
       if (is_op(peek(), "(")) {
+        const Nesting nest(*this, peek());
         e->kind = Expr::call;
         ++idx_;
         if (!is_op(peek(), ")")) {
@@ -588,8 +598,26 @@ class Parser {
     steps.push_back(r);
   }
 
+  // The parser and the tree recurse once per level: without limits a long enough text
+  // overflows the stack (a request body may hold a megabyte). A statement is one step, so
+  // real programs stay far below both.
+  static constexpr int kMaxNesting = 256;
+  static constexpr int kMaxOperators = 256;
+  struct Nesting {
+    Nesting(Parser& p, const Token& open) : parser(p) {
+      if (++parser.nesting_ > kMaxNesting)
+        fail(open.pos, "parentheses nested more than " + std::to_string(kMaxNesting) + " deep");
+    }
+    ~Nesting() { --parser.nesting_; }
+    Nesting(const Nesting&) = delete;
+    Nesting& operator=(const Nesting&) = delete;
+    Parser& parser;
+  };
+
   std::vector<Token> t_;
   std::size_t idx_ = 0;
+  int nesting_ = 0;
+  int operators_ = 0;
 };
 
 }  // namespace

@@ -124,6 +124,38 @@ TEST(TextForm, ErrorsNameLineColumnAndWhatWasExpected) {
   EXPECT_EQ(error_of("x = x << 3;"), "1:7: a plain shift loses bits and is not reversible; use 'x ^= x << k'");
 }
 
+// Deep nesting and endless expressions are refused with a position, not a stack overflow
+// (the parser and the tree it builds recurse; 30000 parentheses crashed the CLI, 15000 a
+// --batch thread, and a daemon request can carry a megabyte).
+TEST(TextForm, DeepNestingAndHugeExpressionsAreErrorsNotCrashes) {
+  const std::string open(100000, '(');
+  EXPECT_EQ(error_of("x = " + open + "x * 3" + std::string(100000, ')')),
+            "1:261: parentheses nested more than 256 deep");
+  EXPECT_EQ(error_of("x = " + open), "1:261: parentheses nested more than 256 deep");
+  std::string calls = "x = ";
+  for (int i = 0; i < 50000; ++i) calls += "rotl(";
+  EXPECT_EQ(error_of(calls), "1:1289: parentheses nested more than 256 deep");
+  std::string casts = "x = ";
+  for (int i = 0; i < 50000; ++i) casts += "(uint32_t)";
+  EXPECT_EQ(error_of(casts + "x;"), "1:2565: parentheses nested more than 256 deep");
+  std::string chain = "x = x";
+  for (int i = 0; i < 300000; ++i) chain += " ^ 1";
+  EXPECT_EQ(error_of(chain), "1:1031: more than 256 operators in one statement");
+  // Well inside the limits, still parsed.
+  EXPECT_EQ(parse_program("x = " + std::string(200, '(') + "x * 3" + std::string(200, ')') + ";").size(), 1u);
+}
+
+// A leading 0 makes an octal constant, as in C (and in JavaScript's legacy form): read as
+// decimal, 011 was 11 where the pasted C code meant 9.
+TEST(TextForm, LeadingZeroMeansOctalAsInC) {
+  EXPECT_EQ(parse_program("x *= 011;").steps()[0].operand, 9u);
+  EXPECT_EQ(parse_program("x ^= 0777u;").steps()[0].operand, 511u);
+  EXPECT_EQ(parse_program("x += 0100;").steps()[0].operand, 64u);
+  EXPECT_EQ(parse_program("x ^= x >> 0x10;").steps()[0].operand, 16u);  // hex is not octal
+  EXPECT_EQ(error_of("x *= 010;"), "1:6: multiplier 0x8 is even; a multiply step needs an odd constant");
+  EXPECT_EQ(error_of("x *= 09;"), "1:6: digit '9' is not valid in an octal number (a leading 0 makes it octal, as in C)");
+}
+
 TEST(TextForm, SurvivesGarbageWithoutCrashing) {
   std::mt19937 rng(3);
   const std::string alphabet = "x^=>>*+-&|();{}\n 0123456789abcdefxu/rotl,";
