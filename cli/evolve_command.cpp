@@ -50,6 +50,8 @@ nlohmann::json read_config_file(const std::string& path) {
     return nlohmann::json::parse(ss.str());
   } catch (const nlohmann::json::parse_error& e) {
     throw UsageError(path + ": not valid JSON: " + e.what());
+  } catch (const nlohmann::json::out_of_range& e) {
+    throw UsageError(path + ": a number out of range: " + e.what());  // 1e999
   }
 }
 
@@ -83,6 +85,12 @@ void run_evolve(const EvolveOptions& o) {
   if (o.higher_order_weight) j["objective"]["higher_order_weight"] = *o.higher_order_weight;
   if (o.objective_samples) j["objective"]["samples"] = *o.objective_samples;
   if (o.seconds || o.tournaments) {
+    try {
+      // Before JSON: it holds no NaN, and the schema reads 2^63 as a negative number.
+      evolver::validate_budget({o.seconds, o.tournaments});
+    } catch (const evolver::ConfigError& e) {
+      throw UsageError(e.what());
+    }
     nlohmann::json b = nlohmann::json::object();
     if (o.seconds) b["seconds"] = *o.seconds;
     if (o.tournaments) b["tournaments"] = *o.tournaments;

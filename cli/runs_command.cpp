@@ -46,6 +46,8 @@ void with_run(const RunsOptions& o, F&& f) {
     throw UsageError(e.what());
   } catch (const evolver::RunStateError& e) {
     throw UsageError(e.what());
+  } catch (const evolver::ConfigError& e) {
+    throw UsageError(e.what());
   }
 }
 

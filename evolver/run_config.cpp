@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -266,6 +267,7 @@ RunConfig run_config_from_json(const nlohmann::json& j) {
     if (std::all_of(ks.begin(), ks.end(), takes_shift))
       throw ConfigError("allowed_kinds", "only shift kinds allowed, and none exists at width 1");
   }
+  validate_budget(c.budget);
   // JSON cannot carry NaN or infinity, but a configuration built in code (the CLI's
   // flags) can: the schema's minimum does not catch NaN.
   for (const auto& [field, w] : {std::pair{"objective.bic_weight", c.objective.bic_weight},
@@ -291,6 +293,16 @@ RunConfig run_config_from_json(const nlohmann::json& j) {
     throw ConfigError("mutation", "a kind_sequence run changes only constants; give constant_small or "
                                   "constant_large a positive weight");
   return c;
+}
+
+void validate_budget(const Budget& b) {
+  if (b.seconds && !(std::isfinite(*b.seconds) && *b.seconds > 0))
+    throw ConfigError("budget.seconds", "must be a finite number of seconds > 0, not " +
+                                            (std::isnan(*b.seconds) ? std::string("NaN") : std::to_string(*b.seconds)));
+  constexpr std::uint64_t most = std::numeric_limits<std::int64_t>::max();
+  if (b.tournaments && (*b.tournaments < 1 || *b.tournaments > most))
+    throw ConfigError("budget.tournaments", "must be 1.." + std::to_string(most) + ", not " +
+                                                std::to_string(*b.tournaments));
 }
 
 nlohmann::json to_json(const Budget& b) {

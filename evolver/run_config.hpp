@@ -158,6 +158,10 @@ const std::string& run_config_schema();
 RunConfig run_config_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const RunConfig& config);
 nlohmann::json to_json(const Budget& budget);
+// Throws ConfigError (budget.seconds, budget.tournaments) unless seconds, when given, is a
+// finite number > 0 and tournaments 1..2^63-1 (SQLite keeps signed 64-bit integers). For
+// budgets made in code (the CLI's flags can be NaN or infinite) and extra budgets.
+void validate_budget(const Budget& budget);
 
 // A 64-bit seed in JSON, whose numbers are exact only up to 2^53: an integer
 // 0 .. 9007199254740991 (2^53-1) or a string of decimal digits "0" .. "18446744073709551615".

@@ -574,6 +574,7 @@ std::string RunManager::create(const RunConfig& config, bool start) {
 }
 
 void RunManager::resume(const std::string& id, std::optional<Budget> extra) {
+  if (extra) validate_budget(*extra);
   impl_->reap();
   auto c = impl_->control(id);
   std::lock_guard lk(*c);

@@ -187,6 +187,52 @@ TEST(KillNine, OnlyALiveOwnerKeepsItsRun) {
   EXPECT_EQ(Store(dir).run(id)->summary.state, RunState::finished);
 }
 
+// A budget is a finite positive number of seconds, or 1..2^63-1 tournaments, however it is
+// given: --seconds nan or inf ran without end, runs resume took -1 and 0, and 2^63
+// tournaments wrapped to a negative number in the message.
+TEST(Cli, BudgetsAreFinitePositiveNumbers) {
+  const std::string binary = std::string(MIXFORGE_BINARY_DIR) + "/cli/mixforge";
+  const mixforge::test::TempDir tmp("clibudget");
+  const auto data = (tmp.path() / "data").string();
+  auto run = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), binary);
+    args.insert(args.end(), {"--data", data});
+    Process p = spawn(args, true);
+    const std::string out = p.read_all();
+    return std::make_pair(p.wait(), out);
+  };
+  for (const char* s : {"nan", "inf", "-inf", "0", "-1"}) {
+    const auto [code, out] = run({"evolve", "--width", "8", "--pool", "10", "--threads", "1", "--tournaments", "5", "--seconds", s});
+    EXPECT_EQ(code, 2) << s << ": " << out;
+    EXPECT_NE(out.find("budget.seconds"), std::string::npos) << s << ": " << out;
+  }
+  {
+    const auto [code, out] = run({"evolve", "--width", "8", "--tournaments", "9223372036854775808"});
+    EXPECT_EQ(code, 2) << out;
+    EXPECT_NE(out.find("budget.tournaments"), std::string::npos) << out;
+    EXPECT_NE(out.find("9223372036854775807"), std::string::npos) << out;
+  }
+  {
+    const auto cfg = tmp.path() / "huge.json";
+    std::ofstream(cfg) << R"({"width": 8, "budget": {"seconds": 1e999}})";
+    const auto [code, out] = run({"evolve", "--config", cfg.string()});
+    EXPECT_EQ(code, 2) << out;
+    EXPECT_NE(out.find(cfg.string() + ": "), std::string::npos) << out;
+    EXPECT_NE(out.find("1e999"), std::string::npos) << out;
+  }
+  const auto [code, out] = run({"evolve", "--width", "8", "--pool", "10", "--threads", "1", "--tournaments", "20"});
+  ASSERT_EQ(code, 0) << out;
+  const std::string id = out.substr(8, out.find('\n') - 8);
+  for (const char* s : {"nan", "inf", "0", "-1"}) {
+    const auto [rcode, rout] = run({"runs", "resume", id, "--seconds", s});
+    EXPECT_EQ(rcode, 2) << s << ": " << rout;
+    EXPECT_NE(rout.find("budget.seconds"), std::string::npos) << s << ": " << rout;
+  }
+  const auto [tcode, tout] = run({"runs", "resume", id, "--tournaments", "0"});
+  EXPECT_EQ(tcode, 2) << tout;
+  EXPECT_NE(tout.find("budget.tournaments"), std::string::npos) << tout;
+}
+
 TEST(Cli, ConfigErrorsNameTheFieldAndExitTwo) {
   const std::string binary = std::string(MIXFORGE_BINARY_DIR) + "/cli/mixforge";
   const mixforge::test::TempDir tmp("clicfg");
