@@ -156,8 +156,11 @@ std::string export_code(const ExportRequest& r) {
       m.comment.push_back(line);
     }
     m.comment.push_back("Lanes narrower than 32 bits are masked to their width after every step that can carry past it.");
-    if (r.seeded) m.comment.push_back("seed: xor-ed into the lanes narrower than 32 bits before the first step.");
-    m.functions.push_back(lower_vec4(lanes, r.seeded, name, r.constants));
+    if (r.seeded)
+      m.comment.push_back(r.inverse ? "seed: xor-ed into the lanes narrower than 32 bits after the last step "
+                                      "(the seeded function xors it in before its first)."
+                                    : "seed: xor-ed into the lanes narrower than 32 bits before the first step.");
+    m.functions.push_back(lower_vec4(lanes, r.seeded, name, r.constants, r.inverse));
   } else {
     const ExportProgram& ep = r.programs.front();
     const Program p = r.inverse ? inverse(ep.program) : ep.program;

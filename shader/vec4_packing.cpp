@@ -1,5 +1,7 @@
 #include "shader/vec4_packing.hpp"
 
+#include <optional>
+
 #include "mixer/interpreter.hpp"
 #include "mixer/text_form.hpp"
 #include "shader/program_lowering.hpp"
@@ -7,7 +9,7 @@
 namespace mixforge::shader {
 
 Function lower_vec4(const std::array<Program, 4>& lanes, bool seeded, const std::string& name,
-                    ConstantStyle style) {
+                    ConstantStyle style, bool inverse) {
   static constexpr char lane_names[] = "xyzw";
   for (int i = 0; i < 4; ++i) {
     const std::string lane = std::string("lane ") + lane_names[i];
@@ -36,26 +38,35 @@ Function lower_vec4(const std::array<Program, 4>& lanes, bool seeded, const std:
   f.params = {{"v", Type::u32x4}};
   std::array<int, 4> widths{};
   for (int i = 0; i < 4; ++i) widths[i] = lanes[i].width();
+  // Short lanes repeat after 2^n inputs; xor-ing them with the seed gives every seed its
+  // own permutation. 32-bit lanes take the seed through their input already. The
+  // forward function xors before its first step, so its inverse xors after its last
+  // (masked: the forward one masks the seeded input to the lane's width).
+  std::optional<Stmt> seed_xor;
   if (seeded) {
     f.params.push_back({"seed", Type::u32});
-    // Short lanes repeat after 2^n inputs; xor-ing them with the seed gives every seed
-    // its own permutation. 32-bit lanes take the seed through their input already.
     std::array<Expr, 4> s{Expr::constant(0, Type::u32, Radix::decimal), Expr::constant(0, Type::u32, Radix::decimal),
                           Expr::constant(0, Type::u32, Radix::decimal), Expr::constant(0, Type::u32, Radix::decimal)};
+    std::array<std::uint64_t, 4> masks{};
     bool any = false;
-    for (int i = 0; i < 4; ++i)
+    for (int i = 0; i < 4; ++i) {
+      masks[i] = (std::uint64_t{1} << widths[i]) - 1;
       if (widths[i] < 32) {
         s[i] = Expr::var("seed", Type::u32);
         any = true;
       }
+    }
+    Expr lanes_seed = Expr::construct(std::move(s));
+    if (inverse) lanes_seed = Expr::binary(BinOp::bit_and, std::move(lanes_seed), Expr::lanes(masks, Radix::hex));
     if (any)
-      f.body.push_back(assign("v", Type::u32x4,
-                              Expr::binary(BinOp::bit_xor, Expr::var("v", Type::u32x4), Expr::construct(std::move(s)))));
+      seed_xor = assign("v", Type::u32x4, Expr::binary(BinOp::bit_xor, Expr::var("v", Type::u32x4), std::move(lanes_seed)));
   }
+  if (seed_xor && !inverse) f.body.push_back(*seed_xor);
   std::vector<std::array<Step, 4>> steps;
   for (std::size_t k = 0; k < lanes[0].size(); ++k)
     steps.push_back({lanes[0].steps()[k], lanes[1].steps()[k], lanes[2].steps()[k], lanes[3].steps()[k]});
   lower_steps(f, "v", Type::u32x4, widths, steps, style);
+  if (seed_xor && inverse) f.body.insert(f.body.end() - 1, *seed_xor);  // before "return v;"
   return f;
 }
 

@@ -12,9 +12,11 @@ namespace mixforge::shader {
 
 // uvec4 f(uvec4 v[, uint seed]) from four programs of width 1..32 with the same step
 // kinds. Seeded: lanes narrower than 32 bits are xor-ed with the seed, then masked.
+// inverse: the lanes are the inverses of a seeded function's, so the seed (masked to
+// each lane) is xor-ed in after the last step instead, which undoes the forward function.
 // Throws ExportError naming the first lane / step that breaks the rules.
 Function lower_vec4(const std::array<Program, 4>& lanes, bool seeded, const std::string& name,
-                    ConstantStyle style);
+                    ConstantStyle style, bool inverse = false);
 
 // True when the four programs can share one 4-lane function.
 bool packable(const std::array<Program, 4>& lanes);

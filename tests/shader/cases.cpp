@@ -88,12 +88,17 @@ Case range_case(std::string label, const Program& p, shader::RangeMethod method,
   return c;
 }
 
-Case vec4_case(std::string label, const std::array<Program, 4>& lanes, bool seeded, std::size_t count) {
+// inverse: the request exports the inverse of the lanes, fed the forward function's outputs
+// (seeded with the same seed), so the expected values are the original inputs (masked to
+// each lane's width).
+Case vec4_case(std::string label, const std::array<Program, 4>& lanes, bool seeded, std::size_t count,
+               bool inverse = false) {
   Case c;
   c.label = std::move(label);
   c.kind = CaseKind::vec4;
   c.request.vec4 = true;
   c.request.seeded = seeded;
+  c.request.inverse = inverse;
   for (const Program& p : lanes) c.request.programs.push_back({p, std::nullopt});
   c.request.name = "f_" + c.label;
   c.call = c.request.name;
@@ -105,6 +110,14 @@ Case vec4_case(std::string label, const std::array<Program, 4>& lanes, bool seed
       v[l] = i < 65536 ? static_cast<std::uint32_t>((i >> (4 * l)) & 0xff) | static_cast<std::uint32_t>(i << 16)
                        : static_cast<std::uint32_t>(splitmix(s));
     const std::uint32_t seed = i < 65536 ? static_cast<std::uint32_t>(i * 2654435761u) : static_cast<std::uint32_t>(splitmix(s));
+    if (inverse) {
+      const auto y = shader::reference_vec4(lanes, v, seeded, seed);
+      for (int l = 0; l < 4; ++l) c.input.push_back(y[l]);
+      c.input.insert(c.input.end(), {seed, 0, 0, 0});
+      for (int l = 0; l < 4; ++l)
+        c.expected.push_back(static_cast<std::uint32_t>(v[l] & ((std::uint64_t{1} << lanes[l].width()) - 1)));
+      continue;
+    }
     for (int l = 0; l < 4; ++l) c.input.push_back(v[l]);
     c.input.insert(c.input.end(), {seed, 0, 0, 0});
     for (std::uint32_t y : shader::reference_vec4(lanes, v, seeded, seed)) c.expected.push_back(y);
@@ -169,6 +182,15 @@ std::vector<Case> execution_cases(bool wide, std::size_t count) {
       prog(32, {{K::add_const, 0x9e3779b9}, {K::rotate, 31}, {K::mul_const, 0x7feb352d}, {K::xorshift_left, 13}, {K::sub_shift, 17}, {K::xor_const, 0xffffffff}, {K::xorshift_right, 15}, {K::add_shift, 2}, {K::sub_const, 1}}),
       prog(31, {{K::add_const, 0x7fffffff}, {K::rotate, 1}, {K::mul_const, 0x5bd1e995}, {K::xorshift_left, 30}, {K::sub_shift, 1}, {K::xor_const, 0x2aaaaaaa}, {K::xorshift_right, 30}, {K::add_shift, 16}, {K::sub_const, 0x12345}})};
   cases.push_back(vec4_case("vec4_mixed_all_kinds", mixed, true, count));
+  // Lanes whose inverses have the same step kinds (shifts of at least half the width
+  // invert in one step), seeded: the inverse must take the seed out after its steps.
+  const std::array<Program, 4> invertible{
+      prog(7, {{K::xorshift_right, 4}, {K::mul_const, 107}, {K::add_const, 0x55}, {K::xorshift_right, 5}}),
+      prog(12, {{K::xorshift_right, 6}, {K::mul_const, 0x9e5}, {K::add_const, 0x123}, {K::xorshift_right, 7}}),
+      prog(32, {{K::xorshift_right, 16}, {K::mul_const, 0x7feb352d}, {K::add_const, 0x9e3779b9}, {K::xorshift_right, 17}}),
+      prog(31, {{K::xorshift_right, 16}, {K::mul_const, 0x5bd1e995}, {K::add_const, 0x2468ace}, {K::xorshift_right, 16}})};
+  cases.push_back(vec4_case("vec4_seeded_inverse", invertible, true, count, true));
+  cases.push_back(vec4_case("vec4_unseeded_inverse", invertible, false, count, true));
   return cases;
 }
 
