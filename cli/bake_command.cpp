@@ -163,6 +163,13 @@ void run(const Opts& o) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("bake: --sampler: ") + e.what());
   }
+  // Only mixforge-cmj uses mixers: others would be silently dropped (the daemon says 422).
+  if (config.sampler != baker::SamplerKind::mixforge_cmj) {
+    const char* given = !o.mixers.empty() ? "--mixers" : !o.bundle.empty() ? "--bundle" : !o.run.empty() ? "--run" : nullptr;
+    if (given)
+      throw UsageError(std::string("bake: ") + given + " needs --sampler mixforge-cmj (the only sampler with mixers), got --sampler " +
+                       o.sampler);
+  }
   if (o.spp == 0 || o.spp > (1u << 20)) throw UsageError("bake: --spp must be 1..1048576");
   if (o.bounces > 64) throw UsageError("bake: --bounces must be 0..64");
   if (o.texel < 0 || !std::isfinite(o.texel)) throw UsageError("bake: --texel must be positive");

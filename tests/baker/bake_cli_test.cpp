@@ -210,3 +210,15 @@ TEST(BakeCli, StoredSampledScoresBelowZeroAreReportedAsTheirRank) {
   EXPECT_FALSE(report["mixers"][0]["exact"].get<bool>());
   fs::remove_all(d);
 }
+
+// Found by exploratory testing: mixers given with a sampler that uses none were silently
+// ignored (exit 0, "mixers": []); the daemon refuses that (422), so does the CLI.
+TEST(BakeCli, MixersWithAnotherSamplerAreRefused) {
+  for (const std::string mixers : {"--mixers 'x ^= x >> 16; x *= 0x7feb352d;'", "--bundle family.json", "--run r1"}) {
+    const auto r = run_mixforge("bake cornell --spp 1 --bounces 0 --sampler sobol-owen --json --out /tmp/mixforge_never " +
+                                mixers);
+    EXPECT_EQ(r.exit_code, 2) << mixers << ": " << r.output;
+    EXPECT_NE(r.output.find(mixers.substr(0, mixers.find(' '))), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("--sampler sobol-owen"), std::string::npos) << r.output;
+  }
+}
