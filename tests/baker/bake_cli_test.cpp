@@ -222,3 +222,19 @@ TEST(BakeCli, MixersWithAnotherSamplerAreRefused) {
     EXPECT_NE(r.output.find("--sampler sobol-owen"), std::string::npos) << r.output;
   }
 }
+
+// Found by exploratory testing: --texel 0 and 1e-300 (0 as a float) baked with the default
+// texel size, and 1e-30 printed a chart of -9223372036854775808 texels (a float-to-integer
+// overflow).
+TEST(BakeCli, TexelSizesThatAreNotPositiveFloatsAreRefused) {
+  for (const char* texel : {"0", "-1", "1e-300", "1e-45", "nan", "inf", "1e39", "abc", "0.5x"}) {
+    const auto r = run_mixforge(std::string("bake cornell --spp 1 --bounces 0 --out /tmp/mixforge_never --texel ") + texel);
+    EXPECT_EQ(r.exit_code, 2) << texel << ": " << r.output;
+    EXPECT_NE(r.output.find("--texel"), std::string::npos) << texel << ": " << r.output;
+  }
+  // Positive but far too small for the atlas: the size in texels, not an overflowed integer.
+  const auto r = run_mixforge("bake cornell --spp 1 --bounces 0 --out /tmp/mixforge_never --texel 1e-30");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("choose a larger --texel"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("-9223372036854775808"), std::string::npos) << r.output;
+}
