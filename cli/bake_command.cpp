@@ -201,7 +201,23 @@ void run(const Opts& o) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("bake: --light-sampling: ") + e.what());
   }
-  if (!o.reference.empty()) config.reference = o.reference;
+  // Bad --reference and --out are bad input (exit 2), found before the bake, not after it.
+  if (!o.reference.empty()) {
+    try {
+      baker::read_exr(o.reference);
+    } catch (const baker::ImageError& e) {
+      throw UsageError(std::string("bake: --reference: ") + e.what());
+    }
+    config.reference = o.reference;
+  }
+  {
+    std::error_code ec;
+    std::filesystem::create_directories(o.out, ec);
+    if (ec) throw UsageError("bake: --out: cannot create the folder " + o.out + ": " + ec.message());
+    if (!std::filesystem::is_directory(o.out, ec))
+      throw UsageError("bake: --out: " + o.out + " is not a folder");
+    if (::access(o.out.c_str(), W_OK) != 0) throw UsageError("bake: --out: cannot write in " + o.out);
+  }
 
   std::shared_ptr<const baker::Mixer4> mixers;
   if (config.sampler == baker::SamplerKind::mixforge_cmj) {
@@ -234,6 +250,8 @@ void run(const Opts& o) {
     throw UsageError(std::string("bake: ") + e.what());
   } catch (const baker::BackendUnavailable& e) {
     throw UsageError(std::string("bake: --backend vulkan: ") + e.what());
+  } catch (const baker::ImageError& e) {  // the reference, read after the bake: its size
+    throw UsageError(std::string("bake: --reference: ") + e.what());
   }
   baker::write_outputs(out, o.out);
   const auto& r = out.report;

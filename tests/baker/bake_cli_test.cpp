@@ -238,3 +238,38 @@ TEST(BakeCli, TexelSizesThatAreNotPositiveFloatsAreRefused) {
   EXPECT_NE(r.output.find("choose a larger --texel"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("-9223372036854775808"), std::string::npos) << r.output;
 }
+
+// Found by exploratory testing: a bad --reference or --out exited 1, as for an internal
+// error; bad input exits 2 and names the option.
+TEST(BakeCli, BadReferenceAndOutExitTwo) {
+  const fs::path d = temp_dir() / "badref";
+  fs::create_directories(d);
+  std::ofstream(d / "image.png") << "\x89PNG\r\n\x1a\n not really";
+  auto r = run_mixforge("bake cornell --spp 1 --bounces 0 --texel 0.5 --out " + quoted((d / "a").string()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  {  // a truncated EXR
+    std::ifstream in(d / "a" / "lightmap.exr", std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::ofstream(d / "truncated.exr", std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  }
+  std::ofstream(d / "file") << "x";
+  const std::string bake = "bake cornell --spp 1 --bounces 0 --texel 0.5 ";
+  for (const std::string& args :
+       {"--reference " + quoted((d / "nonexist.exr").string()), "--reference " + quoted((d / "image.png").string()),
+        "--reference " + quoted((d / "truncated.exr").string())}) {
+    r = run_mixforge(bake + "--out " + quoted((d / "b").string()) + " " + args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
+    EXPECT_NE(r.output.find("--reference"), std::string::npos) << args << ": " << r.output;
+  }
+  // A reference of another size (another texel size).
+  r = run_mixforge("bake cornell --spp 1 --bounces 0 --texel 0.7 --out " + quoted((d / "c").string()) +
+                   " --reference " + quoted((d / "a" / "lightmap.exr").string()));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--reference"), std::string::npos) << r.output;
+  for (const fs::path& out : {d / "file", d / "file" / "below", fs::path("/proc/mixforge_never")}) {
+    r = run_mixforge(bake + "--out " + quoted(out.string()));
+    EXPECT_EQ(r.exit_code, 2) << out << ": " << r.output;
+    EXPECT_NE(r.output.find("--out"), std::string::npos) << out << ": " << r.output;
+  }
+  fs::remove_all(d);
+}
