@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <numeric>
 #include <string>
@@ -106,11 +107,13 @@ Atlas build_atlas(const Scene& scene, const AtlasOptions& options) {
     }
     const double cw = std::ceil(double(umax) - umin) + 2.0 * g;
     const double ch = std::ceil(double(vmax) - vmin) + 2.0 * g;
-    if (cw > options.max_size || ch > options.max_size)
-      throw SceneError("a face needs a " + std::to_string(long(cw)) + " x " + std::to_string(long(ch)) +
-                       " texel chart at texel size " + std::to_string(options.texel_size) +
-                       ", above the " + std::to_string(options.max_size) +
+    // Compared and printed as doubles: at a tiny texel size they overflow any integer.
+    if (!(cw <= options.max_size && ch <= options.max_size)) {
+      char size[96];
+      std::snprintf(size, sizeof size, "%.4g x %.4g texel chart at texel size %g", cw, ch, options.texel_size);
+      throw SceneError(std::string("a face needs a ") + size + ", above the " + std::to_string(options.max_size) +
                        " limit: choose a larger --texel");
+    }
     c.w = static_cast<std::uint32_t>(cw);
     c.h = static_cast<std::uint32_t>(ch);
     for (auto& uv : c.local)

@@ -47,8 +47,8 @@ Hit from_embree(const RTCRayHit& rh) {
 // calibration_rays; after that the faster per ray serves, but every explore_period-th call
 // and the one after it (the other way, then the chosen one, so both meet the same load)
 // are timed again, so the choice follows the tallies over the whole bake, not only its
-// first tiles. Both ways give the same answers (robust scene): the choice changes the speed
-// only. Thread-safe (atomic tallies).
+// first tiles. Thread-safe (atomic tallies). The two ways break ties between coincident
+// triangles differently, so the answers can depend on the choice (embree_tracer.hpp).
 class StreamChoice {
  public:
   template <class Single, class Stream>
@@ -143,7 +143,7 @@ class EmbreeTracer final : public RayTracer {
     switch (mode_) {
       case EmbreeMode::packet16: return "embree-packet16";
       case EmbreeMode::stream: return "embree-stream";
-      default: return "embree";  // single, measured
+      default: return "embree";  // single, coherent_streams, measured
     }
   }
 
@@ -155,6 +155,7 @@ class EmbreeTracer final : public RayTracer {
       case EmbreeMode::single: return trace_single(rays, hits, ctx);
       case EmbreeMode::packet16: return trace_packets(rays, hits, ctx);
       case EmbreeMode::stream: return trace_stream(rays, hits, ctx);
+      case EmbreeMode::coherent_streams: return coherent ? trace_stream(rays, hits, ctx) : trace_single(rays, hits, ctx);
       case EmbreeMode::measured: break;
     }
     if (!coherent) return trace_single(rays, hits, ctx);  // packets of unrelated rays only lose
@@ -167,6 +168,9 @@ class EmbreeTracer final : public RayTracer {
       case EmbreeMode::single: return "rtcIntersect1, rtcOccluded1";
       case EmbreeMode::packet16: return "rtcIntersect16, rtcOccluded1M";
       case EmbreeMode::stream: return "rtcIntersect1M, rtcOccluded1M";
+      case EmbreeMode::coherent_streams:
+        return "coherent batches as streams (rtcIntersect1M, rtcOccluded1M), other rays one per call "
+               "(rtcIntersect1, rtcOccluded1)";
       case EmbreeMode::measured: break;
     }
     return "by measurement, for coherent batches: closest hits " +
@@ -180,6 +184,7 @@ class EmbreeTracer final : public RayTracer {
     ctx.flags = coherent ? RTC_INTERSECT_CONTEXT_FLAG_COHERENT : RTC_INTERSECT_CONTEXT_FLAG_INCOHERENT;
     if (mode_ == EmbreeMode::stream || mode_ == EmbreeMode::packet16) return occluded_stream(rays, out, ctx);
     if (mode_ == EmbreeMode::single || !coherent) return occluded_single(rays, out, ctx);
+    if (mode_ == EmbreeMode::coherent_streams) return occluded_stream(rays, out, ctx);
     shadow_choice_.run(
         rays.size(), [&] { occluded_single(rays, out, ctx); }, [&] { occluded_stream(rays, out, ctx); });
   }

@@ -9,8 +9,10 @@
 
 namespace mixforge::baker {
 
-// Throws SceneError "file:line: message" for what tinyobjloader rejects (it names the
-// line), and names the file and the face for bad indices or materials.
+// Throws SceneError "file:line:column: message" for a malformed number, index or face in
+// the OBJ or a Kd / Ke line of its .mtl files (a scan before tinyobjloader, which takes
+// many of them silently), "file:line: message" for what tinyobjloader rejects, and names
+// the file for the rest (no faces with area, bad materials).
 Scene load_obj(const std::filesystem::path& path);
 
 }  // namespace mixforge::baker

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <mutex>
 #include <regex>
 #include <sstream>
@@ -38,7 +39,7 @@ struct Opts {
   std::string sampler = "mixforge-cmj";
   std::uint32_t spp = 256;
   std::uint32_t bounces = 2;
-  float texel = 0;
+  std::string texel;  // empty: the default (scene diagonal / 200)
   std::string backend = "auto";
   std::string light_sampling = "auto";
   std::string out = "bake-out";
@@ -55,6 +56,22 @@ std::uint64_t parse_seed(const std::string& s) {
   const unsigned long long v = std::strtoull(s.c_str(), nullptr, 10);
   if (errno == ERANGE) throw UsageError("bake: --seed " + s + " is above 18446744073709551615");
   return v;
+}
+
+// --texel: a positive number that is a normal float (1e-300 would be 0 as a float, which
+// meant "the default"; 1e-45 a denormal whose inverse is infinite). 0 if not given.
+float parse_texel(const std::string& s) {
+  if (s.empty()) return 0;
+  const char* begin = s.c_str();
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(begin, &end);
+  if (end == begin || *end != '\0')
+    throw UsageError("bake: --texel must be a number (world units per texel), got '" + s + "'");
+  if (!(v > 0) || !std::isfinite(v) || errno == ERANGE || v > std::numeric_limits<float>::max() ||
+      v < std::numeric_limits<float>::min())
+    throw UsageError("bake: --texel must be a positive number, 1.2e-38 to 3.4e38 (a float), got '" + s + "'");
+  return static_cast<float>(v);
 }
 
 // A stored function's lane, as the daemon's bakes take it (server/routes_bakes.cpp): its
@@ -163,14 +180,20 @@ void run(const Opts& o) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("bake: --sampler: ") + e.what());
   }
+  // Only mixforge-cmj uses mixers: others would be silently dropped (the daemon says 422).
+  if (config.sampler != baker::SamplerKind::mixforge_cmj) {
+    const char* given = !o.mixers.empty() ? "--mixers" : !o.bundle.empty() ? "--bundle" : !o.run.empty() ? "--run" : nullptr;
+    if (given)
+      throw UsageError(std::string("bake: ") + given + " needs --sampler mixforge-cmj (the only sampler with mixers), got --sampler " +
+                       o.sampler);
+  }
   if (o.spp == 0 || o.spp > (1u << 20)) throw UsageError("bake: --spp must be 1..1048576");
   if (o.bounces > 64) throw UsageError("bake: --bounces must be 0..64");
-  if (o.texel < 0 || !std::isfinite(o.texel)) throw UsageError("bake: --texel must be positive");
+  config.texel = parse_texel(o.texel);
   if (o.backend != "auto" && o.backend != "embree" && o.backend != "vulkan")
     throw UsageError("bake: --backend must be embree, vulkan or auto, got '" + o.backend + "'");
   config.spp = o.spp;
   config.bounces = o.bounces;
-  config.texel = o.texel;
   config.backend = o.backend;
   config.seed = parse_seed(o.seed);
   try {
@@ -178,7 +201,23 @@ void run(const Opts& o) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("bake: --light-sampling: ") + e.what());
   }
-  if (!o.reference.empty()) config.reference = o.reference;
+  // Bad --reference and --out are bad input (exit 2), found before the bake, not after it.
+  if (!o.reference.empty()) {
+    try {
+      baker::read_exr(o.reference);
+    } catch (const baker::ImageError& e) {
+      throw UsageError(std::string("bake: --reference: ") + e.what());
+    }
+    config.reference = o.reference;
+  }
+  {
+    std::error_code ec;
+    std::filesystem::create_directories(o.out, ec);
+    if (ec) throw UsageError("bake: --out: cannot create the folder " + o.out + ": " + ec.message());
+    if (!std::filesystem::is_directory(o.out, ec))
+      throw UsageError("bake: --out: " + o.out + " is not a folder");
+    if (::access(o.out.c_str(), W_OK) != 0) throw UsageError("bake: --out: cannot write in " + o.out);
+  }
 
   std::shared_ptr<const baker::Mixer4> mixers;
   if (config.sampler == baker::SamplerKind::mixforge_cmj) {
@@ -211,6 +250,8 @@ void run(const Opts& o) {
     throw UsageError(std::string("bake: ") + e.what());
   } catch (const baker::BackendUnavailable& e) {
     throw UsageError(std::string("bake: --backend vulkan: ") + e.what());
+  } catch (const baker::ImageError& e) {  // the reference, read after the bake: its size
+    throw UsageError(std::string("bake: --reference: ") + e.what());
   }
   baker::write_outputs(out, o.out);
   const auto& r = out.report;

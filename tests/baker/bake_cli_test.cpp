@@ -151,7 +151,7 @@ TEST(BakeCli, AutoBackendSaysWhichRanAndWhy) {
   EXPECT_EQ(report["backend_choice"].get<std::string>().rfind("auto: ", 0), 0u);
   if (report["backend"] == "embree") {  // and how Embree traced the coherent batches
     ASSERT_TRUE(report.contains("traversal")) << report.dump();
-    EXPECT_EQ(report["traversal"].get<std::string>().rfind("by measurement, for coherent batches: closest hits ", 0), 0u)
+    EXPECT_EQ(report["traversal"].get<std::string>().rfind("coherent batches as streams (rtcIntersect1M, rtcOccluded1M)", 0), 0u)
         << report.dump();
   }
   fs::remove_all(d);
@@ -208,5 +208,68 @@ TEST(BakeCli, StoredSampledScoresBelowZeroAreReportedAsTheirRank) {
   ASSERT_EQ(report["mixers"].size(), 4u);
   EXPECT_DOUBLE_EQ(report["mixers"][0]["chi2"].get<double>(), 3e-6);  // max(estimate, stderr, 0)
   EXPECT_FALSE(report["mixers"][0]["exact"].get<bool>());
+  fs::remove_all(d);
+}
+
+// Found by exploratory testing: mixers given with a sampler that uses none were silently
+// ignored (exit 0, "mixers": []); the daemon refuses that (422), so does the CLI.
+TEST(BakeCli, MixersWithAnotherSamplerAreRefused) {
+  for (const std::string mixers : {"--mixers 'x ^= x >> 16; x *= 0x7feb352d;'", "--bundle family.json", "--run r1"}) {
+    const auto r = run_mixforge("bake cornell --spp 1 --bounces 0 --sampler sobol-owen --json --out /tmp/mixforge_never " +
+                                mixers);
+    EXPECT_EQ(r.exit_code, 2) << mixers << ": " << r.output;
+    EXPECT_NE(r.output.find(mixers.substr(0, mixers.find(' '))), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("--sampler sobol-owen"), std::string::npos) << r.output;
+  }
+}
+
+// Found by exploratory testing: --texel 0 and 1e-300 (0 as a float) baked with the default
+// texel size, and 1e-30 printed a chart of -9223372036854775808 texels (a float-to-integer
+// overflow).
+TEST(BakeCli, TexelSizesThatAreNotPositiveFloatsAreRefused) {
+  for (const char* texel : {"0", "-1", "1e-300", "1e-45", "nan", "inf", "1e39", "abc", "0.5x"}) {
+    const auto r = run_mixforge(std::string("bake cornell --spp 1 --bounces 0 --out /tmp/mixforge_never --texel ") + texel);
+    EXPECT_EQ(r.exit_code, 2) << texel << ": " << r.output;
+    EXPECT_NE(r.output.find("--texel"), std::string::npos) << texel << ": " << r.output;
+  }
+  // Positive but far too small for the atlas: the size in texels, not an overflowed integer.
+  const auto r = run_mixforge("bake cornell --spp 1 --bounces 0 --out /tmp/mixforge_never --texel 1e-30");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("choose a larger --texel"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("-9223372036854775808"), std::string::npos) << r.output;
+}
+
+// Found by exploratory testing: a bad --reference or --out exited 1, as for an internal
+// error; bad input exits 2 and names the option.
+TEST(BakeCli, BadReferenceAndOutExitTwo) {
+  const fs::path d = temp_dir() / "badref";
+  fs::create_directories(d);
+  std::ofstream(d / "image.png") << "\x89PNG\r\n\x1a\n not really";
+  auto r = run_mixforge("bake cornell --spp 1 --bounces 0 --texel 0.5 --out " + quoted((d / "a").string()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  {  // a truncated EXR
+    std::ifstream in(d / "a" / "lightmap.exr", std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::ofstream(d / "truncated.exr", std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  }
+  std::ofstream(d / "file") << "x";
+  const std::string bake = "bake cornell --spp 1 --bounces 0 --texel 0.5 ";
+  for (const std::string& args :
+       {"--reference " + quoted((d / "nonexist.exr").string()), "--reference " + quoted((d / "image.png").string()),
+        "--reference " + quoted((d / "truncated.exr").string())}) {
+    r = run_mixforge(bake + "--out " + quoted((d / "b").string()) + " " + args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
+    EXPECT_NE(r.output.find("--reference"), std::string::npos) << args << ": " << r.output;
+  }
+  // A reference of another size (another texel size).
+  r = run_mixforge("bake cornell --spp 1 --bounces 0 --texel 0.7 --out " + quoted((d / "c").string()) +
+                   " --reference " + quoted((d / "a" / "lightmap.exr").string()));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--reference"), std::string::npos) << r.output;
+  for (const fs::path& out : {d / "file", d / "file" / "below", fs::path("/proc/mixforge_never")}) {
+    r = run_mixforge(bake + "--out " + quoted(out.string()));
+    EXPECT_EQ(r.exit_code, 2) << out << ": " << r.output;
+    EXPECT_NE(r.output.find("--out"), std::string::npos) << out << ": " << r.output;
+  }
   fs::remove_all(d);
 }

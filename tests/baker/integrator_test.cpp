@@ -14,6 +14,7 @@
 #include "baker/embree_tracer.hpp"
 #include "baker/hemisphere.hpp"
 #include "baker/obj_scene.hpp"
+#include "baker/scene_source.hpp"
 
 using namespace mixforge::baker;
 namespace fs = std::filesystem;
@@ -335,13 +336,13 @@ TEST(Embree, SingleRaysPacketsAndStreamsAgreeWithRobustScenes) {
   EXPECT_LT(blocked, rays.size());
 }
 
-// The default tracer times one-ray calls against streams on the first coherent batches
+// The measured tracer times one-ray calls against streams on the first coherent batches
 // (closest hits and shadow rays apart) and keeps the faster: it says which in traversal(),
 // and its answers are those of single rays before, during and after that choice.
 TEST(Embree, TheMeasuredChoiceSaysWhatItChoseAndChangesNoHit) {
   const Scene s = cornell_box();
   const auto single = make_embree_tracer(s, EmbreeMode::single);
-  const auto measured = make_embree_tracer(s);
+  const auto measured = make_embree_tracer(s, EmbreeMode::measured);  // the Cornell box has no coincident triangles
   EXPECT_EQ(measured->name(), "embree");
   EXPECT_NE(measured->traversal().find("closest hits rtcIntersect1 (no coherent batches)"), std::string::npos)
       << measured->traversal();
@@ -440,3 +441,64 @@ TEST(Cancel, AFlagStopsTheIntegratorWithBakeCancelled) {
   EXPECT_LE(last_done, done_when_cancelled + 2 * 256) << "at most the tiles in flight finished";
 }
 
+
+namespace {
+
+// A Quake map with brushes that touch: their faces meet back to back in one plane, so many
+// rays hit two triangles at the same distance (or one ulp apart), and which one Embree
+// returns depends on how it traverses (one ray per call or streams).
+Scene end_map() { return load_scene(std::string(MIXFORGE_SOURCE_DIR) + "/baker/scenes/librequake/end.map"); }
+
+}  // namespace
+
+// Found by exploratory testing: multi-threaded Embree bakes of end.map gave different bits
+// for the same seed. The default tracer chose between rtcIntersect1 and streams per batch
+// by a shared call counter and by timing, and the two break those ties differently; so the
+// answer for a batch depended on thread scheduling. The same batch must get the same hits
+// on every call.
+TEST(Embree, TheDefaultTracerGivesTheSameHitsOnEveryCall) {
+  const Scene s = end_map();
+  AtlasOptions ao;
+  ao.texel_size = 32;
+  const Atlas a = build_atlas(s, ao);
+  const float eps = 1e-4f * std::max(bounds(s).diagonal(), 1e-3f);  // the integrator's offset
+  std::vector<Ray> batch;
+  for (const AtlasTexel& t : a.texels) {
+    const Frame f(t.normal);
+    Ray r;
+    r.origin = t.position + t.normal * eps;
+    r.direction = f.to_world(cosine_hemisphere({0.8f, 0.3f}));
+    batch.push_back(r);
+  }
+  const auto tracer = make_embree_tracer(s);
+  std::vector<Hit> first(batch.size()), again(batch.size());
+  std::vector<std::uint8_t> first_blocked(batch.size()), blocked(batch.size());
+  tracer->intersect(batch, first, true);
+  tracer->occluded(batch, first_blocked, true);
+  for (int call = 0; call < 8; ++call) {
+    tracer->intersect(batch, again, true);
+    tracer->occluded(batch, blocked, true);
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      ASSERT_EQ(again[i].triangle, first[i].triangle) << "call " << call << ", ray " << i;
+      ASSERT_EQ(again[i].t, first[i].t) << "call " << call << ", ray " << i;
+      ASSERT_EQ(blocked[i], first_blocked[i]) << "call " << call << ", shadow ray " << i;
+    }
+  }
+}
+
+// The tester's check: the same multi-threaded bake of a Quake map, several times, gives the
+// same bits (it can pass by luck on a machine with one core; the test above cannot).
+TEST(Determinism, MultiThreadedQuakeBakesGiveTheSameBits) {
+  const Scene s = end_map();
+  AtlasOptions ao;
+  ao.texel_size = 32;
+  const Atlas a = build_atlas(s, ao);
+  const auto first = run(s, a, SamplerKind::mixforge_cmj, 4, 0);
+  for (int k = 0; k < 3; ++k) {
+    const auto again = run(s, a, SamplerKind::mixforge_cmj, 4, 0);
+    ASSERT_EQ(std::memcmp(first.lightmap.texels.data(), again.lightmap.texels.data(),
+                          first.lightmap.texels.size() * sizeof(Vec3)),
+              0)
+        << "bake " << k + 2;
+  }
+}

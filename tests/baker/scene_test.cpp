@@ -80,6 +80,48 @@ TEST(ObjScene, ErrorsNameTheFileAndLine) {
   fs::remove_all(d);
 }
 
+// Found by exploratory testing: tinyobjloader read these as 0 or as whatever its parser made
+// of them (exit 0), or they failed without a line. Each must fail with file:line:column.
+TEST(ObjScene, MalformedNumbersAndFacesNameLineAndColumn) {
+  const fs::path d = temp_dir("objmalformed");
+  const std::string tri = "v 0 0 0\nv 1 0 0\nv 0 1 0\n";
+  const struct {
+    std::string obj, mtl, where, says;
+  } cases[] = {
+      {"v 0 0 0\nv 1 0 zz\nv 0 1 0\nf 1 2 3\n", "", ":2:7: ", "'zz' is not a number"},
+      {"v 0 0 0\nv 1 0 nan\nv 0 1 0\nf 1 2 3\n", "", ":2:7: ", "not finite"},
+      {"v 0 0 0\nv 1e39 0 0\nv 0 1 0\nf 1 2 3\n", "", ":2:3: ", "out of the float range"},
+      {tri + "f 1 2 99999999999999999999\n", "", ":4:7: ", "out of range"},
+      {tri + "f 1 2 3x\n", "", ":4:7: ", "'3x' is not an index"},
+      {tri + "f 1 2 9\n", "", ":4:7: ", "vertex index 9 is out of range (3 in the file)"},
+      {tri + "f 1 2 -4\n", "", ":4:7: ", "out of range"},
+      {tri + "f 1 2\n", "", ":4:1: ", "a face needs at least 3 vertices, got 2"},
+      {"v 0 0\nf 1 1 1\n", "", ":1:1: ", "v needs 3 coordinates, got 2"},
+      {"mtllib m.mtl\n" + tri + "usemtl m\nf 2 3 4\n", "newmtl m\nKd 0.5 zz 0.5\n", "m.mtl:2:8: ", "'zz' is not a number"},
+      {"mtllib m.mtl\n" + tri + "usemtl m\nf 2 3 4\n", "newmtl m\nKe 1 1\n", "m.mtl:2:1: ", "Ke takes 3 numbers"},
+  };
+  for (const auto& c : cases) {
+    fs::remove(d / "m.mtl");
+    write(d / "s.obj", c.obj);
+    if (!c.mtl.empty()) write(d / "m.mtl", c.mtl);
+    try {
+      load_obj(d / "s.obj");
+      ADD_FAILURE() << "no error for:\n" << c.obj << c.mtl;
+    } catch (const SceneError& e) {
+      const std::string what = e.what();
+      const std::string file = c.where.rfind("m.mtl", 0) == 0 ? (d / "m.mtl").string() + c.where.substr(5)
+                                                              : (d / "s.obj").string() + c.where;
+      EXPECT_EQ(what.rfind(file, 0), 0u) << what;
+      EXPECT_NE(what.find(c.says), std::string::npos) << what;
+    }
+  }
+  // What is valid still loads: v//vn and v/vt/vn corners, negative indices, comments, CRLF.
+  write(d / "s.obj", "v 0 0 0\r\nv 1 0 0 # a comment\r\nv 0 1 0\r\nvt 0 0\r\nvn 0 0 1\r\n"
+                     "f 1/1/1 2/1/1 3/1/1\r\nf -3//1 -2//1 -1//1\r\n");
+  EXPECT_EQ(load_obj(d / "s.obj").triangles.size(), 2u);
+  fs::remove_all(d);
+}
+
 TEST(SceneSource, NamesAndErrors) {
   EXPECT_EQ(load_scene("cornell").triangles.size(), 32u);
   EXPECT_THROW(load_scene("nowhere.map"), SceneError);
