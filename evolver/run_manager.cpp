@@ -658,12 +658,20 @@ void RunManager::remove(const std::string& id) {
   // that is gone.
   impl_->refuse_if_owned_elsewhere(impl_->stored(id));
   if (auto a = impl_->find_active(id)) impl_->end_session(id, a, false);
+  RunEvent gone;
+  gone.type = RunEvent::Type::deleted;
+  gone.run_id = id;
+  gone.progress = progress(id);  // the last the run's listeners hear
+  gone.state = gone.progress.state;
   {
     std::lock_guard g(impl_->store_mu);
     impl_->store->remove_run(id);
   }
-  std::lock_guard g(impl_->control_mu);
-  impl_->controls.erase(id);
+  {
+    std::lock_guard g(impl_->control_mu);
+    impl_->controls.erase(id);
+  }
+  impl_->emit(gone);
 }
 
 bool RunManager::wait(const std::string& id, std::optional<double> timeout_s) {

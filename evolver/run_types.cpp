@@ -197,8 +197,9 @@ nlohmann::json to_json(const PoolPage& p) {
 }
 
 nlohmann::json to_json(const RunEvent& e) {
-  const char* type = e.type == RunEvent::Type::progress ? "progress"
+  const char* type = e.type == RunEvent::Type::progress   ? "progress"
                      : e.type == RunEvent::Type::new_best ? "new_best"
+                     : e.type == RunEvent::Type::deleted  ? "deleted"
                                                           : "state";
   nlohmann::json j = {{"type", type}, {"run_id", e.run_id}, {"progress", to_json(e.progress)}};
   if (e.best) j["best"] = to_json(*e.best);

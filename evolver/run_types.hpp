@@ -160,7 +160,7 @@ struct HallOfFamePage {
 };
 
 struct RunEvent {
-  enum class Type { progress, new_best, state };
+  enum class Type { progress, new_best, state, deleted };  // deleted: the last event of a run
   Type type = Type::progress;
   std::string run_id;
   Progress progress;                  // for every type: the run's latest progress

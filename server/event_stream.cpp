@@ -108,8 +108,13 @@ void EventHub::on_event(const evolver::RunEvent& e) {
     prune_locked();
     for (const auto& w : clients_)
       if (auto c = w.lock(); c && c->run_id() == e.run_id) targets.push_back(std::move(c));
+    if (e.type == evolver::RunEvent::Type::deleted) recent_.erase(e.run_id);
   }
-  for (auto& c : targets) c->push(f);
+  for (auto& c : targets) {
+    c->push(f);
+    // Nothing follows a deletion: end the stream (the client's reconnect gets a 404).
+    if (e.type == evolver::RunEvent::Type::deleted) c->close();
+  }
 }
 
 std::shared_ptr<SseClient> EventHub::open(const std::string& run_id,

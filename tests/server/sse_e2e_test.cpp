@@ -156,6 +156,40 @@ TEST(SseE2E, PauseResumeAndStopAreStateEvents) {
   EXPECT_EQ(states, (std::vector<std::string>{"paused", "running", "stopped"}));
 }
 
+// Deleting a run ends its event streams with a `deleted` event: they used to go on with
+// keep-alives for ever, each holding a client slot, after a last `state: stopped`.
+TEST(SseE2E, DeletingARunEndsItsStreams) {
+  Daemon d;
+  auto c = d.client();
+  auto created = c.Post("/api/v1/runs", small_run_json(8), "application/json");
+  ASSERT_EQ(created->status, 201);
+  const std::string id = nlohmann::json::parse(created->body)["id"];
+  std::atomic<bool> listening{false};
+  std::thread remover([&] {
+    while (!listening) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_EQ(d.client().Delete(("/api/v1/runs/" + id).c_str())->status, 204);
+  });
+  bool gave_up = false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);  // a bound, not a speed
+  const auto events = read_events(d, "/api/v1/runs/" + id + "/events", {}, [&](const std::vector<SseEvent>&) {
+    listening = true;
+    gave_up = std::chrono::steady_clock::now() > deadline;
+    return gave_up;
+  });
+  remover.join();
+  EXPECT_FALSE(gave_up) << "the stream did not end after the run was deleted";
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.back().event, "deleted");
+  const auto j = nlohmann::json::parse(events.back().data);
+  const server::SchemaSet schemas;
+  const auto issues = schemas.check("run_event.schema.json", j);
+  EXPECT_TRUE(issues.empty()) << issues[0].pointer << ": " << issues[0].message << "\n" << events.back().data;
+  EXPECT_EQ(j["type"], "deleted");
+  EXPECT_EQ(j["run_id"], id);
+  const auto metrics = c.Get("/metrics");
+  EXPECT_NE(metrics->body.find("mixforge_sse_clients 0"), std::string::npos) << metrics->body.substr(0, 2000);
+}
+
 // Issue 14 section 4: HEAD on an event stream answers its headers without opening it.
 TEST(SseE2E, HeadOnTheEventStreamHoldsNoSlot) {
   Daemon d({"--max-sse-clients", "1"});
