@@ -813,9 +813,15 @@ std::vector<HistoryPoint> RunManager::history(const std::string& id, std::size_t
 }
 
 HallOfFamePage RunManager::hall_of_fame(const HallOfFameQuery& q) const {
-  if (!q.run_id.empty()) impl_->stored(q.run_id);
-  std::lock_guard lk(impl_->store_mu);
-  return impl_->store->hall_of_fame(q);
+  HallOfFamePage page;
+  {
+    std::lock_guard lk(impl_->store_mu);
+    page = impl_->store->hall_of_fame(q);
+  }
+  // RunNotFound only for an id that is neither a run nor in the hall of fame: a deleted
+  // run's entries stay, and its id still selects them.
+  if (!q.run_id.empty() && page.items.empty()) impl_->stored(q.run_id);
+  return page;
 }
 
 std::vector<HallOfFameEntry> RunManager::hall_of_fame(const std::string& run_id, std::size_t limit) const {

@@ -112,7 +112,8 @@ class RunManager {
   // Empty run_id: all runs. Ordered by exact chi2 within a width, best first.
   std::vector<HallOfFameEntry> hall_of_fame(const std::string& run_id = {},
                                             std::size_t limit = 100) const;
-  // Filtered and paged by the store (SQL, indexed): for listings of any size.
+  // Filtered and paged by the store (SQL, indexed): for listings of any size. RunNotFound
+  // for a run_id that is neither a run nor in the hall of fame (a deleted run's entries stay).
   HallOfFamePage hall_of_fame(const HallOfFameQuery& query) const;
   // A function by Program::id(), from any pool or the hall of fame.
   std::optional<ScoredFunction> function(const std::string& function_id) const;

@@ -133,8 +133,15 @@ TEST(ApiE2E, RunLifecycleAndPages) {
   EXPECT_EQ(gone->status, 404);
   EXPECT_EQ(gone->get_header_value("Content-Type"), "application/problem+json");
   EXPECT_SCHEMA("problem.schema.json", nlohmann::json::parse(gone->body));
-  // Hall-of-fame entries outlive their run.
+  // Hall-of-fame entries outlive their run, and the run's id still filters them (it was a
+  // 404: a client could not follow a run_id from the listing).
   EXPECT_GE(get_json(c, "/api/v1/hall-of-fame?width=16")["items"].size(), 1u);
+  auto by_run = c.Get(("/api/v1/hall-of-fame?run_id=" + id).c_str());
+  ASSERT_EQ(by_run->status, 200) << by_run->body;
+  const auto by_run_json = nlohmann::json::parse(by_run->body);
+  EXPECT_SCHEMA("hall_of_fame.schema.json", by_run_json);
+  ASSERT_GE(by_run_json["items"].size(), 1u);
+  for (const auto& item : by_run_json["items"]) EXPECT_EQ(item["run_id"], id);
 }
 
 TEST(ApiE2E, CreateWithoutStartAndStartLater) {
