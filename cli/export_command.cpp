@@ -82,7 +82,10 @@ std::string export_text(const shader::ExportRequest& r, bool bundle) {
   try {
     return bundle ? shader::export_bundle(r).dump(2) + "\n" : shader::export_code(r);
   } catch (const shader::ExportError& e) {
-    throw UsageError(std::string("export: ") + e.what());
+    // The option at fault, where the field is one ("programs/1": the message says which).
+    const std::string& f = e.field();
+    const bool option = !f.empty() && f.rfind("programs", 0) != 0;
+    throw UsageError(std::string("export: ") + (option ? "--" + f + ": " : "") + e.what());
   }
 }
 }  // namespace

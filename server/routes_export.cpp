@@ -80,7 +80,10 @@ Response get_export(ApiContext& ctx, const Request& req) {
     r.headers.emplace_back("X-Function-Name", shader::function_name(er));
     return r;
   } catch (const shader::ExportError& e) {
-    throw HttpError(422, "export-failed", e.what());
+    // One function: its program is the path's id.
+    const std::string& f = e.field();
+    if (f.empty()) throw HttpError(422, "export-failed", e.what());
+    throw HttpError(422, "export-failed", e.what()).with_field(f.rfind("programs", 0) == 0 ? "id" : "?" + f);
   }
 }
 
@@ -122,7 +125,8 @@ Response post_export(ApiContext& ctx, const Request& req) {
     const std::string code = shader::export_code(er);
     return Response::json(200, {{"target", target}, {"name", shader::function_name(er)}, {"code", code}});
   } catch (const shader::ExportError& e) {
-    throw HttpError(422, "export-failed", e.what());
+    if (e.field().empty()) throw HttpError(422, "export-failed", e.what());
+    throw HttpError(422, "export-failed", e.what()).with_field("/" + e.field());
   }
 }
 }  // namespace

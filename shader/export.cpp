@@ -31,7 +31,7 @@ constexpr std::string_view reserved[] = {
 
 void check_name(const std::string& n) {
   auto bad = [&](const std::string& why) {
-    throw ExportError("function name \"" + n + "\" " + why);
+    throw ExportError("function name \"" + n + "\" " + why, "name");
   };
   if (n.empty()) bad("is empty");
   if (n.size() > 64) bad("is longer than 64 characters");
@@ -68,7 +68,7 @@ std::string describe(const Program& p) {
 
 std::array<Program, 4> lane_programs(const ExportRequest& r) {
   if (r.programs.empty() || r.programs.size() > 4)
-    throw ExportError("--vec4 takes 1 to 4 programs, got " + std::to_string(r.programs.size()));
+    throw ExportError("vec4 takes 1 to 4 programs, got " + std::to_string(r.programs.size()), "programs");
   std::array<Program, 4> lanes;
   for (std::size_t i = 0; i < 4; ++i) {
     const Program& p = r.programs[std::min(i, r.programs.size() - 1)].program;
@@ -96,12 +96,12 @@ const TargetSyntax& syntax_for(Target t) {
     case Target::cuda: return cuda_syntax();
     case Target::cpp: return cpp_syntax();
   }
-  throw ExportError("unknown target");
+  throw ExportError("unknown target", "target");
 }
 
 std::string function_name(const ExportRequest& r) {
   if (!r.name.empty()) return r.name;
-  if (r.programs.empty()) throw ExportError("nothing to export: no program given");
+  if (r.programs.empty()) throw ExportError("nothing to export: no program given", "programs");
   const std::string prefix = r.inverse ? "unmix" : "mix";
   if (r.vec4) {
     // A stable name from the lanes: the id of their joined canonical forms.
@@ -123,18 +123,20 @@ std::string export_code(const ExportRequest& r) {
     } catch (const ProgramError& e) {
       throw ExportError("program " + std::to_string(i + 1) +
                         (e.step_index() >= 0 ? " step " + std::to_string(e.step_index() + 1) : "") +
-                        ": " + e.what());
+                        ": " + e.what(),
+                        "programs/" + std::to_string(i));
     }
   }
-  if (r.programs.empty()) throw ExportError("nothing to export: no program given");
+  if (r.programs.empty()) throw ExportError("nothing to export: no program given", "programs");
   const std::string name = function_name(r);
   check_name(name);
-  if (r.seeded && !r.vec4) throw ExportError("--seeded applies to --vec4 exports only");
+  if (r.seeded && !r.vec4) throw ExportError("seeded applies to vec4 (4-lane) exports only", "seeded");
   if (!r.vec4 && r.programs.size() != 1)
-    throw ExportError("a scalar export takes one program (use --vec4 for up to four)");
+    throw ExportError("a scalar export takes one program (vec4 packs up to four)", "programs");
   if (r.range && (r.vec4 || r.inverse))
-    throw ExportError("--range exports a scalar 32-bit hash; it cannot be combined with " +
-                      std::string(r.vec4 ? "--vec4" : "--inverse"));
+    throw ExportError("range exports a scalar 32-bit hash; it cannot be combined with " +
+                          std::string(r.vec4 ? "vec4" : "inverse"),
+                      "range");
 
   Module m;
   const std::string target(target_name(r.target));
@@ -176,8 +178,9 @@ std::string export_code(const ExportRequest& r) {
                           "-bit: masked after every step that can carry past bit " +
                           std::to_string(p.width() - 1) + ".");
     if (r.range && p.width() != 32)
-      throw ExportError("--range needs a 32-bit program (the method reads a 16.16 fraction and h % r "
-                        "from a 32-bit hash); this one has width " + std::to_string(p.width()));
+      throw ExportError("range needs a 32-bit program (the method reads a 16.16 fraction and h % r "
+                        "from a 32-bit hash); this one has width " + std::to_string(p.width()),
+                        "range");
     m.functions.push_back(lower_scalar(p, name, r.constants));
     if (r.range) {
       check_name(name + "_range");

@@ -21,9 +21,17 @@ std::optional<Target> target_from_name(std::string_view name);
 
 // A request the exporter cannot satisfy (e.g. 64-bit WGSL, incompatible vec4 lanes,
 // a bad function name). what() names the offending input.
+// field: the request field at fault, in the request's own words ("name", "range",
+// "programs", "programs/1", "target"; empty: none in particular), so the API can point
+// at it (/name, ?name) and the CLI at its option.
 class ExportError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit ExportError(const std::string& message, std::string field = {})
+      : std::runtime_error(message), field_(std::move(field)) {}
+  const std::string& field() const { return field_; }
+
+ private:
+  std::string field_;
 };
 
 // rand_range(seed, r) for r in 1..65536 (docs/background.md):

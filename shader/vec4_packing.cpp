@@ -16,21 +16,24 @@ Function lower_vec4(const std::array<Program, 4>& lanes, bool seeded, const std:
     try {
       validate(lanes[i]);
     } catch (const ProgramError& e) {
-      throw ExportError(lane + ": " + e.what());
+      throw ExportError(lane + ": " + e.what(), "programs/" + std::to_string(i));
     }
     if (lanes[i].width() > 32)
       throw ExportError(lane + " has width " + std::to_string(lanes[i].width()) +
-                        "; 4-lane export packs 32-bit lanes, so lane widths must be 1..32");
+                        "; 4-lane export packs 32-bit lanes, so lane widths must be 1..32",
+                        "programs/" + std::to_string(i));
     if (lanes[i].size() != lanes[0].size())
       throw ExportError(lane + " has " + std::to_string(lanes[i].size()) + " steps but lane x has " +
                         std::to_string(lanes[0].size()) + "; packed lanes need the same step kinds (" +
-                        format_short(lanes[0]) + " vs " + format_short(lanes[i]) + ")");
+                        format_short(lanes[0]) + " vs " + format_short(lanes[i]) + ")",
+                        "programs/" + std::to_string(i));
     for (std::size_t k = 0; k < lanes[0].size(); ++k)
       if (lanes[i].steps()[k].kind != lanes[0].steps()[k].kind)
         throw ExportError(lane + " step " + std::to_string(k + 1) + " is " +
                           std::string(kind_name(lanes[i].steps()[k].kind)) + " but lane x has " +
                           std::string(kind_name(lanes[0].steps()[k].kind)) +
-                          "; packed lanes need the same sequence of step kinds");
+                          "; packed lanes need the same sequence of step kinds",
+                          "programs/" + std::to_string(i));
   }
   Function f;
   f.name = name;

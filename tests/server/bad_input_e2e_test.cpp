@@ -144,6 +144,15 @@ std::vector<Case> corpus(const std::string& run, const std::string& fn) {
       {"GET", FN + "/export?target=fortran", "", 400, "?target"},
       {"GET", FN + "/export?target=glsl&range=weird", "", 400, "?range"},
       {"GET", FN + "/export?target=glsl&colour=red", "", 400, "?colour"},
+      // Requests the exporter refuses name their field too (they named none).
+      {"GET", FN + "/export?target=glsl&name=1bad", "", 422, "?name"},
+      {"GET", FN + "/export?target=glsl&name=main", "", 422, "?name"},
+      {"POST", X, R"({"target": "glsl", "programs": [{"program": "x ^= x >> 3;"}, {"program": "x *= 3;"}]})", 422, "/programs"},
+      {"POST", X, R"({"target": "glsl", "programs": [{"program": "x ^= x >> 3;"}], "name": "int"})", 422, "/name"},
+      {"POST", X, R"({"target": "glsl", "programs": [{"program": "x ^= x >> 3;"}], "seeded": true})", 422, "/seeded"},
+      {"POST", X, R"({"target": "glsl", "programs": [{"program": "x ^= x >> 3;"}], "vec4": true, "range": "jitter"})", 422, "/range"},
+      {"POST", X, R"({"target": "glsl", "programs": [{"program": "x ^= x >> 3;", "width": 16}], "range": "jitter"})", 422, "/range"},
+      {"POST", X, R"({"target": "glsl", "vec4": true, "programs": [{"program": "x ^= x >> 3;"}, {"program": "x *= 3;"}]})", 422, "/programs/1"},
       {"GET", "/api/v1/functions/0123456789abcdef/export?target=glsl", "", 404},
       // Resume / pause / stop bodies.
       {"POST", RU + "/resume", R"({"budget": {"seconds": -1}})", 422, "/budget/seconds"},
@@ -258,6 +267,8 @@ TEST(BadInputE2E, CorpusAnswersProblemsNamingTheField) {
       ASSERT_TRUE(p.contains("field")) << r->body;
       EXPECT_EQ(p["field"], k.field) << r->body;
     }
+    if (k.path.find("/export") != std::string::npos)  // the API's words, not the CLI's flags
+      EXPECT_EQ(p["detail"].get<std::string>().find("--"), std::string::npos) << r->body;
     if (k.line > 0) {
       EXPECT_EQ(p.value("line", 0), k.line) << r->body;
       EXPECT_GE(p.value("column", 0), 1) << r->body;
