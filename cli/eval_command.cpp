@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -134,15 +135,24 @@ void print_human(const Result& r, bool matrix) {
 }
 
 int run_batch(const Evaluator& ev, const EvalOptions& o) {
-  std::ifstream in(o.batch);
-  if (!in) throw UsageError("cannot read batch file " + o.batch);
   std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  if (o.batch == "-") {
+    for (std::string line; std::getline(std::cin, line);) lines.push_back(line);
+  } else {
+    std::error_code ec;
+    if (std::filesystem::is_directory(o.batch, ec)) throw UsageError("--batch: " + o.batch + " is a folder, not a file");
+    std::ifstream in(o.batch);
+    if (!in) throw UsageError("--batch: cannot read " + o.batch);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    if (in.bad()) throw UsageError("--batch: cannot read " + o.batch);
+  }
   std::vector<std::string> out(lines.size());
   std::vector<char> failed(lines.size(), 0);
   tbb::parallel_for(std::size_t{0}, lines.size(), [&](std::size_t k) {
     const std::string& line = lines[k];
-    if (line.find_first_not_of(" \t\r") == std::string::npos || line.rfind("#", 0) == 0) return;
+    // Blank lines and comment lines (# or //) are skipped.
+    const auto first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos || line.compare(first, 1, "#") == 0 || line.compare(first, 2, "//") == 0) return;
     try {
       const Program p = parse_program(line, {o.width, 64});
       out[k] = to_json(evaluate(ev, p, o, true), o.matrix).dump();
@@ -177,7 +187,8 @@ void add_eval_command(CLI::App& app) {
   cmd->add_flag("--matrix", o->matrix, "Show (or with --json, include) the avalanche matrix");
   cmd->add_flag("--json", o->json, "Print one JSON object");
   auto* batch = cmd->add_option("--batch", o->batch,
-                                "Score every line of FILE (one program per line, statements separated by ';'); "
+                                "Score every line of FILE (- for stdin; one program per line, statements separated by ';'; "
+                                "blank lines and lines starting with # or // are skipped); "
                                 "prints one JSON object per line; sampled 2^20 unless --exact/--samples");
   cmd->add_option("program", o->program, "Program text, a file path, or - for stdin")->excludes(batch);
   add_device_option(cmd, &o->device);

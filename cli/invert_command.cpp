@@ -8,6 +8,8 @@
 #include "cli/commands.hpp"
 #include "cli/program_input.hpp"
 #include "mixer/inverse.hpp"
+#include "mixer/text_form.hpp"
+#include "mixer/width.hpp"
 
 namespace mixforge::cli {
 
@@ -23,7 +25,13 @@ void add_invert_command(CLI::App& app) {
   cmd->add_option("program", o->program, "Program text, a file path, or - for stdin")->required();
   cmd->callback([o] {
     const ParsedText parsed = parse_program_argument(o->program, o->width);
-    std::cout << format_program(inverse(parsed.program), parsed.variable) << "\n";
+    const Program inv = inverse(parsed.program);
+    // A width other than the default goes with the text (as a mask, which the parser
+    // reads as the width), so the inverse read back is the same function.
+    if (inv.width() != 32)
+      std::cout << parsed.variable << " &= " << hex_literal(width_mask(inv.width())) << ";  // width "
+                << inv.width() << "\n";
+    std::cout << format_program(inv, parsed.variable) << "\n";
   });
 }
 

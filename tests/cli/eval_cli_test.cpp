@@ -94,7 +94,7 @@ TEST(EvalCli, DeviceOptionNamesBadValuesAndSaysWhyThereIsNoGpu) {
 
 TEST(EvalCli, BatchPrintsOneObjectPerLineAndFlagsBadLines) {
   const std::string path = std::string(MIXFORGE_BINARY_DIR) + "/eval_cli_test_batch.txt";
-  { std::ofstream(path) << hp16 << "\nx *= 0x10\n# a comment\nx ^= x >> 5; x *= 0x2b\n"; }
+  { std::ofstream(path) << hp16 << "\nx *= 0x10\n# a comment\n  // another\nx ^= x >> 5; x *= 0x2b\n"; }
   const auto r = run_mixforge("eval --width 16 --samples 2048 --batch " + path);
   EXPECT_EQ(r.exit_code, 2);  // one line failed
   std::istringstream lines(r.output);
@@ -106,6 +106,14 @@ TEST(EvalCli, BatchPrintsOneObjectPerLineAndFlagsBadLines) {
   EXPECT_EQ(objs[1]["error"], "1:6: multiplier 0x10 is even; a multiply step needs an odd constant");
   EXPECT_EQ(objs[2]["width"], 16);
   std::remove(path.c_str());
+  // - reads the lines from stdin, as PROGRAM does.
+  const auto piped = run_mixforge("eval --width 16 --samples 2048 --batch -", "x ^= x >> 5; x *= 0x2b");
+  EXPECT_EQ(piped.exit_code, 0) << piped.output;
+  EXPECT_EQ(nlohmann::json::parse(piped.output)["width"], 16);
+  // A folder is no batch file (it read as empty: no output, exit 0).
+  const auto folder = run_mixforge("eval --batch " + quoted(MIXFORGE_BINARY_DIR));
+  EXPECT_EQ(folder.exit_code, 2) << folder.output;
+  EXPECT_NE(folder.output.find("--batch"), std::string::npos) << folder.output;
 }
 
 TEST(ApplyCli, PrintsValuesInTheInputBase) {
@@ -126,4 +134,13 @@ TEST(InvertCli, PrintsAProgramThatUndoesTheOriginal) {
   const auto y = run_mixforge("apply " + quoted(f) + " 123456789");
   const auto back = run_mixforge("apply " + quoted(inv.output) + " " + y.output.substr(0, y.output.size() - 1));
   EXPECT_EQ(back.output, "123456789\n");
+  // Another width: the text says it (a mask line), so the inverse read back is the same
+  // function; without it the text was read as 32-bit (79 -> 8453, not 5).
+  const std::string js = "var result = seed; (result = ((result * 67) & 127));";
+  const auto inv7 = run_mixforge("invert " + quoted(js));
+  ASSERT_EQ(inv7.exit_code, 0) << inv7.output;
+  EXPECT_EQ(inv7.output, "result &= 0x7f;  // width 7\nresult *= 0x6b;\n");
+  EXPECT_EQ(run_mixforge("apply " + quoted(inv7.output) + " 79").output, "5\n");
+  const auto inv64 = run_mixforge("invert --width 64 " + quoted("x *= 3;"));
+  EXPECT_EQ(inv64.output, "x &= 0xffffffffffffffff;  // width 64\nx *= 0xaaaaaaaaaaaaaaab;\n");
 }
