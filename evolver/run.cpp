@@ -376,8 +376,13 @@ void Run::worker(unsigned slot) {
   } catch (...) {
     // The callback only wakes the run's owner; the entries are stored regardless.
   }
-  if (--running_workers_ == 0) counters_.elapsed_s = elapsed_locked();
+  const bool last = --running_workers_ == 0;
+  if (last) counters_.elapsed_s = elapsed_locked();
   cv_.notify_all();
+  if (last && end_hook_) {
+    lk.unlock();  // the destructor joins this thread, so the run outlives the call
+    end_hook_();
+  }
 }
 
 void Run::leader_round(std::unique_lock<std::mutex>& lk) {

@@ -73,6 +73,9 @@ class Run {
   // Test seam: called on the ranker's thread when an exact score of a leader begins. Set
   // before start().
   void on_exact_start(std::function<void()> hook) { exact_start_hook_ = std::move(hook); }
+  // Called once, on the last worker's thread without the run's lock, when the run has
+  // ended (so its owner need not poll for the end). Set before start().
+  void on_end(std::function<void()> hook) { end_hook_ = std::move(hook); }
   // False when the run has already ended or is ending (stopped, budget spent, failed).
   bool pause();
   void unpause();
@@ -193,6 +196,7 @@ class Run {
   bool exact_unaffordable_ = false;        // exact scores would take too long here
   std::atomic<bool> exact_cancel_{false};  // a requested stop: drop the exact score in flight
   std::function<void()> exact_start_hook_;
+  std::function<void()> end_hook_;
   double exact_seconds_ = 0;               // measured time of one exact score (smoothed)
   std::unique_ptr<LocalSearch> local_search_;  // the ranker's; around best_ (or what it was)
   std::uint64_t local_neighbours_seen_ = 0;    // of local_search_'s count, already in counters_

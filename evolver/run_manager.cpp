@@ -364,12 +364,15 @@ struct RunManager::Impl {
       std::lock_guard lk(mu);
       active[id] = a;
     }
-    // Called by the run without its lock held (run.hpp): wakes the session thread.
-    a->run->start(budget, [raw](const HallOfFameEntry&) {
+    // Called by the run without its lock held (run.hpp): wake the session thread for new
+    // bests and at the run's end.
+    auto wake = [raw] {
       std::lock_guard lk(raw->m);
       raw->wake = true;
       raw->cv.notify_all();
-    });
+    };
+    a->run->on_end(wake);
+    a->run->start(budget, [wake](const HallOfFameEntry&) { wake(); });
     // Copied before the session starts: from then on the session writes a->progress (under
     // a->m). TSan caught the copy made after the start racing with the session's first write.
     const Progress initial = a->progress;

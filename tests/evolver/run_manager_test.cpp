@@ -309,6 +309,22 @@ TEST(RunManager, RandomControlCallsFromManyThreads) {
 
 // Runs that were running when their manager ended (a daemon's shutdown, or a kill) are
 // resumed by the next one; paused, stopped and finished runs are not.
+// The session learns at once that its run has ended: it used to notice only at its next
+// progress or checkpoint time (short runs took a second longer, counted in elapsed_s).
+// With both an hour apart, the wait below is a bound the old session could not meet.
+TEST(RunManager, ASessionNoticesItsRunsEndAtOnce) {
+  const mixforge::test::TempDir tmp("manager-end");
+  RunManager::Options o = options(tmp.path());
+  o.progress_interval_s = 3600;
+  o.checkpoint_interval_s = 3600;
+  RunManager m(o);
+  for (int i = 0; i < 3; ++i) {
+    const std::string id = m.create(with_tournaments(50));
+    ASSERT_TRUE(m.wait(id, 120.0)) << "run " << i << " ended, its session did not notice";
+    EXPECT_EQ(m.get(id).state, RunState::finished);
+  }
+}
+
 TEST(RunManager, ResumesInterruptedRunsFromTheStore) {
   const mixforge::test::TempDir tmp7("manager-restart");
   const auto& dir = tmp7.path();
