@@ -61,7 +61,8 @@ void admit_run(ApiContext& ctx, const std::string& except_id = {}) {
     throw HttpError(429, "too-many-runs",
                     "already " + std::to_string(active) + " active runs (limit " +
                         std::to_string(ctx.limits.max_active_runs) +
-                        "); pause/stop one or start the server with a larger --max-runs")
+                        "); stop one (a paused run keeps its pool in memory and still counts) or start "
+                        "the server with a larger --max-runs")
         .with_header("Retry-After", "10");
 }
 
