@@ -4,11 +4,19 @@
 #include <cmath>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "server/problem.hpp"
 
 namespace mixforge::server {
 
 namespace {
+// The value as a JSON string literal: control characters escaped (a NUL cut the message
+// short: the problem's detail travels as an exception's what()).
+std::string json_quoted(const std::string& v) {
+  return nlohmann::json(v).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 HttpError bad(const std::string& name, const std::string& msg) {
   return HttpError(400, "invalid-query-parameter", "query parameter " + name + ": " + msg)
       .with_field("?" + name);
@@ -87,7 +95,7 @@ std::optional<std::int64_t> QueryReader::integer(const std::string& name, std::i
   std::int64_t v = 0;
   auto [p, ec] = std::from_chars(s->data(), s->data() + s->size(), v);
   if (ec != std::errc() || p != s->data() + s->size() || s->empty())
-    throw bad(name, "\"" + *s + "\" is not an integer");
+    throw bad(name, json_quoted(*s) + " is not an integer");
   if (v < min || v > max)
     throw bad(name, std::to_string(v) + " is outside " + std::to_string(min) + ".." + std::to_string(max));
   return v;
@@ -99,8 +107,8 @@ std::optional<double> QueryReader::number(const std::string& name, double min, d
   double v = 0;
   auto [p, ec] = std::from_chars(s->data(), s->data() + s->size(), v);
   if (ec != std::errc() || p != s->data() + s->size() || s->empty() || !std::isfinite(v))
-    throw bad(name, "\"" + *s + "\" is not a number");
-  if (v < min || v > max) throw bad(name, "\"" + *s + "\" is out of range");
+    throw bad(name, json_quoted(*s) + " is not a number");
+  if (v < min || v > max) throw bad(name, json_quoted(*s) + " is out of range");
   return v;
 }
 
@@ -109,7 +117,7 @@ std::optional<bool> QueryReader::boolean(const std::string& name) const {
   if (!s) return std::nullopt;
   if (*s == "true" || *s == "1") return true;
   if (*s == "false" || *s == "0") return false;
-  throw bad(name, "\"" + *s + "\" is not true or false");
+  throw bad(name, json_quoted(*s) + " is not true or false");
 }
 
 }  // namespace mixforge::server
