@@ -126,6 +126,34 @@ TEST(ApplyCli, PrintsValuesInTheInputBase) {
   EXPECT_EQ(run_mixforge("apply " + quoted("x *= 3") + " banana").exit_code, 2);
 }
 
+// PROGRAM may be the JSON form too (what eval --json and runs export --json print), and a
+// path that does not exist says so instead of being parsed as program text.
+TEST(ApplyCli, TakesTheJsonFormAndNamesAMissingFile) {
+  const std::string json = R"({"width": 8, "steps": [{"kind": "mul-const", "constant": "0x1d"}]})";
+  const auto r = run_mixforge("apply " + quoted(json) + " 3");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output, "87\n");  // 3 * 29 mod 256
+  const auto piped = run_mixforge("apply - 3", json);
+  EXPECT_EQ(piped.output, "87\n");
+  // What eval --json prints reads back as its program.
+  const auto scored = run_mixforge("eval --json --width 8 " + quoted("x *= 0x1d; x ^= x >> 4"));
+  ASSERT_EQ(scored.exit_code, 0) << scored.output;
+  EXPECT_EQ(run_mixforge("apply - 3", scored.output).output,
+            run_mixforge("apply --width 8 " + quoted("x *= 0x1d; x ^= x >> 4") + " 3").output);
+  const auto bad = run_mixforge("apply " + quoted(R"({"width": 8, "steps": [{"kind": "mul-const", "constant": "0x1c"}]})") + " 3");
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("steps[0].constant"), std::string::npos) << bad.output;
+  const auto broken = run_mixforge("apply " + quoted(R"({"width": 8, "steps": [)") + " 3");
+  EXPECT_EQ(broken.exit_code, 2) << broken.output;
+  EXPECT_NE(broken.output.find("JSON"), std::string::npos) << broken.output;
+  const auto other_width = run_mixforge("apply --width 16 " + quoted(json) + " 3");
+  EXPECT_EQ(other_width.exit_code, 2) << other_width.output;
+  EXPECT_NE(other_width.output.find("width"), std::string::npos) << other_width.output;
+  const auto missing = run_mixforge("eval nosuchfile.txt");
+  EXPECT_EQ(missing.exit_code, 2) << missing.output;
+  EXPECT_NE(missing.output.find("nosuchfile.txt: no such file"), std::string::npos) << missing.output;
+}
+
 TEST(InvertCli, PrintsAProgramThatUndoesTheOriginal) {
   const std::string f = mixforge::test::lowbias32_text;
   const auto inv = run_mixforge("invert " + quoted(f));
