@@ -29,7 +29,7 @@ struct EvolveOptions {
   std::optional<double> bic_weight;
   std::optional<double> higher_order_weight;
   std::optional<std::uint64_t> objective_samples;
-  std::string kind_sequence;
+  std::optional<std::string> kind_sequence;
   std::string name;
   std::string data;
   std::string config;
@@ -61,7 +61,7 @@ void resume_islands(const EvolveOptions& o) {
   if (!o.islands)
     throw UsageError("--resume is for island runs (with --islands); resume other runs with: mixforge runs resume ID");
   if (o.width || o.max_steps || o.min_steps || o.pool || o.seed || o.threads || !o.config.empty() ||
-      !o.kind_sequence.empty() || !o.name.empty())
+      o.kind_sequence || !o.name.empty())
     throw UsageError("--resume continues the stored run with its own configuration: only --seconds and "
                      "--tournaments (the extra budget) may be given with it");
   std::optional<evolver::Budget> extra;
@@ -98,9 +98,11 @@ void run_evolve(const EvolveOptions& o) {
   } else if (!j.contains("budget")) {
     j["budget"] = {{"seconds", 600}};  // the CLI default; 0 / none only through a config file
   }
-  if (!o.kind_sequence.empty()) {
+  if (o.kind_sequence) {
+    if (o.kind_sequence->find_first_not_of(" ,") == std::string::npos)
+      throw UsageError("--kind-sequence: no kinds given (e.g. xsr,mul,xsr,mul,xsr)");
     nlohmann::json seq = nlohmann::json::array();
-    std::stringstream ss(o.kind_sequence);
+    std::stringstream ss(*o.kind_sequence);
     for (std::string k; std::getline(ss, k, ',');) {
       k.erase(0, k.find_first_not_of(' '));
       k.erase(k.find_last_not_of(' ') + 1);

@@ -253,10 +253,18 @@ RunConfig run_config_from_json(const nlohmann::json& j) {
       if (j.contains("max_steps") && n > c.max_steps)
         throw ConfigError("kind_sequence", "has " + std::to_string(n) + " steps but max_steps is " +
                                                std::to_string(c.max_steps));
+      if (j.contains("min_steps") && n < c.min_steps)
+        throw ConfigError("kind_sequence", "has " + std::to_string(n) + " steps but min_steps is " +
+                                               std::to_string(c.min_steps));
       c.min_steps = std::min(c.min_steps, n);
       c.max_steps = std::max(c.max_steps, n);
     }
   }
+  if (c.kind_sequence && !c.allowed_kinds.empty())
+    for (std::size_t i = 0; i < c.kind_sequence->size(); ++i)
+      if (std::find(c.allowed_kinds.begin(), c.allowed_kinds.end(), (*c.kind_sequence)[i]) == c.allowed_kinds.end())
+        throw ConfigError("kind_sequence[" + std::to_string(i) + "]",
+                          std::string(kind_name((*c.kind_sequence)[i])) + " is not one of allowed_kinds");
   if (c.width == 1) {
     auto uses_shift = [](const std::vector<StepKind>& ks) {
       return std::any_of(ks.begin(), ks.end(), takes_shift);

@@ -167,6 +167,11 @@ TEST(RunConfig, SchemaErrorsNameTheField) {
 TEST(RunConfig, CrossFieldRules) {
   EXPECT_EQ(field_of({{"min_steps", 6}, {"max_steps", 5}}), "min_steps");
   EXPECT_EQ(field_of({{"max_steps", 2}, {"kind_sequence", {"xsr", "mul", "xsr"}}}), "kind_sequence");
+  // A given min_steps above the sequence's length, and a kind outside allowed_kinds, were
+  // silently overridden or ignored.
+  EXPECT_EQ(field_of({{"min_steps", 4}, {"kind_sequence", {"xsr", "mul"}}}), "kind_sequence");
+  EXPECT_EQ(field_of({{"allowed_kinds", {"mul-const"}}, {"kind_sequence", {"mul", "xsr"}}}), "kind_sequence[1]");
+  EXPECT_EQ(field_of({{"allowed_kinds", {"mul-const", "xsr"}}, {"kind_sequence", {"mul", "xsr"}}}), "(accepted)");
   EXPECT_EQ(field_of({{"width", 1}, {"allowed_kinds", {"xsr", "rot"}}}), "allowed_kinds");
   EXPECT_EQ(field_of({{"mutation", {{"constant_small", 0}, {"constant_large", 0}, {"swap", 0},
                                     {"remove", 0}, {"insert", 0}}}}),

@@ -250,6 +250,15 @@ TEST(Cli, ConfigErrorsNameTheFieldAndExitTwo) {
   const std::string out2 = d.read_all();
   EXPECT_EQ(d.wait(), 2) << out2;
   EXPECT_NE(out2.find("width"), std::string::npos) << out2;
+  for (const std::vector<std::string> extra : {std::vector<std::string>{"--kind-sequence", ""},
+                                               std::vector<std::string>{"--kind-sequence", "xsr,mul", "--min-steps", "4"}}) {
+    std::vector<std::string> args{binary, "evolve", "--width", "8", "--tournaments", "5", "--data", (dir / "data").string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    Process k = spawn(args, true);
+    const std::string out = k.read_all();
+    EXPECT_EQ(k.wait(), 2) << out;
+    EXPECT_NE(out.find("_sequence") == std::string::npos ? out.find("-sequence") : 0, std::string::npos) << out;
+  }
   Process e = spawn({binary, "runs", "show", "nope", "--data", (dir / "data").string()}, true);
   const std::string out3 = e.read_all();
   EXPECT_EQ(e.wait(), 2) << out3;
