@@ -301,8 +301,10 @@ std::string run_one(const std::string& tool, const DieharderTest& t, CounterStre
   std::string text = read_all(from.fd);
   const int st = child.wait();
   if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-    throw std::runtime_error("dieharder -d " + std::to_string(t.number) + " failed (status " + std::to_string(st) +
-                             "): " + text.substr(0, 2000));
+    throw std::runtime_error("dieharder -d " + std::to_string(t.number) + " failed (" +
+                             (WIFEXITED(st) ? "exit code " + std::to_string(WEXITSTATUS(st))
+                                            : "signal " + std::to_string(WIFSIGNALED(st) ? WTERMSIG(st) : 0)) +
+                             ")" + (text.empty() ? "" : ": " + text.substr(0, 2000)));
   return text;
 }
 
@@ -341,22 +343,35 @@ CounterBattery counter_battery(const BatchFunction& f, int width, BatterySize si
   out.status = "ran";
   out.tool = dieharder_version(*tool);
   const auto started = Clock::now();
-  for (const CounterTransform& t : transforms ? *transforms : counter_transforms(width)) {
-    TransformBattery tb;
-    tb.transform = t;
-    const auto t0 = Clock::now();
-    for (const DieharderTest& test : battery_tests(size)) {
-      // Every test reads its own stream from counter 0: results do not depend on the order.
-      for (auto& r : parse_dieharder_output(run_one(*tool, test, CounterStream(f, width, t), cancel))) {
-        (r.verdict == Verdict::passed ? tb.passed : r.verdict == Verdict::weak ? tb.weak : tb.failed)++;
-        tb.results.push_back(std::move(r));
+  try {
+    for (const CounterTransform& t : transforms ? *transforms : counter_transforms(width)) {
+      TransformBattery tb;
+      tb.transform = t;
+      const auto t0 = Clock::now();
+      for (const DieharderTest& test : battery_tests(size)) {
+        // Every test reads its own stream from counter 0: results do not depend on the order.
+        for (auto& r : parse_dieharder_output(run_one(*tool, test, CounterStream(f, width, t), cancel))) {
+          (r.verdict == Verdict::passed ? tb.passed : r.verdict == Verdict::weak ? tb.weak : tb.failed)++;
+          tb.results.push_back(std::move(r));
+        }
       }
+      tb.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+      out.passed += tb.passed;
+      out.weak += tb.weak;
+      out.failed += tb.failed;
+      out.transforms.push_back(std::move(tb));
     }
-    tb.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-    out.passed += tb.passed;
-    out.weak += tb.weak;
-    out.failed += tb.failed;
-    out.transforms.push_back(std::move(tb));
+  } catch (const EvaluationCancelled&) {
+    throw;
+  } catch (const std::runtime_error& e) {
+    // A dieharder that fails (exits non-zero, prints what we cannot read, hangs): the
+    // battery did not run, and says why; the
+    // measures computed besides it stand.
+    CounterBattery failed;
+    failed.size = size;
+    failed.status = "unavailable";
+    failed.reason = e.what();
+    return failed;
   }
   out.seconds = std::chrono::duration<double>(Clock::now() - started).count();
   return out;

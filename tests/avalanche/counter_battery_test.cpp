@@ -94,6 +94,13 @@ TEST(CounterBattery, NarrowWidthsAreSkippedAndAMissingToolIsReported) {
   const CounterBattery none = counter_battery(cb_identity(), 32, BatterySize::quick);
   EXPECT_EQ(none.status, "unavailable");
   EXPECT_NE(none.reason.find("dieharder"), std::string::npos);
+  // A dieharder that fails leaves the battery unavailable, with why; the rest of a
+  // quality report stands (it threw, and the whole report was lost).
+  ScopedEnv broken("MIXFORGE_DIEHARDER", "/bin/false");
+  const CounterBattery failed = counter_battery(cb_identity(), 32, BatterySize::quick);
+  EXPECT_EQ(failed.status, "unavailable");
+  EXPECT_NE(failed.reason.find("dieharder -d 0 failed (exit code 1)"), std::string::npos) << failed.reason;
+  EXPECT_TRUE(failed.transforms.empty());
 }
 
 TEST(CounterBattery, QuickSizeFailsAMultiplyDeterministically) {
