@@ -1,6 +1,10 @@
 #include "schema/json_schema.hpp"
 
+#include <cmath>
+#include <cstdint>
+#include <optional>
 #include <stdexcept>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 #include <valijson/adapters/nlohmann_json_adapter.hpp>
@@ -12,6 +16,38 @@
 namespace mixforge::schema {
 
 namespace {
+// Draft-07 counts a number with a zero fractional part as an integer (16.0, what many
+// JSON writers print for a float); valijson goes by the parsed type. A copy with such
+// numbers as integers, or nothing when the document has none (the common case: no copy).
+// Iterative: a document may be nested deeply.
+std::optional<nlohmann::json> integral_floats_as_integers(const nlohmann::json& document) {
+  auto integral = [](const nlohmann::json& v) {
+    if (!v.is_number_float()) return false;
+    const double d = v.get<double>();
+    return std::isfinite(d) && std::trunc(d) == d && std::fabs(d) <= 9007199254740992.0;  // 2^53: exact
+  };
+  bool any = false;
+  std::vector<const nlohmann::json*> todo{&document};
+  while (!any && !todo.empty()) {
+    const nlohmann::json* v = todo.back();
+    todo.pop_back();
+    if (integral(*v)) any = true;
+    else if (v->is_structured())
+      for (const auto& child : *v) todo.push_back(&child);
+  }
+  if (!any) return std::nullopt;
+  nlohmann::json copy = document;
+  std::vector<nlohmann::json*> work{&copy};
+  while (!work.empty()) {
+    nlohmann::json* v = work.back();
+    work.pop_back();
+    if (integral(*v)) *v = static_cast<std::int64_t>(v->get<double>());
+    else if (v->is_structured())
+      for (auto& child : *v) work.push_back(&child);
+  }
+  return copy;
+}
+
 // valijson's context is {"<root>", "[steps]", "[2]", "[kind]"}: the brackets alone do not
 // say whether "[2]" is an index or a property named "2"; the value walked along does.
 Path path_of(const std::vector<std::string>& context, const nlohmann::json& value) {
@@ -77,7 +113,9 @@ JsonSchema::~JsonSchema() = default;
 JsonSchema::JsonSchema(JsonSchema&&) noexcept = default;
 JsonSchema& JsonSchema::operator=(JsonSchema&&) noexcept = default;
 
-std::vector<SchemaError> JsonSchema::errors(const nlohmann::json& value) const {
+std::vector<SchemaError> JsonSchema::errors(const nlohmann::json& document) const {
+  const auto normal = integral_floats_as_integers(document);
+  const nlohmann::json& value = normal ? *normal : document;
   valijson::Validator validator;
   valijson::ValidationResults results;
   valijson::adapters::NlohmannJsonAdapter target(value);
@@ -88,9 +126,10 @@ std::vector<SchemaError> JsonSchema::errors(const nlohmann::json& value) const {
   return out;
 }
 
-bool JsonSchema::valid(const nlohmann::json& value) const {
+bool JsonSchema::valid(const nlohmann::json& document) const {
+  const auto normal = integral_floats_as_integers(document);
   valijson::Validator validator;
-  valijson::adapters::NlohmannJsonAdapter target(value);
+  valijson::adapters::NlohmannJsonAdapter target(normal ? *normal : document);
   return validator.validate(impl_->schema, target, nullptr);
 }
 

@@ -31,6 +31,18 @@ TEST(JsonSchema, ValidDocumentsHaveNoErrors) {
   EXPECT_TRUE(has_pointer(errors, "/n"));
 }
 
+// Draft-07: "integer" is any number with a zero fractional part, so 16.0 (what Python's
+// json.dumps writes for a float) is one; 16.5 is not. It was refused as "type not permitted".
+TEST(JsonSchema, AnIntegralFloatIsAnInteger) {
+  const JsonSchema s(json::parse(R"({"type": "object", "properties": {"n": {"type": "integer", "minimum": 0},
+                                     "a": {"type": "array", "items": {"type": "integer"}}}})"));
+  EXPECT_TRUE(s.valid(json::parse(R"({"n": 16.0, "a": [1.0, 2, -0.0]})")));
+  EXPECT_TRUE(s.errors(json::parse(R"({"n": 16.0})")).empty());
+  EXPECT_FALSE(s.valid(json::parse(R"({"n": 16.5})")));
+  EXPECT_TRUE(has_pointer(s.errors(json::parse(R"({"a": [1, 2.5]})")), "/a/1"));
+  EXPECT_FALSE(s.valid(json::parse(R"({"n": -1.0})")));
+}
+
 TEST(JsonSchema, AnIndexIsToldFromAPropertyNamedWithDigits) {
   const JsonSchema s(json::parse(R"({
     "type": "object",

@@ -144,6 +144,19 @@ TEST(ApiE2E, RunLifecycleAndPages) {
   for (const auto& item : by_run_json["items"]) EXPECT_EQ(item["run_id"], id);
 }
 
+// 16.0 is an integer (JSON Schema draft-07; Python's json.dumps writes floats so).
+TEST(ApiE2E, IntegralFloatsAreIntegers) {
+  Daemon d;
+  auto c = d.client();
+  auto r = c.Post("/api/v1/runs?start=false", R"({"width": 16.0, "pool_size": 20.0, "budget": {"tournaments": 10.0}})",
+                  "application/json");
+  ASSERT_EQ(r->status, 201) << r->body;
+  const auto run = nlohmann::json::parse(r->body);
+  EXPECT_EQ(run["config"]["width"], 16);
+  EXPECT_EQ(run["config"]["pool_size"], 20);
+  EXPECT_EQ(c.Post("/api/v1/runs?start=false", R"({"width": 16.5})", "application/json")->status, 422);
+}
+
 TEST(ApiE2E, CreateWithoutStartAndStartLater) {
   Daemon d;
   auto c = d.client();
