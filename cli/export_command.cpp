@@ -27,7 +27,7 @@ struct Opts {
   std::string name;
   bool inverse = false;
   bool range = false;
-  std::string range_method = "jitter";
+  std::optional<std::string> range_method;  // jitter unless given
   std::vector<std::string> vec4;
   bool seeded = false;
   bool decimal = false;
@@ -60,6 +60,9 @@ shader::ExportProgram load(const std::string& argument, const Opts& o,
     if (!db) db = open_store(o.data, "export");
     const auto f = db->function(argument);
     if (!f) throw UsageError("export: no function with id " + argument + " in " + o.data);
+    if (o.width && *o.width != f->program.width())
+      throw UsageError("export: --width " + std::to_string(*o.width) + " but function " + argument + " has width " +
+                       std::to_string(f->program.width()));
     return from_stored(*f);
   }
   return shader::ExportProgram{parse_program_argument(argument, o.width).program, std::nullopt};
@@ -123,6 +126,9 @@ void add_export_command(CLI::App& app) {
   cmd->add_option("-o,--output", o->output, "Write to this file instead of stdout");
   cmd->callback([o] {
     shader::ExportRequest r;
+    if (o->bundle && !o->target.empty())
+      throw UsageError("export: --target and --bundle: a bundle holds the code for every target; give one of them");
+    if (o->range_method && !o->range) throw UsageError("export: --range-method needs --range");
     if (!o->bundle) {
       if (o->target.empty()) throw UsageError("export: --target is required (glsl, hlsl, wgsl, msl, cuda, cpp) unless --bundle");
       auto t = shader::target_from_name(o->target);
@@ -149,7 +155,8 @@ void add_export_command(CLI::App& app) {
     r.seeded = o->seeded;
     r.inverse = o->inverse;
     if (o->range)
-      r.range = o->range_method == "fraction" ? shader::RangeMethod::fraction : shader::RangeMethod::jitter;
+      r.range = o->range_method == std::optional<std::string>("fraction") ? shader::RangeMethod::fraction
+                                                                          : shader::RangeMethod::jitter;
     r.name = o->name;
     r.constants = o->decimal ? shader::ConstantStyle::decimal : shader::ConstantStyle::hex;
     export_text(r, o->bundle);  // checks the request before any scoring

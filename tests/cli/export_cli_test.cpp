@@ -110,6 +110,13 @@ TEST(ExportCli, BadOptionsAreRefusedBeforeAnyScoring) {
   EXPECT_NE(r.output.find("same step kinds"), std::string::npos) << r.output;
   r = limited("export --target vhdl " + quoted(lowbias32));
   EXPECT_EQ(r.exit_code, 2) << r.output;
+  // Options that did nothing in this company were ignored silently.
+  r = limited("export --target glsl --bundle " + quoted(lowbias32));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--bundle"), std::string::npos) << r.output;
+  r = limited("export --target glsl --range-method fraction " + quoted(lowbias32));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--range-method needs --range"), std::string::npos) << r.output;
 }
 
 namespace {
@@ -143,6 +150,10 @@ TEST(ExportCli, FunctionIdsAndFamiliesComeFromTheDatabase) {
   char want[64];
   std::snprintf(want, sizeof want, "exact chi2: %.10g", db.best_chi2);
   EXPECT_NE(r.output.find(want), std::string::npos) << r.output;
+  // A stored function has its width: another --width is an error, not ignored.
+  r = run_mixforge("export --target cpp --width 16 --data " + db.dir + " " + db.best_id);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--width 16"), std::string::npos) << r.output;
   // A family of two 7-bit lanes from the run's pool (all share the locked kinds).
   r = run_mixforge("export --target glsl --family 7,7 --run " + db.run_id + " --data " + db.dir);
   ASSERT_EQ(r.exit_code, 0) << r.output;
