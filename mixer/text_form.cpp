@@ -623,6 +623,8 @@ class Parser {
 }  // namespace
 
 ParsedText parse_text(std::string_view text, const ParseOptions& options) {
+  // A UTF-8 byte order mark (editors on Windows write one) is no part of the program.
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   Parser parser(Lexer(text).run());
   parser.parse();
   int width = 32;

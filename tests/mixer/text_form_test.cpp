@@ -147,6 +147,11 @@ TEST(TextForm, DeepNestingAndHugeExpressionsAreErrorsNotCrashes) {
 
 // A leading 0 makes an octal constant, as in C (and in JavaScript's legacy form): read as
 // decimal, 011 was 11 where the pasted C code meant 9.
+TEST(TextForm, AByteOrderMarkIsSkipped) {
+  EXPECT_EQ(parse_program("\xEF\xBB\xBFx *= 3;\r\nx ^= x >> 16;\r\n").size(), 2u);
+  EXPECT_EQ(error_of("\xEF\xBB\xBFx *= 2;"), "1:6: multiplier 0x2 is even; a multiply step needs an odd constant");
+}
+
 TEST(TextForm, LeadingZeroMeansOctalAsInC) {
   EXPECT_EQ(parse_program("x *= 011;").steps()[0].operand, 9u);
   EXPECT_EQ(parse_program("x ^= 0777u;").steps()[0].operand, 511u);
