@@ -162,7 +162,7 @@ void add_evolve_command(CLI::App& app) {
   cmd->add_option("--data", o->data, "Data directory (default $MIXFORGE_DATA or ./mixforge-data)");
   cmd->add_option("--config", o->config, "Run configuration JSON (schema/run.schema.json); flags override it");
   add_device_option(cmd, &o->device);
-  cmd->add_option("--top", o->top, "Best functions shown at the end (default 5)");
+  cmd->add_option("--top", o->top, "Best functions shown at the end (default 5)")->check(CLI::Range(0, 100000));
   cmd->add_flag("--json", o->json, "Final stdout line: one JSON object with run_id and best");
   cmd->add_flag("--interpreter", o->interpreter, "Score without the JIT (the interpreter hashes; slower; for checks)");
   cmd->add_flag("--islands", o->islands,

@@ -250,6 +250,12 @@ TEST(Cli, ConfigErrorsNameTheFieldAndExitTwo) {
   const std::string out2 = d.read_all();
   EXPECT_EQ(d.wait(), 2) << out2;
   EXPECT_NE(out2.find("width"), std::string::npos) << out2;
+  {
+    Process t = spawn({binary, "evolve", "--width", "8", "--tournaments", "5", "--top", "-1", "--data", (dir / "data").string()}, true);
+    const std::string out = t.read_all();
+    EXPECT_EQ(t.wait(), 2) << out;  // it was accepted
+    EXPECT_NE(out.find("--top"), std::string::npos) << out;
+  }
   for (const std::vector<std::string> extra : {std::vector<std::string>{"--kind-sequence", ""},
                                                std::vector<std::string>{"--kind-sequence", "xsr,mul", "--min-steps", "4"}}) {
     std::vector<std::string> args{binary, "evolve", "--width", "8", "--tournaments", "5", "--data", (dir / "data").string()};
