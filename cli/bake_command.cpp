@@ -99,7 +99,12 @@ std::vector<baker::MixerInfo> mixers_from_arguments(const Opts& o) {
       }
       continue;
     }
-    lanes.push_back({parse_program_argument(arg, 32).program, -1, false});
+    try {
+      lanes.push_back({parse_program_argument(arg, 32).program, -1, false});
+    } catch (const UsageError& e) {
+      // Which of several --mixers values: the parser's line:column is within it.
+      throw UsageError("bake: --mixers value " + std::to_string(lanes.size() + 1) + ": " + e.what());
+    }
   }
   // Score program texts only once every argument parsed: an exact chi2 of a 32-bit lane
   // takes tens of seconds, too long to spend before reporting a typo in a later lane.
