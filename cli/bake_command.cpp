@@ -138,6 +138,9 @@ std::vector<baker::MixerInfo> mixers_from_bundle(const std::string& file) {
   if (!j.is_object() || j.value("format", "") != "mixforge-shader-bundle" || !j.contains("programs") ||
       !j["programs"].is_array())
     throw UsageError("bake: " + file + " is not a mixforge shader bundle (mixforge export --bundle)");
+  if (j.contains("variant") && j["variant"].is_object() && j["variant"].value("inverse", false))
+    throw UsageError("bake: --bundle " + file + " was exported with --inverse: its code computes the inverse "
+                     "programs, which no sampler uses; export the bundle without --inverse");
   std::vector<baker::MixerInfo> lanes;
   for (std::size_t i = 0; i < j["programs"].size(); ++i) {
     const auto& p = j["programs"][i];

@@ -94,6 +94,17 @@ TEST(BakeCli, UserMixersAreJitCompiled) {
   EXPECT_EQ(report["mixer_origin"], "jit");
   EXPECT_EQ(report["mixers"][3]["id"], report["mixers"][1]["id"]);  // missing lanes repeat the last
   EXPECT_TRUE(report["mixers"][0]["chi2"].is_null());                 // the bundle carries no score
+  // A bundle exported with --inverse: its code computes the inverse programs, its programs
+  // are the forward ones; the bake took the forward ones silently.
+  const std::string inverse = (d / "inverse.json").string();
+  ASSERT_EQ(run_mixforge("export --bundle --inverse --no-score -o " + quoted(inverse) +
+                         " 'x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;'")
+                .exit_code,
+            0);
+  const auto refused = run_mixforge("bake --spp 1 --bounces 0 --texel 0.4 --out " + quoted(d.string()) + " --bundle " +
+                                    quoted(inverse));
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("--inverse"), std::string::npos) << refused.output;
   fs::remove_all(d);
 }
 
