@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <vector>
 #include <optional>
 
 #include "cli/commands.hpp"
@@ -47,8 +48,12 @@ void add_apply_command(CLI::App& app) {
   cmd->add_option("values", o->values, "Inputs (decimal or 0x hex)")->required();
   cmd->callback([o] {
     const Program p = parse_program_argument(o->program, o->width).program;
-    for (const std::string& s : o->values) {
-      const std::uint64_t y = apply(p, parse_value(s, p.width()));
+    // Every value is checked before the first is printed.
+    std::vector<std::uint64_t> xs;
+    for (const std::string& s : o->values) xs.push_back(parse_value(s, p.width()));
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      const std::string& s = o->values[i];
+      const std::uint64_t y = apply(p, xs[i]);
       char buf[32];
       if (s.size() > 2 && (s[1] == 'x' || s[1] == 'X'))
         std::snprintf(buf, sizeof buf, "0x%0*llx", (p.width() + 3) / 4, static_cast<unsigned long long>(y));

@@ -124,6 +124,10 @@ TEST(ApplyCli, PrintsValuesInTheInputBase) {
   EXPECT_EQ(r.output, "1753845952\n" + std::string(want) + "\n");
   EXPECT_EQ(run_mixforge("apply " + quoted("x *= 3") + " 0x1ffffffff").exit_code, 2);
   EXPECT_EQ(run_mixforge("apply " + quoted("x *= 3") + " banana").exit_code, 2);
+  // Every value is checked before any is printed (a script must not take half an answer).
+  const auto half = run_mixforge("apply " + quoted("x *= 3") + " 1 2 banana");
+  EXPECT_EQ(half.exit_code, 2);
+  EXPECT_EQ(half.output.find("3\n"), std::string::npos) << half.output;
 }
 
 // PROGRAM may be the JSON form too (what eval --json and runs export --json print), and a
