@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -35,6 +36,19 @@ Process spawn(const std::vector<std::string>& args, bool with_stderr = false) {
   o.capture_stderr = with_stderr;
   return Process(args, o);
 }
+
+// `mixforge evolve ARGS --data DIR` running; *id: the run id it prints first.
+Process start_evolve(const std::vector<std::string>& args, const std::filesystem::path& dir, std::string* id) {
+  const std::string binary = std::string(MIXFORGE_BINARY_DIR) + "/cli/mixforge";
+  std::vector<std::string> argv{binary, "evolve"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  argv.insert(argv.end(), {"--data", dir.string()});
+  Process c = spawn(argv);
+  const std::string first = c.read_line();
+  if (first.rfind("run_id: ", 0) != 0) throw std::runtime_error("evolve printed no run id: " + first);
+  *id = first.substr(8);
+  return c;
+}
 }  // namespace
 
 TEST(KillNine, ResumesFromLastCheckpointWithHallOfFameIntact) {
@@ -43,11 +57,10 @@ TEST(KillNine, ResumesFromLastCheckpointWithHallOfFameIntact) {
   const mixforge::test::TempDir tmp("kill");
   const auto dir = tmp.path();
 
-  Process c = spawn({binary, "evolve", "--width", "12", "--max-steps", "6", "--pool", "300", "--seconds", "600",
-                   "--threads", "1", "--seed", "5", "--data", dir.string()});
-  const std::string first = c.read_line();
-  ASSERT_EQ(first.rfind("run_id: ", 0), 0u) << first;
-  const std::string id = first.substr(8);
+  std::string id;
+  Process c = start_evolve({"--width", "12", "--max-steps", "6", "--pool", "300", "--seconds", "600", "--threads", "1",
+                            "--seed", "5"},
+                           dir, &id);
   // Gate: a checkpoint with the full pool and a hall of fame, then the next checkpoint
   // after it, so that the kill lands while the run has already checkpointed twice.
   double seen_elapsed = -1;
@@ -136,11 +149,10 @@ TEST(KillNine, OnlyALiveOwnerKeepsItsRun) {
   ASSERT_TRUE(std::filesystem::exists(binary)) << binary;
   const mixforge::test::TempDir tmp("owner");
   const auto dir = tmp.path();
-  Process c = spawn({binary, "evolve", "--width", "8", "--max-steps", "4", "--pool", "40", "--seconds", "600",
-                     "--threads", "1", "--seed", "3", "--data", dir.string()});
-  const std::string first = c.read_line();
-  ASSERT_EQ(first.rfind("run_id: ", 0), 0u) << first;
-  const std::string id = first.substr(8);
+  std::string id;
+  Process c = start_evolve({"--width", "8", "--max-steps", "4", "--pool", "40", "--seconds", "600", "--threads", "1",
+                            "--seed", "3"},
+                           dir, &id);
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   for (;;) {
     ASSERT_LT(std::chrono::steady_clock::now(), give_up) << "the run was never stored as running";

@@ -25,6 +25,13 @@ int connect_raw(int port) {
   return fd;
 }
 
+// A run started by POST /runs; its id ("" when the daemon refused it).
+std::string started_run(httplib::Client& c, int width) {
+  auto created = c.Post("/api/v1/runs", small_run_json(width), "application/json");
+  if (!created || created->status != 201) return "";
+  return nlohmann::json::parse(created->body)["id"];
+}
+
 TEST(SseE2E, ProgressNewBestAndReplay) {
   Daemon d;
   auto c = d.client();
@@ -132,9 +139,8 @@ TEST(SseE2E, ClientLimitAndDisconnect) {
 TEST(SseE2E, PauseResumeAndStopAreStateEvents) {
   Daemon d;
   auto c = d.client();
-  auto created = c.Post("/api/v1/runs", small_run_json(8), "application/json");
-  ASSERT_EQ(created->status, 201);
-  const std::string id = nlohmann::json::parse(created->body)["id"];
+  const std::string id = started_run(c, 8);
+  ASSERT_FALSE(id.empty());
   std::atomic<bool> listening{false};
   std::thread control([&] {
     while (!listening) std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -161,9 +167,8 @@ TEST(SseE2E, PauseResumeAndStopAreStateEvents) {
 TEST(SseE2E, DeletingARunEndsItsStreams) {
   Daemon d;
   auto c = d.client();
-  auto created = c.Post("/api/v1/runs", small_run_json(8), "application/json");
-  ASSERT_EQ(created->status, 201);
-  const std::string id = nlohmann::json::parse(created->body)["id"];
+  const std::string id = started_run(c, 8);
+  ASSERT_FALSE(id.empty());
   std::atomic<bool> listening{false};
   std::thread remover([&] {
     while (!listening) std::this_thread::sleep_for(std::chrono::milliseconds(10));
