@@ -5,7 +5,8 @@
 // re-reads what it may have missed (onReconnect).
 import type { RunEvent } from '../api/client';
 
-export type StreamStatus = 'connecting' | 'open' | 'reconnecting';
+// ended: the run was deleted (its last event); the stream is closed for good.
+export type StreamStatus = 'connecting' | 'open' | 'reconnecting' | 'ended';
 
 export interface RunStreamHandlers {
   onEvent(type: string, ev: RunEvent, id: string): void;
@@ -34,8 +35,12 @@ export class RunStream {
       let data: RunEvent;
       try { data = JSON.parse(m.data) as RunEvent; } catch { return; }
       this.handlers.onEvent(type, data, m.lastEventId);
+      if (type === 'deleted') {  // nothing follows; reconnecting would only meet 404s
+        this.close();
+        this.handlers.onStatus('ended');
+      }
     };
-    for (const t of ['progress', 'new_best', 'state']) es.addEventListener(t, handle(t) as EventListener);
+    for (const t of ['progress', 'new_best', 'state', 'deleted']) es.addEventListener(t, handle(t) as EventListener);
     es.onopen = () => {
       this.handlers.onStatus('open');
       if (this.lost) { this.lost = false; this.handlers.onReconnect(); }

@@ -188,7 +188,7 @@ export async function runPage(root: HTMLElement, id: string): Promise<Page> {
       live.dataset.events = String(Number(live.dataset.events ?? 0) + 1);
     },
     onStatus(s) {
-      live.textContent = s === 'open' ? '● live' : s === 'connecting' ? 'connecting…' : 'connection lost, reconnecting…';
+      live.textContent = s === 'open' ? '● live' : s === 'connecting' ? 'connecting…' : s === 'ended' ? 'run deleted' : 'connection lost, reconnecting…';
       live.dataset.status = s;
     },
     onReconnect() {
