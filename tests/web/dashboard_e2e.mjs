@@ -365,6 +365,22 @@ step('compare-and-delete', async () => {
   await confirm();
   await page.locator(`tr[data-run="${second.id}"]`).waitFor({ state: 'detached' });
   assert.equal((await fetch(`${origin()}/api/v1/runs/${second.id}`)).status, 404);
+  // A run deleted while its page is open: the stream's last event ends it (no reconnecting
+  // to a 404 every 2 s), and the page says so. Not started: a running run's last `state`
+  // event makes the page reload its leaders, which may meet the deletion (a 404 the
+  // browser logs as an error).
+  const third = await apiPost('/api/v1/runs?start=false', { name: 'e2e third', width: 8, pool_size: 50 });
+  await page.goto(`${origin()}/#/runs/${third.id}`);
+  await waitLive(1);
+  await fetch(`${origin()}/api/v1/runs/${third.id}`, { method: 'DELETE' });
+  const t0 = Date.now();
+  for (;;) {
+    const c = await liveCounts();
+    if (c.status === 'ended') break;
+    assert.ok(Date.now() - t0 < 15000, `the page did not see the deletion: ${JSON.stringify(c)}`);
+    await sleep(100);
+  }
+  assert.equal(await page.locator('.live').textContent(), 'run deleted');
 });
 
 step('bakes', async () => {

@@ -172,6 +172,7 @@ export async function runPage(root: HTMLElement, id: string): Promise<Page> {
   let lastLeaders = 0, lastPool = performance.now();
   const stream = new RunStream(`/api/v1/runs/${encodeURIComponent(id)}/events`, {
     onEvent(type, ev) {
+      if (type === 'deleted') return;  // the run is gone: nothing left to reload
       if (ev.progress) { progressPoint(ev.progress); renderStats(ev.progress); }
       if (type === 'state' && ev.state) { run = { ...run, state: ev.state }; header(); }
       if (type === 'new_best' || (type === 'state') || performance.now() - lastLeaders > 10000) {
