@@ -4,6 +4,7 @@
 
 #include "mixer/interpreter.hpp"
 #include "mixer/text_form.hpp"
+#include "mixer/width.hpp"
 #include "shader/program_lowering.hpp"
 
 namespace mixforge::shader {
@@ -53,7 +54,7 @@ Function lower_vec4(const std::array<Program, 4>& lanes, bool seeded, const std:
     std::array<std::uint64_t, 4> masks{};
     bool any = false;
     for (int i = 0; i < 4; ++i) {
-      masks[i] = (std::uint64_t{1} << widths[i]) - 1;
+      masks[i] = width_mask(widths[i]);
       if (widths[i] < 32) {
         s[i] = Expr::var("seed", Type::u32);
         any = true;
