@@ -161,7 +161,7 @@ void sampled_interpreter(benchmark::State& state) {
   results["sampled_interpreter_cpu_rate"] = 2 / (cpu * scale);
 }
 
-// Small scoring tasks, where a run picks the interpreter or a kernel (evolver/run.hpp,
+// Small scoring tasks, where a run picks the interpreter or a kernel (evolver/run/run.hpp,
 // small_work_limit in step evaluations = samples x (n + 1) x steps): one fresh 5-step
 // 32-bit program at a time, one thread, 2^range(0) samples; range(1): 0 the reference
 // loops, 1 the interpreted counter (what the runs use), 2 the JIT evaluator (compile

@@ -50,11 +50,11 @@
 
 #include "avalanche/device.hpp"
 #include "avalanche/evaluator.hpp"
-#include "evolver/early_reject.hpp"
-#include "evolver/mutation.hpp"
-#include "evolver/run.hpp"
-#include "evolver/run_manager.hpp"
-#include "evolver/run_config.hpp"
+#include "evolver/search/early_reject.hpp"
+#include "evolver/search/mutation.hpp"
+#include "evolver/run/run.hpp"
+#include "evolver/manager/run_manager.hpp"
+#include "evolver/search/run_config.hpp"
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include "mixer/text_form.hpp"

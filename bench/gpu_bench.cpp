@@ -31,9 +31,9 @@
 #include "avalanche/evaluator.hpp"
 #include "avalanche/gpu_counter.hpp"
 #include "jit/count_kernels.hpp"
-#include "evolver/random_program.hpp"
-#include "evolver/rng.hpp"
-#include "evolver/run_config.hpp"
+#include "evolver/search/random_program.hpp"
+#include "evolver/search/rng.hpp"
+#include "evolver/search/run_config.hpp"
 #include "mixer/text_form.hpp"
 
 using namespace mixforge;

@@ -1,10 +1,10 @@
-// The cost of the run objective's extra terms (evolver/objective.hpp) against the
+// The cost of the run objective's extra terms (evolver/search/objective.hpp) against the
 // avalanche scores a run already pays for: what README's "Objective" quotes. JIT-compiled
 // functions (the kernel compiled once, outside the timing), one thread.
 #include <benchmark/benchmark.h>
 
 #include "avalanche/evaluator.hpp"
-#include "evolver/objective.hpp"
+#include "evolver/search/objective.hpp"
 #include "mixer/text_form.hpp"
 
 using namespace mixforge;

@@ -37,7 +37,7 @@ want eval && {
   echo "# load after: $(load)"
 } | tee "$out/eval_lowbias32.txt"
 
-# The small scoring tasks alone (where evolver/early_reject.hpp's default_small_work_limit
+# The small scoring tasks alone (where evolver/search/early_reject.hpp's default_small_work_limit
 # comes from), without the rest of bench_avalanche.
 want small_work && {
   echo "# bench_avalanche --benchmark_filter=small_work; load before: $(load)"

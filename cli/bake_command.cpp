@@ -24,7 +24,7 @@
 #include "cli/commands.hpp"
 #include "cli/program_input.hpp"
 #include "cli/stored_functions.hpp"
-#include "evolver/run_manager.hpp"
+#include "evolver/manager/run_manager.hpp"
 #include "jit/engine.hpp"
 #include "mixer/json_form.hpp"
 

@@ -11,7 +11,7 @@
 #include "cli/device_option.hpp"
 #include "cli/islands.hpp"
 #include "cli/run_foreground.hpp"
-#include "evolver/run_manager.hpp"
+#include "evolver/manager/run_manager.hpp"
 
 namespace mixforge::cli {
 namespace {

@@ -12,7 +12,7 @@
 
 #include "avalanche/evaluator.hpp"
 #include "cli/commands.hpp"
-#include "evolver/run_manager.hpp"
+#include "evolver/manager/run_manager.hpp"
 #include "cli/program_input.hpp"
 #include "cli/stored_functions.hpp"
 #include "shader/bundle.hpp"

@@ -11,8 +11,8 @@
 #include "avalanche/evaluator.hpp"
 #include "cli/commands.hpp"
 #include "cli/device_option.hpp"
-#include "evolver/mpi_islands.hpp"
-#include "evolver/run_manager.hpp"
+#include "evolver/islands/mpi_islands.hpp"
+#include "evolver/manager/run_manager.hpp"
 #include "server/daemon.hpp"
 
 #include <thread>

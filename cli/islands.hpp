@@ -1,12 +1,12 @@
 #pragma once
-// `mixforge evolve --islands` under mpirun (evolver/mpi_islands.hpp).
+// `mixforge evolve --islands` under mpirun (evolver/islands/mpi_islands.hpp).
 #include <cstdint>
 #include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "evolver/run_config.hpp"
+#include "evolver/search/run_config.hpp"
 
 namespace CLI { class App; }
 namespace mixforge::server { struct DaemonOptions; }

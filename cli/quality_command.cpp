@@ -18,8 +18,8 @@
 #include "cli/commands.hpp"
 #include "cli/program_input.hpp"
 #include "cli/stored_functions.hpp"
-#include "evolver/quality_cache.hpp"
-#include "evolver/run_manager.hpp"
+#include "evolver/manager/quality_cache.hpp"
+#include "evolver/manager/run_manager.hpp"
 
 namespace mixforge::cli {
 namespace {

@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "evolver/stored_objective.hpp"
+#include "evolver/store/stored_objective.hpp"
 
 namespace mixforge::cli {
 namespace {

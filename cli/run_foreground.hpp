@@ -3,7 +3,7 @@
 // resume): live progress line on a terminal, clean stop on Ctrl-C, final report.
 #include <string>
 
-#include "evolver/run_manager.hpp"
+#include "evolver/manager/run_manager.hpp"
 
 namespace mixforge::cli {
 

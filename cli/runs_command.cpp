@@ -10,8 +10,8 @@
 #include "cli/commands.hpp"
 #include "cli/islands.hpp"
 #include "cli/run_foreground.hpp"
-#include "evolver/run_manager.hpp"
-#include "evolver/stored_objective.hpp"
+#include "evolver/manager/run_manager.hpp"
+#include "evolver/store/stored_objective.hpp"
 
 namespace mixforge::cli {
 namespace {

@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "cli/commands.hpp"
-#include "evolver/run_manager.hpp"
+#include "evolver/manager/run_manager.hpp"
 #include "server/stored_family.hpp"
 
 namespace mixforge::cli {

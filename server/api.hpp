@@ -8,7 +8,7 @@
 #include <string>
 
 #include "avalanche/device.hpp"
-#include "evolver/quality_cache.hpp"
+#include "evolver/manager/quality_cache.hpp"
 #include "server/response_cache.hpp"
 #include "server/router.hpp"
 

@@ -18,7 +18,7 @@
 #include "baker/jit_mixer4.hpp"
 #include "baker/scene.hpp"
 #include "baker/scene_source.hpp"
-#include "evolver/run_types.hpp"
+#include "evolver/run/run_types.hpp"
 #include "jit/engine.hpp"
 #include "server/event_stream.hpp"
 #include "server/problem.hpp"

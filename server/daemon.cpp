@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "avalanche/evaluator.hpp"
-#include "evolver/run_manager.hpp"
+#include "evolver/manager/run_manager.hpp"
 #include "server/auth.hpp"
 #include "server/evaluation_queue.hpp"
 #include "server/event_stream.hpp"

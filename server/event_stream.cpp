@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "evolver/run_manager.hpp"
+#include "evolver/manager/run_manager.hpp"
 #include "server/problem.hpp"
 
 namespace mixforge::server {

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "evolver/run_config.hpp"
+#include "evolver/search/run_config.hpp"
 #include "mixer/program.hpp"
 #include "server/api.hpp"
 #include "server/http_types.hpp"

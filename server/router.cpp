@@ -2,8 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "evolver/run_config.hpp"
-#include "evolver/run_types.hpp"
+#include "evolver/search/run_config.hpp"
+#include "evolver/run/run_types.hpp"
 #include "mixer/text_form.hpp"
 #include "server/problem.hpp"
 

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "evolver/run_manager.hpp"
+#include "evolver/manager/run_manager.hpp"
 #include "server/api.hpp"
 #include "server/problem.hpp"
 #include "server/query.hpp"

@@ -10,7 +10,7 @@
 
 #include "avalanche/chi_square.hpp"
 #include "avalanche/evaluator.hpp"
-#include "evolver/run_config.hpp"
+#include "evolver/search/run_config.hpp"
 #include "mixer/json_form.hpp"
 #include "mixer/text_form.hpp"
 #include "server/api.hpp"

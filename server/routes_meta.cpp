@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "avalanche/evaluator.hpp"
-#include "evolver/run_manager.hpp"
+#include "evolver/manager/run_manager.hpp"
 #include "server/api.hpp"
 #include "server/embedded_schemas.hpp"
 #include "server/evaluation_queue.hpp"

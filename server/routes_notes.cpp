@@ -3,7 +3,7 @@
 // makes a save over a newer version a 409 instead of a silent overwrite).
 #include <nlohmann/json.hpp>
 
-#include "evolver/run_manager.hpp"
+#include "evolver/manager/run_manager.hpp"
 #include "server/api.hpp"
 #include "server/problem.hpp"
 #include "server/query.hpp"

@@ -6,9 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "evolver/run_config.hpp"
-#include "evolver/run_manager.hpp"
-#include "evolver/stored_objective.hpp"
+#include "evolver/search/run_config.hpp"
+#include "evolver/manager/run_manager.hpp"
+#include "evolver/store/stored_objective.hpp"
 #include "server/api.hpp"
 #include "server/event_stream.hpp"
 #include "server/problem.hpp"

@@ -1,7 +1,7 @@
 #include "server/stored_family.hpp"
 
-#include "evolver/pool_query.hpp"
-#include "evolver/run_manager.hpp"
+#include "evolver/search/pool_query.hpp"
+#include "evolver/manager/run_manager.hpp"
 #include "shader/families.hpp"
 
 namespace mixforge::server {

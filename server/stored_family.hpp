@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "evolver/run_types.hpp"
+#include "evolver/run/run_types.hpp"
 
 namespace mixforge::evolver { class RunManager; }
 

@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/run_command.hpp"
-#include "evolver/run.hpp"
-#include "evolver/store.hpp"
+#include "evolver/run/run.hpp"
+#include "evolver/store/store.hpp"
 #include "mixer/text_form.hpp"
 #include "schema/json_schema.hpp"
 

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "avalanche/evaluator.hpp"
-#include "evolver/run.hpp"
+#include "evolver/run/run.hpp"
 
 namespace mixforge::evolver {
 namespace {

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "evolver/run_config.hpp"
+#include "evolver/search/run_config.hpp"
 #include "server/embedded_schemas.hpp"
 #include "tests/contract/contract_validator.hpp"
 

@@ -3,10 +3,10 @@
 #include <cmath>
 #include <vector>
 
-#include "evolver/acceptance.hpp"
-#include "evolver/pool.hpp"
-#include "evolver/rng.hpp"
-#include "evolver/tournament.hpp"
+#include "evolver/search/acceptance.hpp"
+#include "evolver/search/pool.hpp"
+#include "evolver/search/rng.hpp"
+#include "evolver/search/tournament.hpp"
 #include "mixer/program.hpp"
 
 using namespace mixforge;

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "evolver/run_config.hpp"
+#include "evolver/search/run_config.hpp"
 
 using namespace mixforge;
 using namespace mixforge::evolver;

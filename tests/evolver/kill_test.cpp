@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "avalanche/evaluator.hpp"
-#include "evolver/run_manager.hpp"
-#include "evolver/store.hpp"
+#include "evolver/manager/run_manager.hpp"
+#include "evolver/store/store.hpp"
 #include "support/process.hpp"
 
 using namespace mixforge;

@@ -1,4 +1,4 @@
-// Local search around a leader (evolver/local_search.*): the neighbourhood, the moves it
+// Local search around a leader (evolver/search/local_search.*): the neighbourhood, the moves it
 // confirms, its hooks, and a run that uses it.
 #include <gtest/gtest.h>
 
@@ -8,8 +8,8 @@
 #include <set>
 
 #include "avalanche/evaluator.hpp"
-#include "evolver/local_search.hpp"
-#include "evolver/run.hpp"
+#include "evolver/search/local_search.hpp"
+#include "evolver/run/run.hpp"
 #include "mixer/program.hpp"
 #include "mixer/text_form.hpp"
 

@@ -6,7 +6,7 @@
 #include <set>
 
 #include "avalanche/evaluator.hpp"
-#include "evolver/run.hpp"
+#include "evolver/run/run.hpp"
 #include "mixer/text_form.hpp"
 
 using namespace mixforge;

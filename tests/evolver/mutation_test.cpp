@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "evolver/mutation.hpp"
+#include "evolver/search/mutation.hpp"
 
 using namespace mixforge;
 using namespace mixforge::evolver;

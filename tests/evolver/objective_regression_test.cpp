@@ -10,7 +10,7 @@
 #include <string>
 
 #include "avalanche/evaluator.hpp"
-#include "evolver/run.hpp"
+#include "evolver/run/run.hpp"
 
 using namespace mixforge;
 using namespace mixforge::evolver;

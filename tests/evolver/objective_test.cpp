@@ -1,4 +1,4 @@
-// The run's optional objective (evolver/objective.hpp): its configuration, the
+// The run's optional objective (evolver/search/objective.hpp): its configuration, the
 // normalisation of its terms, the ranking by the total, and a run that uses it.
 #include <gtest/gtest.h>
 
@@ -10,11 +10,11 @@
 #include <nlohmann/json.hpp>
 
 #include "avalanche/evaluator.hpp"
-#include "evolver/run.hpp"
-#include "evolver/objective.hpp"
-#include "evolver/pool.hpp"
-#include "evolver/run_config.hpp"
-#include "evolver/run_types.hpp"
+#include "evolver/run/run.hpp"
+#include "evolver/search/objective.hpp"
+#include "evolver/search/pool.hpp"
+#include "evolver/search/run_config.hpp"
+#include "evolver/run/run_types.hpp"
 #include "mixer/text_form.hpp"
 
 using namespace mixforge;

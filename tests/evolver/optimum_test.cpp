@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <unistd.h>
 
-#include "evolver/run_manager.hpp"
+#include "evolver/manager/run_manager.hpp"
 
 using namespace mixforge::evolver;
 

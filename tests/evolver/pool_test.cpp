@@ -2,8 +2,8 @@
 
 #include <set>
 
-#include "evolver/pool.hpp"
-#include "evolver/random_program.hpp"
+#include "evolver/search/pool.hpp"
+#include "evolver/search/random_program.hpp"
 
 using namespace mixforge;
 using namespace mixforge::evolver;

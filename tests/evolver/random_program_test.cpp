@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "evolver/random_program.hpp"
+#include "evolver/search/random_program.hpp"
 
 using namespace mixforge;
 using namespace mixforge::evolver;

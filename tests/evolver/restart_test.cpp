@@ -6,8 +6,8 @@
 #include <set>
 
 #include "avalanche/evaluator.hpp"
-#include "evolver/restart.hpp"
-#include "evolver/run.hpp"
+#include "evolver/search/restart.hpp"
+#include "evolver/run/run.hpp"
 #include "small_configs.hpp"
 
 using namespace mixforge;

@@ -14,12 +14,12 @@
 
 #include "avalanche/evaluator.hpp"
 #include "support/process.hpp"
-#include "evolver/run.hpp"
-#include "evolver/pool_query.hpp"
-#include "evolver/run_manager.hpp"
-#include "evolver/store.hpp"
+#include "evolver/run/run.hpp"
+#include "evolver/search/pool_query.hpp"
+#include "evolver/manager/run_manager.hpp"
+#include "evolver/store/store.hpp"
 #include "mixer/text_form.hpp"
-#include "evolver/run_state_machine.hpp"
+#include "evolver/run/run_state_machine.hpp"
 
 using namespace mixforge;
 using namespace mixforge::evolver;

@@ -8,8 +8,8 @@
 #include <thread>
 
 #include "avalanche/evaluator.hpp"
-#include "evolver/run.hpp"
-#include "evolver/run_manager.hpp"
+#include "evolver/run/run.hpp"
+#include "evolver/manager/run_manager.hpp"
 #include "small_configs.hpp"
 
 using namespace mixforge;

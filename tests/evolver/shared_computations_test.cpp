@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "avalanche/counts.hpp"
-#include "evolver/quality_cache.hpp"
+#include "evolver/manager/quality_cache.hpp"
 
 using mixforge::EvaluationCancelled;
 using mixforge::evolver::SharedComputations;

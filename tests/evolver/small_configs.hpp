@@ -3,7 +3,7 @@
 // one worker (reproducible), budgets in tournaments.
 #include <cstdint>
 
-#include "evolver/run_config.hpp"
+#include "evolver/search/run_config.hpp"
 
 namespace mixforge::evolver_test {
 

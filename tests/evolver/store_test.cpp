@@ -13,8 +13,8 @@
 #include <tuple>
 
 #include "support/process.hpp"
-#include "evolver/checkpoint_json.hpp"
-#include "evolver/store.hpp"
+#include "evolver/run/checkpoint_json.hpp"
+#include "evolver/store/store.hpp"
 #include "mixer/text_form.hpp"
 
 using namespace mixforge;

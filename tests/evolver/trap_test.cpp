@@ -11,7 +11,7 @@
 #include <memory>
 
 #include "avalanche/evaluator.hpp"
-#include "evolver/run.hpp"
+#include "evolver/run/run.hpp"
 #include "mixer/text_form.hpp"
 
 using namespace mixforge;
@@ -33,7 +33,7 @@ Pool pool_after(RunConfig c, std::uint64_t tournaments, std::uint64_t* restarts 
   static const std::unique_ptr<Evaluator> ev = Evaluator::with_own_engine();
   static const Evaluator interpreter(nullptr);
   c.budget.tournaments = tournaments;
-  // No background ranker: it never changes the pool (evolver/run.cpp), and its exact scores
+  // No background ranker: it never changes the pool (evolver/run/run.cpp), and its exact scores
   // took the other core for as long as the test ran (71 s alone, 120 s of CPU).
   c.precision.exact_leaders = false;
   evolver::Run run("trap", c, *ev, std::nullopt, &interpreter);

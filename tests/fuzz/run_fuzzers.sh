@@ -47,7 +47,7 @@ for f in step program interpreter inverse text_form json_form; do MIXER_SRC="$MI
 SERVER_SRC=""
 for f in http_types problem query schema_validator program_input request_parsing; do SERVER_SRC="$SERVER_SRC $SRC/server/$f.cpp"; done
 SERVER_SRC="$SERVER_SRC $BIN/server/embedded_schemas.cpp $BIN/server/embedded_openapi.cpp"
-SERVER_SRC="$SERVER_SRC $SRC/evolver/run_config.cpp $BIN/evolver/run_config_schema.cpp $SRC/schema/json_schema.cpp"
+SERVER_SRC="$SERVER_SRC $SRC/evolver/search/run_config.cpp $BIN/evolver/run_config_schema.cpp $SRC/schema/json_schema.cpp"
 MIXER=$(compile_group mixer $MIXER_SRC)
 SERVER=$(compile_group server $SERVER_SRC)
 

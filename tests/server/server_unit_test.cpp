@@ -9,7 +9,7 @@
 #include <fstream>
 
 #include "avalanche/evaluator.hpp"
-#include "evolver/run_manager.hpp"
+#include "evolver/manager/run_manager.hpp"
 #include "server/api.hpp"
 #include "server/auth.hpp"
 #include "server/evaluation_queue.hpp"

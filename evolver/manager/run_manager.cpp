@@ -1,0 +1,941 @@
+#include "evolver/manager/run_manager.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <condition_variable>
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <random>
+#include <sstream>
+#include <thread>
+#include <utility>
+
+#include "avalanche/evaluator.hpp"
+#include "evolver/manager/process_lease.hpp"
+#include "evolver/run/run.hpp"
+#include "evolver/run/run_state_machine.hpp"
+#include "evolver/store/store.hpp"
+#include "mixer/text_form.hpp"
+
+namespace mixforge::evolver {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+
+
+
+// The run's best few: exact hall-of-fame entries and exact pool members first (by chi2),
+// then the rest of the pool by rank.
+std::vector<ScoredFunction> rank_leaders(const std::vector<Member>& pool,
+                                         const std::vector<HallOfFameEntry>& hof, std::size_t count) {
+  std::vector<ScoredFunction> exact, rest;
+  std::vector<std::string> seen;
+  auto add = [&](const ScoredFunction& f) {
+    if (std::find(seen.begin(), seen.end(), f.id) != seen.end()) return;
+    seen.push_back(f.id);
+    (f.exact ? exact : rest).push_back(f);
+  };
+  for (const auto& e : hof) add(e.function);
+  std::vector<const Member*> sorted;
+  for (const Member& m : pool) sorted.push_back(&m);
+  std::sort(sorted.begin(), sorted.end(), [](const Member* a, const Member* b) {
+    return a->estimate.rank() != b->estimate.rank() ? a->estimate.rank() < b->estimate.rank()
+                                                    : a->hash < b->hash;
+  });
+  for (const Member* m : sorted) {
+    if (exact.size() + rest.size() >= count * 4 + 16) break;
+    add(scored_function(*m));
+  }
+  auto by_chi2 = [](const ScoredFunction& a, const ScoredFunction& b) { return a.chi2 < b.chi2; };
+  std::stable_sort(exact.begin(), exact.end(), by_chi2);
+  exact.insert(exact.end(), rest.begin(), rest.end());
+  if (exact.size() > count) exact.resize(count);
+  return exact;
+}
+
+}  // namespace
+
+// Locks, in the order they may be taken (never the reverse):
+//   control (one per run: serialises resume/pause/stop/remove of that run; held while a
+//            stop waits for the final checkpoint, never by the session thread)
+//   -> Active::persist (orders a state change with its store write: the store never
+//            records states in another order than they happened)
+//   -> Active::m, mu (the active map), store_mu, sub_mu (event delivery), Run's own lock.
+// Active::m, mu and store_mu guard data only: nothing is called while they are held.
+struct RunManager::Impl {
+  struct Active {
+    std::unique_ptr<Run> run;
+    std::thread session;
+    std::mutex join_mu;
+    std::mutex persist;
+    std::mutex m;  // the fields below
+    std::condition_variable cv;
+    bool wake = false;            // new hall-of-fame entries, or a stop
+    RunState state = RunState::running;
+    bool ending = false;          // the session has claimed its final state
+    bool stop_requested = false;  // by stop(), remove() or shutdown()
+    bool suspend = false;         // by shutdown(): keep the resume intent and a pause
+    bool session_done = false;
+    Progress progress;
+
+    // The state and whether the session is ending, read together.
+    std::pair<RunState, bool> state_and_ending() {
+      std::lock_guard lk(m);
+      return {state, ending || session_done};
+    }
+  };
+
+  Options options;
+  std::unique_ptr<Evaluator> owned_evaluator;
+  const Evaluator* evaluator = nullptr;
+  Evaluator interpreter{nullptr};  // small scoring tasks: cheaper than compiling a kernel
+
+  mutable std::mutex store_mu;
+  std::unique_ptr<Store> store;
+
+  mutable std::mutex mu;  // active
+  std::condition_variable done_cv;
+  std::map<std::string, std::shared_ptr<Active>> active;
+
+  std::mutex control_mu;  // controls
+  std::map<std::string, std::shared_ptr<std::mutex>> controls;
+
+  std::recursive_mutex sub_mu;
+  std::uint64_t next_subscription = 1;
+  std::map<std::uint64_t, std::pair<std::string, EventCallback>> subscribers;
+
+  const int pid = static_cast<int>(::getpid());
+  std::unique_ptr<ProcessLease> lease;  // taken with the store: this process owns what it runs
+
+  void emit(const RunEvent& e) {
+    std::lock_guard lk(sub_mu);
+    // Copy: a callback may unsubscribe (itself or others) while we iterate.
+    auto subs = subscribers;
+    for (auto& [id, s] : subs) {
+      if (!subscribers.count(id)) continue;
+      if (s.first.empty() || s.first == e.run_id) {
+        try {
+          s.second(e);
+        } catch (...) {
+          // A subscriber's failure must not stop the run.
+        }
+      }
+    }
+  }
+
+  void emit_state(const std::string& id, RunState state, Progress p) {
+    RunEvent ev;
+    ev.type = RunEvent::Type::state;
+    ev.run_id = id;
+    p.state = state;
+    ev.progress = std::move(p);
+    ev.state = state;
+    emit(ev);
+  }
+
+  std::shared_ptr<std::mutex> control(const std::string& id) {
+    std::lock_guard lk(control_mu);
+    auto& c = controls[id];
+    if (!c) c = std::make_shared<std::mutex>();
+    return c;
+  }
+
+  std::shared_ptr<Active> find_active(const std::string& id) const {
+    std::lock_guard lk(mu);
+    auto it = active.find(id);
+    return it == active.end() ? nullptr : it->second;
+  }
+
+  StoredRun stored(const std::string& id) const {
+    std::lock_guard lk(store_mu);
+    auto r = store->run(id);
+    if (!r) throw RunNotFound(id);
+    return *r;
+  }
+
+  // Running or paused in a process that is still alive (another CLI or daemon): one
+  // that holds its lease on this data directory.
+  bool owned_elsewhere(const StoredRun& r) const {
+    return (r.summary.state == RunState::running || r.summary.state == RunState::paused) && r.owner_pid != pid &&
+           ProcessLease::held(options.data_dir, r.owner_pid);
+  }
+  // The state of a run that has no session in this process. "running" in the store means
+  // its process ended without a final checkpoint: it is resumable, i.e. stopped. A
+  // paused run stays paused: its checkpoint is where it was paused.
+  RunState resting_state(const StoredRun& r) const {
+    if (r.summary.state == RunState::running && !owned_elsewhere(r)) return RunState::stopped;
+    return r.summary.state;
+  }
+  void refuse_if_owned_elsewhere(const StoredRun& r) const {
+    if (owned_elsewhere(r))
+      throw RunStateError("run " + r.summary.id + " is active in process " + std::to_string(r.owner_pid));
+  }
+
+  static bool live(Active& a) {
+    std::lock_guard lk(a.m);
+    return !a.ending && !a.session_done;
+  }
+
+  Progress make_progress(const std::string& id, Active& a, RunCounters& prev, Clock::time_point& prev_t) {
+    Progress p;
+    p.run_id = id;
+    {
+      std::lock_guard lk(a.m);
+      p.state = a.state;
+    }
+    p.counters = a.run->counters();
+    const auto now = Clock::now();
+    const double dt = std::chrono::duration<double>(now - prev_t).count();
+    if (dt > 0) {
+      p.tournaments_per_s = double(p.counters.tournaments - prev.tournaments) / dt;
+      p.scored_per_s = double(p.counters.scored - prev.scored) / dt;
+    }
+    prev = p.counters;
+    prev_t = now;
+    p.early_reject_rate = p.counters.scored ? double(p.counters.early_rejects) / double(p.counters.scored) : 0;
+    p.current_samples = a.run->current_samples();
+    p.pool_size = a.run->pool_size();
+    if (auto b = a.run->best()) p.best = scored_function(*b);
+    p.checkpoint_pause_max_s = a.run->max_snapshot_pause();
+    return p;
+  }
+
+  Progress latest_progress(Active& a) {
+    std::lock_guard lk(a.m);
+    Progress p = a.progress;
+    p.state = a.state;
+    return p;
+  }
+
+  void write_checkpoint(const std::string& id, Active& a, RunState state, const std::string& error = {},
+                        std::optional<bool> resume_on_start = std::nullopt) {
+    const Checkpoint c = a.run->snapshot();
+    const std::vector<HistoryPoint> h = a.run->drain_history();
+    std::lock_guard lk(store_mu);
+    store->checkpoint(id, state, c, h, pid, error, resume_on_start);
+  }
+
+  void flush_hall_of_fame(const std::string& id, Active& a) {
+    const std::vector<HallOfFameEntry> hof = a.run->drain_hall_of_fame();
+    if (hof.empty()) return;
+    {
+      std::lock_guard lk(store_mu);
+      store->add_hall_of_fame(hof);
+    }
+    for (const auto& e : hof) {
+      RunEvent ev;
+      ev.type = RunEvent::Type::new_best;
+      ev.run_id = id;
+      ev.best = e.function;
+      ev.progress = latest_progress(a);
+      ev.progress.best = e.function;
+      emit(ev);
+    }
+  }
+
+  // The final state the session claims when its workers have ended.
+  static RunState final_state(Active& a, const std::string& error, bool budget_spent) {
+    if (a.stop_requested && a.suspend && a.state == RunState::paused) return RunState::paused;
+    if (a.stop_requested) return RunState::stopped;
+    if (!error.empty()) return RunState::failed;
+    return budget_spent ? RunState::finished : RunState::stopped;
+  }
+
+  // One thread per active run: hall-of-fame entries at once, progress every second,
+  // checkpoints every few seconds and at the end. The search never waits on the disk:
+  // it only pays for the snapshot copy under its lock.
+  void session(const std::string id, std::shared_ptr<Active> a) {
+    RunCounters prev = a->run->counters();
+    Clock::time_point prev_t = Clock::now();
+    const auto progress_every = std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double>(options.progress_interval_s));
+    const auto checkpoint_every = std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double>(options.checkpoint_interval_s));
+    auto next_progress = Clock::now() + progress_every;
+    auto next_checkpoint = Clock::now();  // a first checkpoint at once
+    std::string error;
+    try {
+      for (;;) {
+        const bool done = a->run->wait(0.0);
+        flush_hall_of_fame(id, *a);
+        if (done) break;
+        const auto now = Clock::now();
+        if (now >= next_progress) {
+          Progress p = make_progress(id, *a, prev, prev_t);
+          {
+            std::lock_guard lk(a->m);
+            a->progress = p;
+          }
+          RunEvent ev;
+          ev.type = RunEvent::Type::progress;
+          ev.run_id = id;
+          ev.progress = p;
+          emit(ev);
+          next_progress = now + progress_every;
+        }
+        if (now >= next_checkpoint) {
+          std::lock_guard p(a->persist);
+          RunState st;
+          {
+            std::lock_guard lk(a->m);
+            st = a->state;
+          }
+          write_checkpoint(id, *a, st);
+          next_checkpoint = now + checkpoint_every;
+        }
+        std::unique_lock lk(a->m);
+        a->cv.wait_until(lk, std::min(next_progress, next_checkpoint), [&] { return a->wake; });
+        a->wake = false;
+      }
+    } catch (const std::exception& e) {
+      error = std::string("checkpoint failed: ") + e.what();
+      a->run->request_stop();
+      a->run->wait();
+    }
+    if (error.empty()) error = a->run->error();
+    try {
+      flush_hall_of_fame(id, *a);  // the workers have ended: these are the last entries
+    } catch (const std::exception& e) {
+      if (error.empty()) error = std::string("hall of fame: ") + e.what();
+    }
+    RunState from, to;
+    bool suspend;
+    const bool budget_spent = a->run->budget_spent();
+    {
+      std::lock_guard p(a->persist);
+      {
+        std::lock_guard lk(a->m);
+        from = a->state;
+        to = final_state(*a, error, budget_spent);
+        a->state = to;
+        a->ending = true;
+        suspend = a->suspend;
+      }
+      try {
+        // A shutdown keeps the intent to continue; every other end clears it.
+        write_checkpoint(id, *a, to, to == RunState::failed ? error : std::string(),
+                         suspend ? std::nullopt : std::optional<bool>(false));
+      } catch (const std::exception& e) {
+        to = RunState::failed;
+        try {
+          std::lock_guard lk(store_mu);
+          store->set_state(id, RunState::failed, 0, std::string("final checkpoint failed: ") + e.what(), false);
+        } catch (...) {
+        }
+        std::lock_guard lk(a->m);
+        a->state = to;
+      }
+    }
+    Progress p = make_progress(id, *a, prev, prev_t);
+    p.state = to;
+    {
+      std::lock_guard lk(a->m);
+      a->progress = p;
+      a->session_done = true;
+    }
+    if (to != from) emit_state(id, to, p);
+    {
+      std::lock_guard lk(mu);
+      done_cv.notify_all();
+    }
+  }
+
+  // With the run's control lock held.
+  void launch(const std::string& id, const RunConfig& config, std::optional<Checkpoint> from,
+              const Budget& budget) {
+    auto a = std::make_shared<Active>();
+    a->run = std::make_unique<Run>(id, config, *evaluator, std::move(from),
+                                   evaluator->uses_jit() ? &interpreter : nullptr);
+    Active* raw = a.get();
+    {
+      std::lock_guard lk(store_mu);
+      store->set_state(id, RunState::running, pid, {}, true);
+    }
+    a->progress.run_id = id;
+    a->progress.state = RunState::running;
+    {
+      std::lock_guard lk(mu);
+      active[id] = a;
+    }
+    // Called by the run without its lock held (run.hpp): wake the session thread for new
+    // bests and at the run's end.
+    auto wake = [raw] {
+      std::lock_guard lk(raw->m);
+      raw->wake = true;
+      raw->cv.notify_all();
+    };
+    a->run->on_end(wake);
+    a->run->start(budget, [wake](const HallOfFameEntry&) { wake(); });
+    // Copied before the session starts: from then on the session writes a->progress (under
+    // a->m). TSan caught the copy made after the start racing with the session's first write.
+    const Progress initial = a->progress;
+    a->session = std::thread([this, id, a] { session(id, a); });
+    emit_state(id, RunState::running, initial);
+  }
+
+  // Waits for a session's final checkpoint and forgets it.
+  void join_and_forget(const std::string& id, const std::shared_ptr<Active>& a) {
+    {
+      std::lock_guard lk(a->m);
+      a->wake = true;
+      a->cv.notify_all();
+    }
+    {
+      std::lock_guard j(a->join_mu);
+      if (a->session.joinable() && a->session.get_id() != std::this_thread::get_id()) a->session.join();
+    }
+    std::lock_guard lk(mu);
+    auto it = active.find(id);
+    if (it != active.end() && it->second == a) active.erase(it);
+  }
+
+  // Ends an active session, with the run's control lock held. suspend: a shutdown.
+  void end_session(const std::string& id, const std::shared_ptr<Active>& a, bool suspend) {
+    {
+      std::lock_guard p(a->persist);
+      std::lock_guard lk(a->m);
+      if (!a->ending && !a->session_done) {
+        a->stop_requested = true;
+        a->suspend = suspend;
+      }
+    }
+    a->run->request_stop();
+    join_and_forget(id, a);
+  }
+
+  // Forget sessions that ended on their own (budget spent, failure).
+  void reap() {
+    std::vector<std::pair<std::string, std::shared_ptr<Active>>> ended;
+    {
+      std::lock_guard lk(mu);
+      for (auto& [id, a] : active) {
+        std::lock_guard g(a->m);
+        if (a->session_done) ended.emplace_back(id, a);
+      }
+    }
+    for (const auto& [id, a] : ended) join_and_forget(id, a);
+  }
+
+  std::vector<Member> pool_of(const std::string& id) const {
+    if (auto a = find_active(id))
+      if (live(*a)) return a->run->snapshot().pool;
+    stored(id);  // throws RunNotFound
+    std::lock_guard lk(store_mu);
+    return store->pool(id);
+  }
+
+  RunSummary summary(const StoredRun& r) const {
+    RunSummary s = r.summary;
+    s.state = resting_state(r);
+    if (auto a = find_active(s.id)) {
+      bool running_here, done;
+      {
+        std::lock_guard lk(a->m);
+        running_here = !a->ending && !a->session_done;
+        done = a->session_done;
+        if (!done) s.state = a->state;
+      }
+      if (running_here) {
+        s.counters = a->run->counters();
+        s.current_samples = a->run->current_samples();
+        if (auto b = a->run->best()) s.best = scored_function(*b);
+      }
+    }
+    return s;
+  }
+
+  void resume_locked(const std::string& id, std::optional<Budget> extra) {
+    if (auto a = find_active(id)) {
+      std::unique_lock p(a->persist);
+      const auto [st, ending] = a->state_and_ending();
+      if (!ending) {
+        const RunState to = transition(id, st, RunCommand::resume);  // a running run: 409
+        a->run->unpause();
+        {
+          std::lock_guard lk(a->m);
+          a->state = to;
+        }
+        {
+          std::lock_guard lk(store_mu);
+          store->set_state(id, to, pid, {}, true);
+        }
+        p.unlock();
+        emit_state(id, to, latest_progress(*a));
+        return;
+      }
+      p.unlock();
+      join_and_forget(id, a);  // it is ending on its own: wait for its final checkpoint
+    }
+    const StoredRun r = stored(id);
+    refuse_if_owned_elsewhere(r);
+    transition(id, resting_state(r), RunCommand::resume);
+    std::optional<Checkpoint> c;
+    std::vector<HallOfFameEntry> hof;
+    {
+      std::lock_guard lk(store_mu);
+      c = store->load_checkpoint(id);
+      hof = store->hall_of_fame(id, 1);
+    }
+    // Hall-of-fame entries are written at once, checkpoints every few seconds: after a
+    // kill the hall of fame may know a better best than the checkpoint. With an objective
+    // "better" is the total, which a stored entry does not carry: the checkpoint's stands.
+    if (c && !hof.empty() && hof.front().function.exact && !r.summary.config.objective.enabled() &&
+        (!c->best || hof.front().function.chi2 < c->best->estimate.chi2)) {
+      const ScoredFunction& f = hof.front().function;
+      c->best = Member{f.program, f.program.hash(), {f.chi2, f.chi2_stderr, f.samples, f.exact}, f.born};
+    }
+    if (c && c->rngs.empty() && c->pool.empty()) c.reset();  // never checkpointed: start fresh
+    launch(id, r.summary.config, std::move(c), extra ? *extra : r.summary.config.budget);
+  }
+};
+
+RunManager::RunManager(Options options) : impl_(std::make_unique<Impl>()) {
+  impl_->options = std::move(options);
+  if (impl_->options.engine || impl_->options.interpreter_only) {
+    impl_->owned_evaluator = std::make_unique<Evaluator>(impl_->options.engine);
+  } else {
+    impl_->owned_evaluator = Evaluator::with_own_engine();
+  }
+  impl_->owned_evaluator->use_gpu(impl_->options.gpu);
+  impl_->evaluator = impl_->owned_evaluator.get();
+  impl_->store = std::make_unique<Store>(impl_->options.data_dir);
+  impl_->lease = std::make_unique<ProcessLease>(impl_->options.data_dir, impl_->pid);
+}
+
+RunManager::~RunManager() {
+  try {
+    shutdown();
+  } catch (...) {
+  }
+}
+
+void RunManager::shutdown() {
+  std::vector<std::pair<std::string, std::shared_ptr<Impl::Active>>> all;
+  {
+    std::lock_guard lk(impl_->mu);
+    for (auto& [id, a] : impl_->active) all.emplace_back(id, a);
+  }
+  // All at once: each stop waits for its run's workers and final checkpoint.
+  std::vector<std::thread> stoppers;
+  for (auto& [id, a] : all)
+    stoppers.emplace_back([this, id = id, a = a] {
+      try {
+        auto c = impl_->control(id);
+        std::lock_guard lk(*c);
+        impl_->end_session(id, a, true);
+      } catch (...) {
+      }
+    });
+  for (auto& t : stoppers) t.join();
+}
+
+std::vector<RunManager::Resumed> RunManager::resume_interrupted() {
+  std::vector<std::string> ids;
+  {
+    std::lock_guard lk(impl_->store_mu);
+    ids = impl_->store->runs_to_resume();
+  }
+  std::vector<Resumed> out;
+  for (const auto& id : ids) {
+    if (active(id)) continue;
+    try {
+      resume(id);
+      out.push_back({id, {}});
+    } catch (const RunNotFound&) {
+    } catch (const std::exception& e) {
+      out.push_back({id, e.what()});
+    }
+  }
+  return out;
+}
+
+const std::filesystem::path& RunManager::data_dir() const { return impl_->options.data_dir; }
+
+std::string RunManager::create(const RunConfig& config, bool start) {
+  impl_->reap();
+  // Round trip through JSON: the same validation as a config file, and what is stored.
+  const RunConfig checked = run_config_from_json(to_json(config));
+  const std::string id = random_id('r');
+  {
+    std::lock_guard lk(impl_->store_mu);
+    impl_->store->create_run(id, checked, unix_now());
+  }
+  if (start) {
+    auto c = impl_->control(id);
+    std::lock_guard lk(*c);
+    transition(id, RunState::created, RunCommand::start);
+    impl_->launch(id, checked, std::nullopt, checked.budget);
+  }
+  return id;
+}
+
+void RunManager::resume(const std::string& id, std::optional<Budget> extra) {
+  if (extra) validate_budget(*extra);
+  impl_->reap();
+  auto c = impl_->control(id);
+  std::lock_guard lk(*c);
+  impl_->resume_locked(id, extra);
+}
+
+void RunManager::pause(const std::string& id) {
+  auto c = impl_->control(id);
+  std::lock_guard lk(*c);
+  if (auto a = impl_->find_active(id)) {
+    std::unique_lock p(a->persist);
+    const auto [st, ending] = a->state_and_ending();
+    if (!ending) {
+      if (st == RunState::paused) return;  // idempotent: no transition, no event
+      const RunState to = transition(id, st, RunCommand::pause);
+      // False: the workers have already stopped (budget spent at this moment); the
+      // session will make it finished.
+      if (!a->run->pause()) throw RunStateError("run " + id + " is finishing: its budget is spent");
+      {
+        std::lock_guard g(a->m);
+        a->state = to;
+      }
+      {
+        std::lock_guard g(impl_->store_mu);
+        impl_->store->set_state(id, to, impl_->pid, {}, false);
+      }
+      p.unlock();
+      impl_->emit_state(id, to, impl_->latest_progress(*a));
+      return;
+    }
+    p.unlock();
+    impl_->join_and_forget(id, a);
+  }
+  const StoredRun r = impl_->stored(id);
+  impl_->refuse_if_owned_elsewhere(r);
+  const RunState st = impl_->resting_state(r);
+  if (st == RunState::paused) return;
+  transition(id, st, RunCommand::pause);  // throws: only a running run can pause
+}
+
+void RunManager::stop(const std::string& id) {
+  auto c = impl_->control(id);
+  std::lock_guard lk(*c);
+  if (auto a = impl_->find_active(id)) {
+    bool claimed = false;
+    {
+      std::lock_guard p(a->persist);
+      std::lock_guard g(a->m);
+      if (!a->ending && !a->session_done) {
+        transition(id, a->state, RunCommand::stop);
+        a->stop_requested = true;
+        claimed = true;
+      }
+    }
+    if (claimed) {
+      a->run->request_stop();
+      impl_->join_and_forget(id, a);  // the session publishes "stopped" after its final checkpoint
+      return;
+    }
+    impl_->join_and_forget(id, a);
+  }
+  const StoredRun r = impl_->stored(id);
+  impl_->refuse_if_owned_elsewhere(r);
+  const RunState to = transition(id, impl_->resting_state(r), RunCommand::stop);
+  {
+    std::lock_guard g(impl_->store_mu);
+    impl_->store->set_state(id, to, 0, {}, false);
+  }
+  Progress p;
+  p.run_id = id;
+  p.counters = r.summary.counters;
+  p.current_samples = r.summary.current_samples;
+  p.best = r.summary.best;
+  impl_->emit_state(id, to, p);
+}
+
+void RunManager::remove(const std::string& id) {
+  auto c = impl_->control(id);
+  std::lock_guard lk(*c);
+  // Another live process would lose its results: it writes its next checkpoint to a run
+  // that is gone.
+  impl_->refuse_if_owned_elsewhere(impl_->stored(id));
+  if (auto a = impl_->find_active(id)) impl_->end_session(id, a, false);
+  RunEvent gone;
+  gone.type = RunEvent::Type::deleted;
+  gone.run_id = id;
+  gone.progress = progress(id);  // the last the run's listeners hear
+  gone.state = gone.progress.state;
+  {
+    std::lock_guard g(impl_->store_mu);
+    impl_->store->remove_run(id);
+  }
+  {
+    std::lock_guard g(impl_->control_mu);
+    impl_->controls.erase(id);
+  }
+  impl_->emit(gone);
+}
+
+bool RunManager::wait(const std::string& id, std::optional<double> timeout_s) {
+  auto a = impl_->find_active(id);
+  if (!a) {
+    impl_->stored(id);
+    return true;
+  }
+  // The session writes the final checkpoint after the workers end.
+  std::unique_lock lk(impl_->mu);
+  auto pred = [&] {
+    std::lock_guard g(a->m);
+    return a->session_done;
+  };
+  if (timeout_s)
+    return impl_->done_cv.wait_for(lk, std::chrono::duration<double>(*timeout_s), pred);
+  impl_->done_cv.wait(lk, pred);
+  return true;
+}
+
+std::vector<RunSummary> RunManager::list() const {
+  std::vector<StoredRun> runs;
+  {
+    std::lock_guard lk(impl_->store_mu);
+    runs = impl_->store->runs();
+  }
+  std::vector<RunSummary> out;
+  for (const auto& r : runs) out.push_back(impl_->summary(r));
+  return out;
+}
+
+RunSummary RunManager::get(const std::string& id) const { return impl_->summary(impl_->stored(id)); }
+
+bool RunManager::active(const std::string& id) const {
+  auto a = impl_->find_active(id);
+  if (!a) return false;
+  std::lock_guard lk(a->m);
+  return !a->session_done;
+}
+
+bool RunManager::with_active_run(const std::string& id, const std::function<void(Run&)>& fn) {
+  auto a = impl_->find_active(id);
+  if (!a) return false;
+  {
+    std::lock_guard lk(a->m);
+    if (a->session_done || a->ending) return false;
+  }
+  fn(*a->run);  // the Active (and its run) is held by `a` meanwhile
+  return true;
+}
+
+void RunManager::set_islands(const std::string& id, const std::vector<IslandStatus>& islands) {
+  std::lock_guard lk(impl_->store_mu);
+  impl_->store->set_islands(id, islands);
+}
+
+void RunManager::set_island_checkpoint(const std::string& id, int rank, const Checkpoint& checkpoint) {
+  std::lock_guard lk(impl_->store_mu);
+  impl_->store->put_island_checkpoint(id, rank, checkpoint);
+}
+
+std::map<int, Checkpoint> RunManager::island_checkpoints(const std::string& id) const {
+  std::lock_guard lk(impl_->store_mu);
+  return impl_->store->island_checkpoints(id);
+}
+
+void RunManager::add_hall_of_fame(const std::vector<HallOfFameEntry>& entries) {
+  std::lock_guard lk(impl_->store_mu);
+  impl_->store->add_hall_of_fame(entries);
+}
+
+Progress RunManager::progress(const std::string& id) const {
+  if (auto a = impl_->find_active(id)) {
+    std::lock_guard lk(a->m);
+    if (!a->session_done) {
+      Progress p = a->progress;
+      p.state = a->state;
+      return p;
+    }
+  }
+  const RunSummary s = get(id);
+  Progress p;
+  p.run_id = id;
+  p.state = s.state;
+  p.counters = s.counters;
+  p.early_reject_rate = s.counters.scored ? double(s.counters.early_rejects) / double(s.counters.scored) : 0;
+  p.current_samples = s.current_samples;
+  p.best = s.best;
+  std::lock_guard lk(impl_->store_mu);
+  p.pool_size = impl_->store->pool_count(id);
+  return p;
+}
+
+PoolPage RunManager::pool(const std::string& id, const PoolQuery& q) const {
+  const auto a = impl_->find_active(id);
+  if (!a || !Impl::live(*a)) {
+    impl_->stored(id);  // throws RunNotFound
+    std::lock_guard lk(impl_->store_mu);
+    return impl_->store->pool_page(id, q);
+  }
+  std::vector<Member> members = impl_->pool_of(id);
+  std::vector<const Member*> sel;
+  for (const Member& m : members)
+    if (q.matches(m)) sel.push_back(&m);
+  std::sort(sel.begin(), sel.end(), [&](const Member* a, const Member* b) { return q.before(*a, *b); });
+  PoolPage page;
+  page.total = sel.size();
+  for (std::size_t i = q.offset; i < sel.size() && page.items.size() < q.limit; ++i)
+    page.items.push_back(scored_function(*sel[i]));
+  return page;
+}
+
+std::optional<ScoredFunction> RunManager::best(const std::string& id) const { return get(id).best; }
+
+std::vector<ScoredFunction> RunManager::leaders(const std::string& id, std::size_t count) const {
+  std::vector<Member> members = impl_->pool_of(id);
+  std::vector<HallOfFameEntry> hof;
+  {
+    std::lock_guard lk(impl_->store_mu);
+    hof = impl_->store->hall_of_fame(id, count * 4 + 16);
+  }
+  if (auto a = impl_->find_active(id))
+    if (auto b = a->run->best()) hof.insert(hof.begin(), HallOfFameEntry{scored_function(*b), id, 0, 0, 0});
+  return rank_leaders(members, hof, count);
+}
+
+std::vector<HistoryPoint> RunManager::history(const std::string& id, std::size_t max_points) const {
+  impl_->stored(id);
+  std::vector<HistoryPoint> h;
+  {
+    std::lock_guard lk(impl_->store_mu);
+    h = impl_->store->history(id);
+  }
+  if (max_points == 0 || h.size() <= max_points || max_points < 2) return h;
+  std::vector<HistoryPoint> thin;
+  for (std::size_t i = 0; i < max_points; ++i)
+    thin.push_back(h[i * (h.size() - 1) / (max_points - 1)]);
+  return thin;
+}
+
+HallOfFamePage RunManager::hall_of_fame(const HallOfFameQuery& q) const {
+  HallOfFamePage page;
+  {
+    std::lock_guard lk(impl_->store_mu);
+    page = impl_->store->hall_of_fame(q);
+  }
+  // RunNotFound only for an id that is neither a run nor in the hall of fame: a deleted
+  // run's entries stay, and its id still selects them.
+  if (!q.run_id.empty() && page.items.empty()) impl_->stored(q.run_id);
+  return page;
+}
+
+std::vector<HallOfFameEntry> RunManager::hall_of_fame(const std::string& run_id, std::size_t limit) const {
+  if (!run_id.empty()) impl_->stored(run_id);
+  std::lock_guard lk(impl_->store_mu);
+  return impl_->store->hall_of_fame(run_id, limit);
+}
+
+std::optional<ScoredFunction> RunManager::function(const std::string& function_id) const {
+  std::vector<std::shared_ptr<Impl::Active>> actives;
+  {
+    std::lock_guard lk(impl_->mu);
+    for (auto& [id, a] : impl_->active) actives.push_back(a);
+  }
+  std::optional<ScoredFunction> live;
+  for (auto& a : actives) {
+    for (const Member& m : a->run->snapshot().pool)
+      if (m.program.id() == function_id) {
+        live = scored_function(m);
+        break;
+      }
+    if (live) break;
+  }
+  if (live && (live->exact || live->chi2_exact)) return live;
+  // A live pool member may be less precise than a stored record of it: after a kill the
+  // resumed pool is the last checkpoint's, while the hall of fame already holds the exact
+  // score. The most precise record wins: exact first, then more samples.
+  std::optional<ScoredFunction> stored;
+  {
+    std::lock_guard lk(impl_->store_mu);
+    stored = impl_->store->function(function_id);
+  }
+  if (!live || !stored) return live ? live : stored;
+  auto precision = [](const ScoredFunction& f) { return std::pair(f.exact || f.chi2_exact.has_value(), f.samples); };
+  return precision(*stored) > precision(*live) ? stored : live;
+}
+
+std::optional<StoredQualityReport> RunManager::quality_report(const std::string& function_id,
+                                                              const std::string& options) const {
+  std::lock_guard g(impl_->store_mu);
+  return impl_->store->quality_report(function_id, options);
+}
+
+void RunManager::put_quality_report(const std::string& function_id, const std::string& options,
+                                    const std::string& report, double computed_at) {
+  std::lock_guard g(impl_->store_mu);
+  impl_->store->put_quality_report(function_id, options, report, computed_at);
+}
+
+std::optional<Note> RunManager::note(NoteSubject subject, const std::string& id) const {
+  std::optional<Note> stored;
+  {
+    std::lock_guard g(impl_->store_mu);
+    stored = impl_->store->note(subject, id);
+  }
+  if (stored) return stored;
+  if (subject == NoteSubject::run)
+    impl_->stored(id);  // RunNotFound
+  else if (!function(id))
+    return std::nullopt;
+  return Note{subject, id, {}, 0, std::nullopt};
+}
+
+std::optional<Note> RunManager::set_note(NoteSubject subject, const std::string& id, const std::string& text,
+                                         std::optional<std::uint64_t> base_version) {
+  if (subject == NoteSubject::function && !function(id)) {
+    std::lock_guard g(impl_->store_mu);
+    if (!impl_->store->note(subject, id)) return std::nullopt;
+  }
+  std::optional<Note> saved;
+  {
+    std::lock_guard g(impl_->store_mu);
+    saved = impl_->store->put_note(subject, id, text, base_version, unix_now());
+  }
+  if (!saved && subject == NoteSubject::run) throw RunNotFound(id);
+  return saved;
+}
+
+std::string RunManager::dump(const std::string& id) const {
+  const RunSummary s = get(id);
+  std::vector<Member> members = impl_->pool_of(id);
+  std::sort(members.begin(), members.end(), [](const Member& a, const Member& b) {
+    return a.estimate.rank() != b.estimate.rank() ? a.estimate.rank() < b.estimate.rank() : a.hash < b.hash;
+  });
+  std::ostringstream out;
+  char buf[64];
+  out << "# mixforge run " << id << ": width " << s.config.width << ", " << members.size()
+      << " functions, best first; tournaments " << s.counters.tournaments << "\n";
+  out << "# chi2\tscore\tid\tsteps\n";
+  for (const Member& m : members) {
+    std::snprintf(buf, sizeof buf, "%.10g", m.estimate.chi2);
+    out << buf << '\t';
+    if (m.estimate.exact)
+      out << "exact";
+    else
+      out << "N=" << m.estimate.samples;
+    out << '\t' << m.program.id() << '\t' << format_short(m.program) << '\n';
+  }
+  return out.str();
+}
+
+std::uint64_t RunManager::subscribe(const std::string& run_id, EventCallback callback) {
+  std::lock_guard lk(impl_->sub_mu);
+  const std::uint64_t id = impl_->next_subscription++;
+  impl_->subscribers[id] = {run_id, std::move(callback)};
+  return id;
+}
+
+void RunManager::unsubscribe(std::uint64_t subscription) {
+  std::lock_guard lk(impl_->sub_mu);
+  impl_->subscribers.erase(subscription);
+}
+
+}  // namespace mixforge::evolver

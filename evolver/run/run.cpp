@@ -1,0 +1,803 @@
+#include "evolver/run/run.hpp"
+
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <limits>
+
+#include "avalanche/chi_square.hpp"
+#include "evolver/search/acceptance.hpp"
+#include "evolver/search/early_reject.hpp"
+#include "evolver/search/leader_ranking.hpp"
+#include "evolver/search/local_search.hpp"
+#include "evolver/search/mutation.hpp"
+#include "evolver/search/restart.hpp"
+#include "evolver/search/tournament.hpp"
+#include "mixer/text_form.hpp"
+
+namespace mixforge::evolver {
+
+ScoredFunction scored_function(const Member& m) {
+  ScoredFunction f;
+  f.id = m.program.id();
+  f.program = m.program;
+  f.text = format_program(m.program);
+  f.width = m.program.width();
+  f.steps = static_cast<int>(m.program.size());
+  f.chi2 = m.estimate.chi2;
+  f.chi2_stderr = m.estimate.stderr_;
+  f.samples = m.estimate.samples;
+  f.exact = m.estimate.exact;
+  if (m.estimate.exact) f.chi2_exact = m.estimate.chi2;
+  f.bias = bias_from_chi2(m.estimate.chi2, f.width);
+  f.born = m.born;
+  f.objective = m.objective;
+  return f;
+}
+
+Run::Run(std::string id, RunConfig config, const Evaluator& evaluator, std::optional<Checkpoint> from,
+         const Evaluator* small_work, double small_work_limit)
+    : id_(std::move(id)),
+      config_(std::move(config)),
+      evaluator_(evaluator),
+      small_work_(small_work),
+      small_work_limit_(small_work_limit),
+      stagnation_(config_.restart),
+      trap_clock_(trap_restart(config_.restart)) {
+  pool_target_ = config_.pool_size;
+  shape_.width = config_.width;
+  shape_.min_steps = config_.min_steps;
+  shape_.max_steps = config_.max_steps;
+  shape_.kinds = usable_kinds(config_.kinds(), config_.width);
+  shape_.kind_weights = config_.kind_weights;
+  if (config_.kind_sequence) shape_.kind_sequence = *config_.kind_sequence;
+  if (from) {
+    for (Member& m : from->pool) pool_.insert(std::move(m));
+    counters_ = from->counters;
+    current_samples_ = from->current_samples;
+    next_leader_at_ = from->next_leader_at;
+    rngs_ = from->rngs;
+    best_ = from->best;
+    sessions_ = from->sessions;
+    if (from->stagnation_clock && from->trap_clock) {
+      stagnation_.restore(*from->stagnation_clock);
+      trap_clock_.restore(*from->trap_clock);
+      clocks_live_ = true;  // start() leaves them
+    }
+  } else {
+    current_samples_ = exact_mode() ? 0 : config_.precision.initial_samples;
+    next_leader_at_ = config_.precision.leader_interval;
+  }
+  // One RNG stream per worker slot; slots beyond the checkpoint's get fresh streams that
+  // also depend on the session count, so a resumed run does not replay old draws.
+  const unsigned workers = config_.worker_threads();
+  for (unsigned s = static_cast<unsigned>(rngs_.size()); s < workers; ++s)
+    rngs_.push_back(Rng(config_.seed, s + (sessions_ << 20)).state());
+  migration_rng_ = Rng(config_.seed, (std::uint64_t{1} << 40) + sessions_);
+  // A checkpoint keeps no objective terms (the store has no place for them): they are a
+  // function of the program and the configuration, so they are measured again, the same.
+  if (from && config_.objective.enabled()) {
+    std::vector<Member*> todo;
+    for (std::size_t i = 0; i < pool_.size(); ++i) todo.push_back(&pool_[i]);
+    if (best_) todo.push_back(&*best_);
+    tbb::parallel_for(std::size_t{0}, todo.size(), [&](std::size_t i) { with_objective(*todo[i]); });
+  }
+}
+
+std::optional<ObjectiveTerms> Run::objective_of(const Program& p) const {
+  const ObjectiveConfig& o = config_.objective;
+  if (!o.enabled()) return std::nullopt;
+  // Inputs the measures evaluate (both sides of each flip), for the evaluator choice.
+  const std::uint64_t inputs = 2 * o.samples * static_cast<std::uint64_t>(p.width() + 2);
+  return objective_terms(pick(p, inputs).batch_function(p), p.width(), o, objective_seed(config_.seed));
+}
+
+void Run::with_objective(Member& m) const {
+  m.objective = objective_of(m.program);
+  m.estimate.penalty = m.objective ? m.objective->penalty : 0;
+}
+
+Run::~Run() {
+  request_stop();
+  for (auto& t : threads_)
+    if (t.joinable()) t.join();
+}
+
+const Evaluator& Run::pick(const Program& p, std::uint64_t inputs) const {
+  return small_work_ && scoring_work(p, inputs) < small_work_limit_ ? *small_work_ : evaluator_;
+}
+
+bool Run::exact_mode() const { return config_.width <= config_.precision.exact_max_width; }
+
+std::uint64_t Run::sample_seed(std::uint64_t samples) const {
+  // All programs scored at one precision share their inputs: a child and its parent are
+  // compared on the same samples, which cancels much of the sampling noise.
+  return mix_seed(config_.seed, samples);
+}
+
+Estimate Run::full_score(const Program& p, std::uint64_t samples, std::uint64_t* used) const {
+  if (exact_mode() || samples == 0) {
+    if (used) *used += std::uint64_t{1} << p.width();
+    return estimate_of(pick(p, std::uint64_t{1} << p.width()).exact(p));
+  }
+  if (used) *used += samples;
+  return estimate_of(pick(p, samples).sampled(p, samples, sample_seed(samples)));
+}
+
+double Run::reject_threshold(double parent_rank) const {
+  return std::max(parent_rank, quality_floor(config_.width)) * (1 + config_.early_reject.margin);
+}
+
+Run::ChildScore Run::score_child(const Program& p, double parent_rank, std::uint64_t samples) const {
+  ChildScore out;
+  const auto& er = config_.early_reject;
+  const double threshold = reject_threshold(parent_rank);
+  if (exact_mode()) {
+    const std::uint64_t total = std::uint64_t{1} << config_.width;
+    if (er.enabled && er.first_samples * 4 <= total) {
+      // A cheap sampled look first: reject when, with the configured confidence, the child
+      // is worse than the threshold (the rule of Evaluator::staged).
+      const Score s = pick(p, er.first_samples).sampled(p, er.first_samples, sample_seed(er.first_samples));
+      out.samples += er.first_samples;
+      if (s.chi2_corrected - normal_quantile(er.confidence) * s.chi2_stderr > threshold) {
+        out.estimate = estimate_of(s);
+        out.rejected = true;
+        out.saved = total - er.first_samples;
+        return out;
+      }
+    }
+    out.estimate = full_score(p, 0, &out.samples);
+    return out;
+  }
+  const StagedChild c = staged_with_reject(p, samples, sample_seed(samples), er, threshold, evaluator_,
+                                           small_work_, small_work_limit_);
+  out.estimate = c.estimate;
+  out.rejected = c.rejected;
+  out.samples = c.samples;
+  out.saved = c.saved;
+  return out;
+}
+
+void Run::start(const Budget& budget, NewBestCallback on_new_best) {
+  std::lock_guard lk(mu_);
+  if (!threads_.empty()) throw std::logic_error("a run is started once");
+  budget_ = budget;
+  on_new_best_ = std::move(on_new_best);
+  session_start_ = std::chrono::steady_clock::now();
+  session_start_elapsed_ = counters_.elapsed_s;
+  if (!clocks_live_) {
+    stagnation_.start_pool(stagnation_now_locked());
+    trap_clock_.start_pool(double(counters_.tournaments));
+    clocks_live_ = true;
+  }
+  session_start_tournaments_ = counters_.tournaments;
+  ++sessions_;
+  const unsigned workers = config_.worker_threads();
+  const bool ranker = !exact_mode() && config_.width <= 32 && config_.precision.exact_leaders;
+  running_workers_ = workers + (ranker ? 1 : 0);
+  for (unsigned s = 0; s < workers; ++s) threads_.emplace_back([this, s] { worker(s); });
+  if (ranker) threads_.emplace_back([this] { worker(~0u); });
+}
+
+void Run::request_stop() {
+  exact_cancel_ = true;
+  std::lock_guard lk(mu_);
+  stop_ = true;
+  cv_.notify_all();
+}
+
+bool Run::pause() {
+  std::lock_guard lk(mu_);
+  if (stop_ || (!threads_.empty() && running_workers_ == 0)) return false;
+  if (!paused_) {
+    paused_ = true;
+    pause_started_ = std::chrono::steady_clock::now();
+  }
+  return true;
+}
+
+void Run::unpause() {
+  std::lock_guard lk(mu_);
+  if (paused_) {
+    paused_ = false;
+    paused_seconds_ +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - pause_started_).count();
+    cv_.notify_all();
+  }
+}
+
+bool Run::paused() const {
+  std::lock_guard lk(mu_);
+  return paused_;
+}
+
+bool Run::done() const {
+  std::lock_guard lk(mu_);
+  return !threads_.empty() && running_workers_ == 0;
+}
+
+bool Run::wait(std::optional<double> timeout_s) {
+  std::unique_lock lk(mu_);
+  auto pred = [&] { return running_workers_ == 0; };
+  if (!timeout_s) {
+    cv_.wait(lk, pred);
+    return true;
+  }
+  return cv_.wait_for(lk, std::chrono::duration<double>(*timeout_s), pred);
+}
+
+bool Run::budget_spent() const {
+  std::lock_guard lk(mu_);
+  return budget_spent_;
+}
+
+std::string Run::error() const {
+  std::lock_guard lk(mu_);
+  return error_;
+}
+
+double Run::elapsed_locked() const {
+  if (threads_.empty()) return counters_.elapsed_s;
+  const auto now = std::chrono::steady_clock::now();
+  double paused = paused_seconds_;
+  if (paused_) paused += std::chrono::duration<double>(now - pause_started_).count();
+  return session_start_elapsed_ + std::chrono::duration<double>(now - session_start_).count() - paused;
+}
+
+bool Run::budget_reached_locked() const {
+  if (budget_.tournaments && counters_.tournaments - session_start_tournaments_ >= *budget_.tournaments)
+    return true;
+  if (budget_.seconds && elapsed_locked() - session_start_elapsed_ >= *budget_.seconds) return true;
+  return false;
+}
+
+Checkpoint Run::snapshot() const {
+  const auto t0 = std::chrono::steady_clock::now();
+  Checkpoint c;
+  {
+    std::lock_guard lk(mu_);
+    c.pool = pool_.members();
+    c.counters = counters_;
+    c.counters.elapsed_s = elapsed_locked();
+    c.current_samples = current_samples_;
+    c.next_leader_at = next_leader_at_;
+    c.rngs = rngs_;
+    c.best = best_;
+    c.sessions = sessions_;
+    // A run never started from a checkpoint without clocks has none to save: zeros would
+    // make its next resume think the pool had waited since tournament 0.
+    if (clocks_live_) {
+      c.stagnation_clock = stagnation_.state();
+      c.trap_clock = trap_clock_.state();
+    }
+    const double pause = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    max_snapshot_pause_ = std::max(max_snapshot_pause_, pause);
+  }
+  return c;
+}
+
+std::vector<HistoryPoint> Run::drain_history() {
+  std::lock_guard lk(mu_);
+  return std::exchange(history_, {});
+}
+
+std::vector<HallOfFameEntry> Run::drain_hall_of_fame() {
+  std::lock_guard lk(mu_);
+  return std::exchange(hall_of_fame_, {});
+}
+
+RunCounters Run::counters() const {
+  std::lock_guard lk(mu_);
+  RunCounters c = counters_;
+  c.elapsed_s = elapsed_locked();
+  return c;
+}
+
+std::optional<Member> Run::best() const {
+  std::lock_guard lk(mu_);
+  return best_;
+}
+
+std::uint64_t Run::current_samples() const {
+  std::lock_guard lk(mu_);
+  return current_samples_;
+}
+
+std::size_t Run::pool_size() const {
+  std::lock_guard lk(mu_);
+  return pool_.size();
+}
+
+double Run::max_snapshot_pause() const {
+  std::lock_guard lk(mu_);
+  return max_snapshot_pause_;
+}
+
+void Run::add_history_locked() {
+  HistoryPoint h;
+  h.elapsed_s = elapsed_locked();
+  h.tournaments = counters_.tournaments;
+  h.scored = counters_.scored;
+  if (best_) {
+    h.best_chi2 = best_->estimate.chi2;
+    h.best_exact = best_->estimate.exact;
+  } else if (!pool_.empty()) {
+    h.best_chi2 = pool_[pool_.best()].estimate.rank();
+  }
+  history_.push_back(h);
+}
+
+// The run's best is ranked by exact chi2 (n <= 32); wider runs use their most precise
+// leaders' estimates.
+void Run::consider_best_locked(const Member& m) {
+  const bool exact_expected = config_.width <= 32 && !exact_unaffordable_;
+  if (exact_expected && !m.estimate.exact) return;
+  if (best_ && best_->estimate.exact && !m.estimate.exact) return;  // exact scores outrank estimates
+  const bool upgrade = best_ && !best_->estimate.exact && m.estimate.exact;
+  if (best_ && !upgrade && !(m.estimate.rank() < best_->estimate.rank())) return;
+  best_ = m;
+  HallOfFameEntry e;
+  e.function = scored_function(m);
+  e.run_id = id_;
+  e.elapsed_s = elapsed_locked();
+  e.tournaments = counters_.tournaments;
+  e.recorded_at = unix_now();
+  hall_of_fame_.push_back(e);
+  announce_.push_back(e);
+  add_history_locked();
+}
+
+void Run::announce(std::unique_lock<std::mutex>& lk) {
+  if (announce_.empty()) return;
+  const std::vector<HallOfFameEntry> news = std::exchange(announce_, {});
+  lk.unlock();
+  if (on_new_best_)
+    for (const HallOfFameEntry& e : news) on_new_best_(e);
+  lk.lock();
+}
+
+void Run::worker(unsigned slot) {
+  try {
+    if (slot == ~0u)
+      ranker_loop();
+    else
+      worker_loop(slot);
+  } catch (const std::exception& e) {
+    std::lock_guard lk(mu_);
+    if (error_.empty()) error_ = std::string("worker ") + std::to_string(slot) + ": " + e.what();
+    stop_ = true;
+  }
+  std::unique_lock lk(mu_);
+  try {
+    announce(lk);
+  } catch (...) {
+    // The callback only wakes the run's owner; the entries are stored regardless.
+  }
+  const bool last = --running_workers_ == 0;
+  if (last) counters_.elapsed_s = elapsed_locked();
+  cv_.notify_all();
+  if (last && end_hook_) {
+    lk.unlock();  // the destructor joins this thread, so the run outlives the call
+    end_hook_();
+  }
+}
+
+void Run::leader_round(std::unique_lock<std::mutex>& lk) {
+  ranking_ = true;
+  const std::vector<RescoreJob> jobs = plan_leader_rescoring(pool_, config_);
+  lk.unlock();
+  std::vector<RescoreResult> results;
+  for (const RescoreJob& j : jobs) results.push_back(run_rescore(j, evaluator_));
+  lk.lock();
+  ranking_ = false;
+  for (const RescoreResult& r : results)
+    if (auto i = pool_.find(r.hash)) {
+      const double penalty = pool_[*i].estimate.penalty;  // the terms do not change
+      pool_[*i].estimate = r.estimate;
+      pool_[*i].estimate.penalty = penalty;
+    }
+  // Without exact scores (n > 32, or too slow an evaluator) the best is the most
+  // precisely scored leader.
+  if (config_.width > 32 || exact_unaffordable_)
+    for (const RescoreResult& r : results)
+      if (r.estimate.samples >= config_.precision.max_samples)
+        if (auto i = pool_.find(r.hash)) consider_best_locked(pool_[*i]);
+  // Leaders that could beat the exact best go to the background ranker.
+  if (!exact_mode()) {
+    std::optional<double> best_exact;
+    if (best_ && best_->estimate.exact) best_exact = best_->estimate.rank();
+    exact_queue_ = exact_candidates(pool_, config_, best_exact, exact_done_);
+    if (!exact_queue_.empty()) cv_.notify_all();
+  }
+  // More precision once the pool's best is lost in the noise floor.
+  if (!exact_mode() && !pool_.empty() && current_samples_ < config_.precision.max_samples) {
+    const double best_rank = pool_[pool_.best()].estimate.chi2_rank();  // the avalanche's noise
+    if (best_rank < coarse_level(config_, current_samples_))
+      current_samples_ = std::min(current_samples_ * 4, config_.precision.max_samples);
+  }
+  restart_if_stagnant_locked();
+  add_history_locked();
+  next_leader_at_ = counters_.tournaments + config_.precision.leader_interval;
+}
+
+// Part of the pool (restart_victims) makes room for fresh random programs (fill_step
+// refills the freed slots) when the pool's best has made no progress for too long. Called
+// after the leaders' rescoring, so the pool's best is its most precise estimate. A trap
+// restart (the pool still coarse and stuck) replaces the whole pool, whatever the other
+// restart fields say.
+void Run::restart_if_stagnant_locked() {
+  const RestartConfig& r = config_.restart;
+  // A leader round that ends after the budget (another worker's last tournament) or a
+  // stop: a restart then would only leave the run's last pool half empty.
+  if (pool_.size() < 4 || stop_ || budget_reached_locked()) return;
+  const double best = pool_[pool_.best()].estimate.rank();
+  if (r.trap_tournaments > 0 && is_coarse(config_, current_samples_)) {
+    const double t = double(counters_.tournaments);
+    trap_clock_.observe(trap_clock_rank(config_, current_samples_, best), t);
+    if (trap_clock_.due(t)) {
+      full_restart_locked();
+      return;
+    }
+  }
+  if (!r.enabled()) return;
+  const double now = stagnation_now_locked();
+  stagnation_.observe(best, now);
+  if (!stagnation_.due(now)) return;
+  for (std::uint64_t h : restart_victims(pool_, r, config_.precision.leaders))
+    if (auto i = pool_.find(h)) pool_.remove_at(*i);
+  if (pool_.empty()) {
+    full_restart_locked();
+    return;
+  }
+  stagnation_.partial_restart(now);
+  ++counters_.restarts;
+  cv_.notify_all();
+}
+
+void Run::full_restart_locked() {
+  pool_.clear();
+  // A pool started afresh also starts its precision afresh: random programs need no
+  // 2^22 samples to be told apart, and their children would pay for them.
+  if (!exact_mode()) current_samples_ = config_.precision.initial_samples;
+  exact_queue_.clear();  // leaders of the pool that is gone
+  ++pool_generation_;    // children bred from it are dropped
+  stagnation_.start_pool(stagnation_now_locked());
+  trap_clock_.start_pool(double(counters_.tournaments));
+  ++counters_.restarts;
+  cv_.notify_all();
+}
+
+double Run::stagnation_now_locked() const {
+  return config_.restart.in_tournaments() ? double(counters_.tournaments) : elapsed_locked();
+}
+
+double Run::estimated_exact_seconds_locked() const {
+  // Measured on this run's own exact scores once there is one; before that, an
+  // interpreter-only build is assumed too slow above 24 bits (2^24 inputs take seconds).
+  if (exact_seconds_ > 0) return exact_seconds_;
+  if (!evaluator_.uses_jit() && config_.width > 24) return std::numeric_limits<double>::infinity();
+  return 0;
+}
+
+// An exact score on the ranker's thread, under an arena of the run's size and its cancel
+// flag (throws EvaluationCancelled on a requested stop). Called without the lock.
+Estimate Run::exact_estimate(const Program& p) {
+  Estimate e;
+  const auto t0 = std::chrono::steady_clock::now();
+  if (exact_start_hook_) exact_start_hook_();
+  tbb::task_arena arena(static_cast<int>(config_.worker_threads()));
+  arena.execute([&] { e = estimate_of(score(evaluator_.counts_exact(p, &exact_cancel_))); });
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::lock_guard lk(mu_);
+  exact_seconds_ = exact_seconds_ > 0 ? 0.8 * exact_seconds_ + 0.2 * took : took;
+  ++counters_.exact_scored;
+  return e;
+}
+
+// The background ranker: exact scores of leaders (n <= 32), and local search around the
+// exact best whenever no leader waits. It never changes the pool, so the search itself
+// does not depend on when its results arrive.
+void Run::ranker_loop() {
+  for (;;) {
+    std::unique_lock lk(mu_);
+    cv_.wait(lk, [&] { return stop_ || (!paused_ && (!exact_queue_.empty() || local_search_wanted_locked())); });
+    if (stop_) return;
+    if (exact_queue_.empty()) {
+      if (!local_search_ || local_search_->centre().hash() != best_->hash) {
+        LocalSearchOptions o;
+        o.first_samples = config_.local_search.first_samples;
+        o.max_samples = config_.local_search.max_samples;
+        o.z = config_.local_search.z;
+        o.seed = mix_seed(config_.seed, 0x10ca15ea4c4ull);
+        local_search_ = std::make_unique<LocalSearch>(best_->program, best_->estimate.chi2, o);
+        local_neighbours_seen_ = 0;
+      }
+      lk.unlock();
+      try {
+        polish();
+      } catch (const EvaluationCancelled&) {
+        return;
+      }
+      continue;
+    }
+    // One exact score per leader round, the most promising leader: exact scores cost
+    // all cores for seconds (2^n inputs), the search must keep most of the machine.
+    Member m = exact_queue_.front();
+    exact_queue_.clear();
+    if (estimated_exact_seconds_locked() > config_.precision.exact_max_seconds) {
+      exact_unaffordable_ = true;
+      exact_queue_.clear();
+      continue;
+    }
+    exact_done_.push_back(m.hash);
+    lk.unlock();
+    try {
+      const double penalty = m.estimate.penalty;  // exact avalanche; the objective's terms stay
+      m.estimate = exact_estimate(m.program);
+      m.estimate.penalty = penalty;
+    } catch (const EvaluationCancelled&) {
+      return;  // a requested stop: nothing of this score is kept
+    }
+    lk.lock();
+    consider_best_locked(m);
+    announce(lk);
+  }
+}
+
+bool Run::local_search_wanted_locked() const {
+  if (!config_.local_search.enabled || exact_unaffordable_ || !best_ || !best_->estimate.exact ||
+      config_.width > 32)
+    return false;
+  return !local_search_ || local_search_->centre().hash() != best_->hash || !local_search_->done();
+}
+
+// Local search from the run's exact best (local_search_, owned by this thread) until a
+// local optimum, a stop, or a leader waiting for its exact score (then it yields and
+// goes on later from where it was). Its improvements become the run's best.
+void Run::polish() {
+  LocalSearch& ls = *local_search_;
+  auto count = [&] {  // with mu_ held
+    counters_.local_neighbours += ls.counters().neighbours - local_neighbours_seen_;
+    local_neighbours_seen_ = ls.counters().neighbours;
+  };
+  LocalSearchHooks hooks;
+  hooks.exact = [&](const Program& q) { return exact_estimate(q); };
+  hooks.keep_going = [&] {
+    std::unique_lock lk(mu_);
+    count();
+    return !stop_ && !paused_ && exact_queue_.empty();
+  };
+  hooks.skip = [&](std::uint64_t h) {
+    std::lock_guard lk(mu_);
+    return std::find(exact_done_.begin(), exact_done_.end(), h) != exact_done_.end();
+  };
+  // Local search improves the exact chi2; with an objective, the improvement still has to
+  // beat the best's total (consider_best_locked) to become the run's best.
+  hooks.improved = [&](const Program& q, const Estimate& e) {
+    Member m{q, q.hash(), e, 0};
+    with_objective(m);
+    std::unique_lock lk(mu_);
+    m.born = counters_.tournaments;
+    exact_done_.push_back(m.hash);
+    ++counters_.local_improvements;
+    consider_best_locked(m);
+    announce(lk);
+    return !stop_;
+  };
+  ls.run(evaluator_, hooks);
+  std::lock_guard lk(mu_);
+  count();
+}
+
+// The worker: one step at a time (fill the pool, a leader round, or a tournament), each
+// under the locking rule of run.hpp. The RNG state is saved at every commit: a snapshot
+// taken while this worker is between commits replays its current step on resume.
+void Run::worker_loop(unsigned slot) {
+  std::unique_lock lk(mu_);
+  for (;;) {
+    // Tournaments need two members: while the pool is short and other workers are
+    // filling it, wait for them instead of drawing from too small a pool.
+    cv_.wait(lk, [&] {
+      return stop_ || (!paused_ && (pool_.size() >= 2 || pool_.size() + pending_ < pool_target_));
+    });
+    if (stop_) return;
+    const bool short_pool = pool_.size() + pending_ < pool_target_;
+    // The budget ends a run with a full pool: slots a restart or a last tournament left
+    // empty are filled first (a program scored each), and the fills and tournaments still
+    // in flight, which can leave a slot empty (a duplicate, a restart), are awaited.
+    if (!short_pool && budget_reached_locked()) {
+      if (pending_ > 0 || breeding_ > 0) {
+        cv_.wait(lk, [&] { return stop_ || (pending_ == 0 && breeding_ == 0); });
+        continue;
+      }
+      budget_spent_ = true;
+      stop_ = true;
+      cv_.notify_all();
+      return;
+    }
+    Rng rng(rngs_[slot]);
+    if (short_pool)
+      fill_step(lk, rng);
+    else if (!ranking_ && counters_.tournaments >= next_leader_at_)
+      leader_round(lk);
+    else
+      tournament_step(lk, rng);
+    rngs_[slot] = rng.state();
+    announce(lk);
+  }
+}
+
+bool Run::pool_contains(std::uint64_t hash) const {
+  std::lock_guard lk(mu_);
+  return pool_.contains(hash);
+}
+
+// Fill one pool slot (at the start, and after lost duplicates) with a fresh program.
+void Run::fill_step(std::unique_lock<std::mutex>& lk, Rng& rng) {
+  ++pending_;
+  // Fresh programs are nearly all poor: scored at the initial precision (their rank is
+  // never better than their noise), the leader rounds refine those that lead.
+  const std::uint64_t samples = std::min(current_samples_, config_.precision.initial_samples);
+  lk.unlock();
+  Program p;
+  bool unique = false;
+  for (int attempt = 0; attempt < 100 && !unique; ++attempt) {
+    p = random_program(shape_, rng);
+    unique = !pool_contains(p.hash());
+  }
+  std::uint64_t used = 0;
+  std::optional<Member> m;
+  if (unique) {
+    m = Member{p, p.hash(), full_score(p, samples, &used), 0};
+    with_objective(*m);
+  }
+  lk.lock();
+  --pending_;
+  cv_.notify_all();  // workers waiting for a pool of two
+  if (m) {
+    counters_.scored += 1;
+    counters_.samples += used;
+    m->born = counters_.tournaments;
+    if (pool_.insert(*m) && exact_mode()) consider_best_locked(*m);
+  } else {
+    // The space of distinct programs is nearly exhausted (tiny widths): keep the pool
+    // at the size it has instead of spinning.
+    if (pool_.size() + pending_ < 2) throw std::runtime_error("cannot find two distinct programs for the pool");
+    pool_target_ = std::max<std::size_t>(pool_.size() + pending_, 2);
+  }
+}
+
+// A tournament; when its loser is to be removed, a child of the winner replaces it.
+void Run::tournament_step(std::unique_lock<std::mutex>& lk, Rng& rng) {
+  const TournamentOutcome t = hold_tournament(pool_, config_.temperature, config_.width, rng);
+  if (!t.remove) {
+    ++counters_.tournaments;
+    return;
+  }
+  const Breeding b{pool_[t.winner], pool_[t.loser].hash, current_samples_, pool_generation_};
+  ++breeding_;
+  lk.unlock();
+  Offspring o;
+  try {
+    o = breed(b, rng);
+  } catch (...) {
+    lk.lock();
+    --breeding_;
+    throw;
+  }
+  lk.lock();
+  --breeding_;
+  commit_offspring_locked(b, std::move(o));
+}
+
+Run::Offspring Run::breed(const Breeding& b, Rng& rng) const {
+  Offspring out;
+  RunCounters& local = out.counters;
+  std::optional<Member> fallback;
+  for (int attempt = 0; attempt < config_.max_child_attempts && !out.child; ++attempt) {
+    const bool fresh = rng.chance(config_.fresh_rate);
+    Program c = fresh ? random_program(shape_, rng) : mutate(b.parent.program, shape_, config_.mutation, rng).program;
+    const std::uint64_t h = c.hash();
+    if (pool_contains(h)) continue;
+    ++local.scored;
+    if (fresh) {
+      out.child = Member{c, h, full_score(c, b.samples, &local.samples), 0};
+      break;
+    }
+    ChildScore cs = score_child(c, b.parent.estimate.rank(), b.samples);
+    local.samples += cs.samples;
+    Member candidate{c, h, cs.estimate, 0};
+    // With an objective, a child that passes the avalanche stages gets its terms and
+    // meets the same threshold with its total (with the avalanche part's confidence
+    // bound): the reject keeps selecting among the attempts, as it does without one.
+    if (!cs.rejected && config_.objective.enabled()) {
+      with_objective(candidate);
+      const Estimate& e = candidate.estimate;
+      const double z = e.exact ? 0 : normal_quantile(config_.early_reject.confidence);
+      if (config_.early_reject.enabled && e.chi2 - z * e.stderr_ + e.penalty > reject_threshold(b.parent.estimate.rank()))
+        cs.rejected = true;
+    }
+    if (!cs.rejected) {
+      out.child = std::move(candidate);
+    } else {
+      ++local.early_rejects;
+      local.samples_saved += cs.saved;
+      if (!fallback || candidate.estimate.rank() < fallback->estimate.rank()) fallback = std::move(candidate);
+    }
+  }
+  if (!out.child && fallback) {
+    // One rejected on its total was fully scored already; one rejected by the avalanche
+    // stages is scored in full now.
+    if (!fallback->objective) fallback->estimate = full_score(fallback->program, b.samples, &local.samples);
+    out.child = fallback;
+  }
+  // The objective's terms only for the child that enters the pool (not for the rejected).
+  if (out.child && !out.child->objective) with_objective(*out.child);
+  return out;
+}
+
+void Run::commit_offspring_locked(const Breeding& b, Offspring o) {
+  counters_.scored += o.counters.scored;
+  counters_.early_rejects += o.counters.early_rejects;
+  counters_.samples += o.counters.samples;
+  counters_.samples_saved += o.counters.samples_saved;
+  ++counters_.tournaments;
+  ++counters_.removals;
+  if (auto i = pool_.find(b.loser)) pool_.remove_at(*i);
+  // Another worker may have removed the same loser meanwhile: never grow past the target.
+  // A child bred before a full restart would bring back the pool the restart replaced.
+  if (o.child && b.generation == pool_generation_ && pool_.size() + pending_ < pool_target_) {
+    o.child->born = counters_.tournaments;
+    if (pool_.insert(*o.child) && exact_mode()) consider_best_locked(*o.child);
+  }
+  cv_.notify_all();  // the pool changed: a worker may wait for two members
+}
+
+std::vector<Program> Run::emigrants(std::size_t k) const {
+  std::lock_guard lk(mu_);
+  std::vector<Program> out;
+  for (std::size_t i : pool_.top(k)) out.push_back(pool_[i].program);
+  return out;
+}
+
+std::size_t Run::immigrate(const std::vector<Program>& programs) {
+  std::size_t accepted = 0;
+  for (const Program& p : programs) {
+    if (p.width() != config_.width || static_cast<int>(p.steps().size()) > config_.max_steps ||
+        static_cast<int>(p.steps().size()) < config_.min_steps)
+      continue;
+    const std::uint64_t h = p.hash();
+    std::uint64_t samples = 0;
+    {
+      std::lock_guard lk(mu_);
+      if (pool_.contains(h) || pool_.size() < 2) continue;
+      samples = current_samples_;
+    }
+    std::uint64_t used = 0;
+    Member m{p, h, full_score(p, samples, &used), 0};  // unlocked: the expensive part
+    with_objective(m);
+    const Estimate& e = m.estimate;
+    std::unique_lock lk(mu_);
+    counters_.samples += used;
+    ++counters_.scored;
+    if (pool_.contains(h) || pool_.size() < 2) continue;
+    const std::size_t j = migration_rng_.below(pool_.size());
+    const double member = pool_[j].estimate.rank();
+    if (!(e.rank() < member) ||
+        !remove_loser(member, e.rank(), config_.temperature, config_.width, migration_rng_))
+      continue;
+    pool_.remove_at(j);
+    m.born = counters_.tournaments;
+    if (pool_.insert(m)) {
+      ++accepted;
+      if (exact_mode()) consider_best_locked(m);
+    }
+    announce(lk);
+  }
+  return accepted;
+}
+
+}  // namespace mixforge::evolver

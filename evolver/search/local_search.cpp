@@ -1,0 +1,123 @@
+#include "evolver/search/local_search.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <stdexcept>
+
+#include "evolver/search/rng.hpp"
+
+namespace mixforge::evolver {
+
+std::vector<Program> neighbours(const Program& p) {
+  std::vector<Program> out;
+  const int n = p.width();
+  const std::vector<Step>& steps = p.steps();
+  auto with = [&](std::size_t i, std::uint64_t operand) {
+    std::vector<Step> s = steps;
+    s[i].operand = operand;
+    out.emplace_back(n, std::move(s));
+  };
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const Step& s = steps[i];
+    if (!takes_shift(s.kind)) continue;
+    if (s.operand > 1) with(i, s.operand - 1);
+    if (s.operand + 1 < static_cast<std::uint64_t>(n)) with(i, s.operand + 1);
+  }
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const Step& s = steps[i];
+    if (takes_shift(s.kind)) continue;
+    for (int b = s.kind == StepKind::mul_const ? 1 : 0; b < n; ++b) with(i, s.operand ^ (std::uint64_t{1} << b));
+  }
+  return out;
+}
+
+namespace {
+
+// Counts on one sample stream extended to the next size.
+Score extend(const Program& p, const Evaluator& ev, AvalancheCounts& acc, std::uint64_t seed, std::uint64_t to,
+             std::uint64_t& samples) {
+  samples += to - acc.trials;
+  acc += ev.counts_sampled(p, seed, acc.trials, to - acc.trials);
+  return score(acc);
+}
+
+}  // namespace
+
+LocalSearch::LocalSearch(Program start, double start_exact, LocalSearchOptions options)
+    : o_(options), centre_(std::move(start)), centre_exact_(start_exact) {
+  if (centre_.width() > 32) throw std::invalid_argument("local search needs exact scores: width <= 32");
+  if (o_.first_samples == 0 || o_.max_samples < o_.first_samples)
+    throw std::invalid_argument("local search needs 0 < first_samples <= max_samples");
+}
+
+void LocalSearch::enter(const Program& centre, double exact, const Evaluator& ev) {
+  centre_ = centre;
+  centre_exact_ = exact;
+  sizes_.clear();
+  base_.clear();
+  AvalancheCounts acc = AvalancheCounts::zero(centre.width(), false);
+  const unsigned growth = std::max(o_.growth, 2u);
+  // Samples beyond a quarter of 2^n cost about as much as the exact score itself: small
+  // widths go straight to exact scores.
+  const std::uint64_t useful = (std::uint64_t{1} << centre.width()) / 4;
+  for (std::uint64_t n = o_.first_samples; n <= useful; n = std::min<std::uint64_t>(n * growth, o_.max_samples)) {
+    sizes_.push_back(n);
+    base_.push_back(extend(centre, ev, acc, o_.seed, n, counters_.samples));
+    if (n >= o_.max_samples || base_.back().chi2_stderr <= o_.rel_stderr * exact) break;
+  }
+  around_ = neighbours(centre);
+  Rng rng(o_.seed, centre.hash());
+  std::shuffle(around_.begin(), around_.end(), rng);
+  next_ = 0;
+  entered_ = true;
+  counters_.local_optimum = false;
+}
+
+void LocalSearch::run(const Evaluator& ev, const LocalSearchHooks& hooks) {
+  if (centre_.empty() || counters_.local_optimum) return;
+  if (!entered_) enter(centre_, centre_exact_, ev);
+  while (next_ < around_.size()) {
+    const Program& q = around_[next_];
+    const std::uint64_t h = q.hash();
+    if (std::find(tried_.begin(), tried_.end(), h) != tried_.end() || (hooks.skip && hooks.skip(h))) {
+      ++next_;
+      continue;
+    }
+    if (hooks.keep_going && !hooks.keep_going()) return;  // continue here next time
+    ++next_;
+    tried_.push_back(h);
+    ++counters_.neighbours;
+    AvalancheCounts acc = AvalancheCounts::zero(q.width(), false);
+    bool passed = sizes_.empty();
+    for (std::size_t k = 0; k < sizes_.size(); ++k) {
+      const Score s = extend(q, ev, acc, o_.seed, sizes_[k], counters_.samples);
+      // Both scores come from the same inputs, so much of their noise is shared; the
+      // bound below (independent errors) is the generous side.
+      const double se = std::hypot(s.chi2_stderr, base_[k].chi2_stderr);
+      const double diff = s.chi2_corrected - base_[k].chi2_corrected;
+      const bool last = k + 1 == sizes_.size();
+      if (last ? !(diff < 0) : !(diff < o_.z * se)) break;
+      passed = last;
+    }
+    if (!passed) continue;
+    ++counters_.exact_scored;
+    const Program candidate = q;  // enter() replaces around_
+    const Estimate e = hooks.exact(candidate);
+    if (!(e.chi2 < centre_exact_)) continue;
+    ++counters_.improvements;
+    enter(candidate, e.chi2, ev);
+    if (hooks.improved && !hooks.improved(candidate, e)) return;
+  }
+  counters_.local_optimum = true;
+}
+
+LocalSearchCounters local_search(const Program& start, double start_exact, const Evaluator& evaluator,
+                                 const LocalSearchOptions& options, const LocalSearchHooks& hooks) {
+  if (start.width() > 32 || start.empty()) return {};
+  LocalSearch s(start, start_exact, options);
+  s.run(evaluator, hooks);
+  return s.counters();
+}
+
+}  // namespace mixforge::evolver

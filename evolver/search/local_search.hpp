@@ -1,0 +1,93 @@
+#pragma once
+// Local search around a leader (issue 11): the neighbourhood that worked in the
+// literature (hash-prospector's hill climbing): every shift or rotation amount +-1 and
+// every single-bit flip of a constant (multipliers stay odd). First improvement: the
+// first neighbour that is confirmed better becomes the centre and the sweep restarts.
+//
+// Exact 32-bit scores cost seconds, so a neighbour is spent an exact score only when
+// sampled comparisons say it can win: it is scored on the same inputs as the centre
+// (common random numbers) at growing N, and goes on while its noise-corrected chi2 stays
+// within z standard errors of the centre's (z falls to 0 at the last stage: it must look
+// better on the same inputs). Stages extend one sample stream, so a stage reuses the
+// samples of the one before.
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "avalanche/evaluator.hpp"
+#include "evolver/search/pool.hpp"
+#include "mixer/program.hpp"
+
+namespace mixforge::evolver {
+
+struct LocalSearchOptions {
+  std::uint64_t first_samples = 1u << 16;  // the first comparison
+  std::uint64_t max_samples = 1u << 24;    // the last one, before an exact score
+  unsigned growth = 4;
+  // Stages end early once the centre's standard error is below this share of its exact
+  // chi2: a poor centre is told from its neighbours with few samples.
+  double rel_stderr = 0.1;
+  double z = 1.0;          // tolerance of the stages before the last, in standard errors
+  std::uint64_t seed = 1;  // of the common sample stream and the neighbour order
+};
+
+// Every program one move away from p, in a fixed order: amounts +-1 (within 1..n-1),
+// then single-bit flips of constants (bit 0 of a multiplier excluded). Duplicates of p
+// (a no-op move) are left out.
+std::vector<Program> neighbours(const Program& p);
+
+struct LocalSearchCounters {
+  std::uint64_t neighbours = 0;      // compared on samples
+  std::uint64_t samples = 0;         // sampled inputs spent (centre and neighbours)
+  std::uint64_t exact_scored = 0;    // neighbours that reached an exact score
+  std::uint64_t improvements = 0;    // confirmed better (moves made)
+  bool local_optimum = false;        // the last centre has no better neighbour
+};
+
+struct LocalSearchHooks {
+  // The exact chi2 of a program (the run scores it under its own arena and cancel flag;
+  // it may throw EvaluationCancelled, which ends the search).
+  std::function<Estimate(const Program&)> exact;
+  // Called before each neighbour is compared; false ends the search (stop requested).
+  // May block (paused).
+  std::function<bool()> keep_going;
+  // A confirmed improvement, now the centre. False ends the search.
+  std::function<bool(const Program&, const Estimate&)> improved;
+  // Programs not to spend work on (already in the pool or already scored exactly).
+  std::function<bool(std::uint64_t hash)> skip;
+};
+
+// A search that can be interrupted (a hook returns false) and continued by calling run
+// again: it keeps its centre, its place in the neighbourhood and what it has tried.
+class LocalSearch {
+ public:
+  // start must be at most 32 bits wide (exact confirmation); start_exact its exact chi2.
+  LocalSearch(Program start, double start_exact, LocalSearchOptions options);
+  // Until a local optimum, or a hook says stop. Exceptions of hooks.exact propagate.
+  void run(const Evaluator& evaluator, const LocalSearchHooks& hooks);
+  const Program& centre() const { return centre_; }
+  double centre_chi2() const { return centre_exact_; }
+  bool done() const { return counters_.local_optimum; }
+  const LocalSearchCounters& counters() const { return counters_; }
+
+ private:
+  void enter(const Program& centre, double exact, const Evaluator& evaluator);
+
+  LocalSearchOptions o_;
+  Program centre_;
+  double centre_exact_;
+  std::vector<std::uint64_t> sizes_;  // stage sizes for this centre
+  std::vector<Score> base_;           // the centre's scores at those sizes
+  std::vector<Program> around_;       // its neighbours in this search's order
+  std::size_t next_ = 0;              // the next of them to compare
+  bool entered_ = false;
+  std::vector<std::uint64_t> tried_;  // hashes compared from any centre
+  LocalSearchCounters counters_;
+};
+
+// From start to a local optimum or until a hook says stop (a LocalSearch run once).
+LocalSearchCounters local_search(const Program& start, double start_exact, const Evaluator& evaluator,
+                                 const LocalSearchOptions& options, const LocalSearchHooks& hooks);
+
+}  // namespace mixforge::evolver
