@@ -17,10 +17,10 @@
 #include <sstream>
 
 #include "avalanche/evaluator.hpp"
-#include "baker/bake.hpp"
-#include "baker/default_mixer4.hpp"
-#include "baker/jit_mixer4.hpp"
-#include "baker/scene_source.hpp"
+#include "baker/integrate/bake.hpp"
+#include "baker/sampling/default_mixer4.hpp"
+#include "baker/sampling/jit_mixer4.hpp"
+#include "baker/scene/scene_source.hpp"
 #include "cli/commands.hpp"
 #include "cli/program_input.hpp"
 #include "cli/stored_functions.hpp"

@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "baker/atlas.hpp"
-#include "baker/cornell_box.hpp"
+#include "baker/integrate/atlas.hpp"
+#include "baker/scene/cornell_box.hpp"
 
 using namespace mixforge::baker;
 

@@ -1,13 +1,13 @@
-// --backend auto's calibration (baker/backend_calibration.hpp): the rays, the measurement
+// --backend auto's calibration (baker/trace/backend_calibration.hpp): the rays, the measurement
 // and the choice. No timed assertions: the choice is checked against the rates it was given.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <stdexcept>
 
-#include "baker/backend_calibration.hpp"
-#include "baker/cornell_box.hpp"
-#include "baker/embree_tracer.hpp"
+#include "baker/trace/backend_calibration.hpp"
+#include "baker/scene/cornell_box.hpp"
+#include "baker/trace/embree_tracer.hpp"
 
 using namespace mixforge::baker;
 

@@ -8,13 +8,13 @@
 #include <filesystem>
 #include <fstream>
 
-#include "baker/bake.hpp"
-#include "baker/cornell_box.hpp"
-#include "baker/default_mixer4.hpp"
-#include "baker/embree_tracer.hpp"
-#include "baker/hemisphere.hpp"
-#include "baker/obj_scene.hpp"
-#include "baker/scene_source.hpp"
+#include "baker/integrate/bake.hpp"
+#include "baker/scene/cornell_box.hpp"
+#include "baker/sampling/default_mixer4.hpp"
+#include "baker/trace/embree_tracer.hpp"
+#include "baker/sampling/hemisphere.hpp"
+#include "baker/scene/obj_scene.hpp"
+#include "baker/scene/scene_source.hpp"
 
 using namespace mixforge::baker;
 namespace fs = std::filesystem;

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <set>
 
-#include "baker/kensler_cmj.hpp"
-#include "baker/sampler.hpp"
+#include "baker/sampling/kensler_cmj.hpp"
+#include "baker/sampling/sampler.hpp"
 
 namespace memo {
 // --- Kensler 2013, verbatim apart from types spelled out ---

@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "baker/light_sampler.hpp"
+#include "baker/integrate/light_sampler.hpp"
 
 using namespace mixforge::baker;
 

@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "baker/default_mixer4.hpp"
-#include "baker/jit_mixer4.hpp"
+#include "baker/sampling/default_mixer4.hpp"
+#include "baker/sampling/jit_mixer4.hpp"
 #include "jit/engine.hpp"
 #include "mixer/interpreter.hpp"
 #include "mixer/json_form.hpp"
@@ -60,7 +60,7 @@ TEST(DefaultMixers, CompiledCodeIsTheExportOfTheShippedBundle) {
                                       p["score"]["exact"].get<bool>(), p["score"].value("samples", std::uint64_t{0})};
     req.programs.push_back(ep);
   }
-  std::ifstream f(std::string(MIXFORGE_SOURCE_DIR) + "/baker/default_family.hpp");
+  std::ifstream f(std::string(MIXFORGE_SOURCE_DIR) + "/baker/sampling/default_family.hpp");
   std::stringstream text;
   text << f.rdbuf();
   EXPECT_EQ(text.str(), shader::export_code(req));

@@ -1,5 +1,5 @@
 // Quake .map scenes: parser, brush clipping, ericw-tools light conventions, texture albedo.
-#include "baker/quake_map.hpp"
+#include "baker/quake/quake_map.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,9 +13,9 @@
 #include <numbers>
 #include <sstream>
 
-#include "baker/brush.hpp"
-#include "baker/light_entities.hpp"
-#include "baker/texture_albedo.hpp"
+#include "baker/quake/brush.hpp"
+#include "baker/quake/light_entities.hpp"
+#include "baker/quake/texture_albedo.hpp"
 
 namespace q = mixforge::quake;
 using q::Vec3;

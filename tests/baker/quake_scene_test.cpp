@@ -1,5 +1,5 @@
 // The .map -> baker::Scene adapter: geometry kept and left out, light unit conversion.
-#include "baker/quake_scene.hpp"
+#include "baker/quake/quake_scene.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <numbers>
 #include <set>
 
-#include "baker/light_entities.hpp"
+#include "baker/quake/light_entities.hpp"
 
 namespace q = mixforge::quake;
 namespace b = mixforge::baker;

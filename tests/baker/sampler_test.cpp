@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <set>
 
-#include "baker/default_mixer4.hpp"
-#include "baker/jit_mixer4.hpp"
-#include "baker/morton.hpp"
-#include "baker/sampler.hpp"
+#include "baker/sampling/default_mixer4.hpp"
+#include "baker/sampling/jit_mixer4.hpp"
+#include "baker/sampling/morton.hpp"
+#include "baker/sampling/sampler.hpp"
 #include "jit/engine.hpp"
 #include "mixer/text_form.hpp"
 

@@ -4,9 +4,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "baker/cornell_box.hpp"
-#include "baker/obj_scene.hpp"
-#include "baker/scene_source.hpp"
+#include "baker/scene/cornell_box.hpp"
+#include "baker/scene/obj_scene.hpp"
+#include "baker/scene/scene_source.hpp"
 
 using namespace mixforge::baker;
 namespace fs = std::filesystem;

@@ -1,6 +1,6 @@
 // mixforge-cmj in the function page's preview: Kensler's correlated multi-jittered sets with
 // the hashes replaced by one mixing function, as the baker's sampler builds them
-// (baker/mixforge_cmj.cpp, there with a 4-lane family; here every lane is the function
+// (baker/sampling/mixforge_cmj.cpp, there with a 4-lane family; here every lane is the function
 // shown): sample s is the s-th cell of the m x n grid in Morton order, its column and row
 // permutations are exact ranks of hashed keys, its jitters two more hashes.
 // The integer parts (ranks and raw jitter hashes) are what the GPU computes and what is
@@ -76,7 +76,7 @@ export function stratified(ints: CmjInts[], m: number): boolean {
   return cols.size === n && rows.size === n && cells.size === n;
 }
 
-// Shirley and Chiu's concentric map of the unit square to the unit disk (baker/hemisphere.hpp).
+// Shirley and Chiu's concentric map of the unit square to the unit disk (baker/sampling/hemisphere.hpp).
 export function concentricDisk(x: number, y: number): [number, number] {
   const a = 2 * x - 1, b = 2 * y - 1;
   if (a === 0 && b === 0) return [0, 0];

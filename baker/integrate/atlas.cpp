@@ -1,0 +1,263 @@
+#include "baker/integrate/atlas.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <numeric>
+#include <string>
+
+#include "baker/sampling/morton.hpp"
+
+namespace mixforge::baker {
+namespace {
+
+struct Chart {
+  std::vector<std::uint32_t> triangles;
+  std::vector<std::array<Vec2, 3>> local;  // chart-local texel coordinates (gutter included)
+  std::uint32_t w = 0, h = 0;
+  std::uint32_t ox = 0, oy = 0;
+};
+
+Vec2 sub(Vec2 a, Vec2 b) { return {a.x - b.x, a.y - b.y}; }
+float dot2(Vec2 a, Vec2 b) { return a.x * b.x + a.y * b.y; }
+
+// Closest point on triangle abc to p (Ericson, Real-Time Collision Detection 5.1.5), as
+// barycentric weights of a, b, c.
+std::array<float, 3> closest_barycentric(Vec2 p, Vec2 a, Vec2 b, Vec2 c) {
+  const Vec2 ab = sub(b, a), ac = sub(c, a), ap = sub(p, a);
+  const float d1 = dot2(ab, ap), d2 = dot2(ac, ap);
+  if (d1 <= 0 && d2 <= 0) return {1, 0, 0};
+  const Vec2 bp = sub(p, b);
+  const float d3 = dot2(ab, bp), d4 = dot2(ac, bp);
+  if (d3 >= 0 && d4 <= d3) return {0, 1, 0};
+  const float vc = d1 * d4 - d3 * d2;
+  if (vc <= 0 && d1 >= 0 && d3 <= 0) {
+    const float v = d1 / (d1 - d3);
+    return {1 - v, v, 0};
+  }
+  const Vec2 cp = sub(p, c);
+  const float d5 = dot2(ab, cp), d6 = dot2(ac, cp);
+  if (d6 >= 0 && d5 <= d6) return {0, 0, 1};
+  const float vb = d5 * d2 - d1 * d6;
+  if (vb <= 0 && d2 >= 0 && d6 <= 0) {
+    const float w = d2 / (d2 - d6);
+    return {1 - w, 0, w};
+  }
+  const float va = d3 * d6 - d5 * d4;
+  if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) {
+    const float w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+    return {0, 1 - w, w};
+  }
+  const float denom = 1 / (va + vb + vc);
+  const float v = vb * denom, w = vc * denom;
+  return {1 - v - w, v, w};
+}
+
+}  // namespace
+
+Atlas build_atlas(const Scene& scene, const AtlasOptions& options) {
+  if (!(options.texel_size > 0) || !std::isfinite(options.texel_size))
+    throw SceneError("texel size must be a positive number");
+  Atlas atlas;
+  atlas.options = options;
+  const std::size_t nt = scene.triangles.size();
+  atlas.triangle_uv.resize(nt);
+  atlas.triangle_normal.resize(nt);
+
+  // Group triangles into faces.
+  std::map<std::int64_t, std::vector<std::uint32_t>> faces;
+  std::vector<std::vector<std::uint32_t>> groups;
+  for (std::uint32_t i = 0; i < nt; ++i) {
+    const Triangle& t = scene.triangles[i];
+    atlas.triangle_normal[i] = normalize(cross(t.v[1] - t.v[0], t.v[2] - t.v[0]));
+    if (t.face >= 0)
+      faces[t.face].push_back(i);
+    else
+      groups.push_back({i});
+  }
+  for (auto& [id, tris] : faces) groups.push_back(std::move(tris));
+
+  const float inv = 1.0f / options.texel_size;
+  const float g = static_cast<float>(options.gutter);
+  std::vector<Chart> charts;
+  charts.reserve(groups.size());
+  for (auto& tris : groups) {
+    Vec3 n{};
+    for (std::uint32_t i : tris) {
+      const Triangle& t = scene.triangles[i];
+      n += cross(t.v[1] - t.v[0], t.v[2] - t.v[0]);
+    }
+    if (length(n) == 0) continue;  // degenerate face: nothing to light
+    const Frame frame(normalize(n));
+    Chart c;
+    c.triangles = tris;
+    float umin = INFINITY, vmin = INFINITY, umax = -INFINITY, vmax = -INFINITY;
+    for (std::uint32_t i : tris) {
+      std::array<Vec2, 3> uv;
+      for (int k = 0; k < 3; ++k) {
+        const Vec3 p = scene.triangles[i].v[k];
+        uv[k] = {dot(p, frame.t) * inv, dot(p, frame.b) * inv};
+        umin = std::fmin(umin, uv[k].x);
+        vmin = std::fmin(vmin, uv[k].y);
+        umax = std::fmax(umax, uv[k].x);
+        vmax = std::fmax(vmax, uv[k].y);
+      }
+      c.local.push_back(uv);
+    }
+    const double cw = std::ceil(double(umax) - umin) + 2.0 * g;
+    const double ch = std::ceil(double(vmax) - vmin) + 2.0 * g;
+    // Compared and printed as doubles: at a tiny texel size they overflow any integer.
+    if (!(cw <= options.max_size && ch <= options.max_size)) {
+      char size[96];
+      std::snprintf(size, sizeof size, "%.4g x %.4g texel chart at texel size %g", cw, ch, options.texel_size);
+      throw SceneError(std::string("a face needs a ") + size + ", above the " + std::to_string(options.max_size) +
+                       " limit: choose a larger --texel");
+    }
+    c.w = static_cast<std::uint32_t>(cw);
+    c.h = static_cast<std::uint32_t>(ch);
+    for (auto& uv : c.local)
+      for (auto& p : uv) p = {p.x - umin + g, p.y - vmin + g};
+    charts.push_back(std::move(c));
+  }
+  atlas.charts = charts.size();
+
+  // Shelf packing, tallest charts first.
+  std::vector<std::size_t> order(charts.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return charts[a].h != charts[b].h ? charts[a].h > charts[b].h : charts[a].w > charts[b].w;
+  });
+  double area = 0;
+  std::uint32_t widest = 0;
+  for (const Chart& c : charts) {
+    area += double(c.w) * c.h;
+    widest = std::max(widest, c.w);
+  }
+  const std::uint32_t width =
+      std::max<std::uint32_t>(widest, static_cast<std::uint32_t>(std::ceil(std::sqrt(area * 1.1))));
+  std::uint32_t x = 0, y = 0, shelf = 0;
+  for (std::size_t k : order) {
+    Chart& c = charts[k];
+    if (x + c.w > width) {
+      y += shelf;
+      x = 0;
+      shelf = 0;
+    }
+    c.ox = x;
+    c.oy = y;
+    x += c.w;
+    shelf = std::max(shelf, c.h);
+  }
+  const std::uint64_t height = std::uint64_t{y} + shelf;
+  if (width > options.max_size || height > options.max_size)
+    throw SceneError("the atlas would be " + std::to_string(width) + " x " + std::to_string(height) +
+                     " texels at texel size " + std::to_string(options.texel_size) + ", above the " +
+                     std::to_string(options.max_size) + " limit: choose a larger --texel");
+  atlas.width = width;
+  atlas.height = static_cast<std::uint32_t>(height);
+  atlas.index.assign(std::size_t{atlas.width} * atlas.height, -1);
+
+  // Coverage: a texel belongs to its chart when its centre lies within half a texel
+  // diagonal of one of the chart's triangles; its sample point is the closest point on
+  // that triangle (never outside the surface, so rays do not start inside walls).
+  std::vector<AtlasTexel> covered;
+  const float reach2 = 0.5f;  // (sqrt(2) / 2)^2
+  for (const Chart& c : charts) {
+    for (std::size_t k = 0; k < c.triangles.size(); ++k) {
+      auto& uv = atlas.triangle_uv[c.triangles[k]];
+      for (int v = 0; v < 3; ++v)
+        uv[v] = {c.local[k][v].x + float(c.ox), c.local[k][v].y + float(c.oy)};
+    }
+    for (std::uint32_t py = 0; py < c.h; ++py)
+      for (std::uint32_t px = 0; px < c.w; ++px) {
+        const Vec2 p{px + 0.5f, py + 0.5f};
+        float best = INFINITY;
+        AtlasTexel texel;
+        for (std::size_t k = 0; k < c.triangles.size(); ++k) {
+          const auto& l = c.local[k];
+          auto b = closest_barycentric(p, l[0], l[1], l[2]);
+          const Vec2 q{b[0] * l[0].x + b[1] * l[1].x + b[2] * l[2].x,
+                       b[0] * l[0].y + b[1] * l[1].y + b[2] * l[2].y};
+          const float d2 = dot2(sub(p, q), sub(p, q));
+          if (d2 < best) {
+            best = d2;
+            const Triangle& t = scene.triangles[c.triangles[k]];
+            // A centre outside the triangle is clamped onto its border; pull it slightly
+            // inside, so that a texel on a corner of a closed room does not start its rays
+            // in the plane of the neighbouring wall (where they could slip out).
+            const float inset = d2 > 0 ? 1e-3f : 0.0f;
+            for (float& w : b) w = w * (1 - inset) + inset / 3;
+            texel.position = t.v[0] * b[0] + t.v[1] * b[1] + t.v[2] * b[2];
+            texel.triangle = c.triangles[k];
+          }
+        }
+        if (best > reach2) continue;
+        texel.x = c.ox + px;
+        texel.y = c.oy + py;
+        texel.normal = atlas.triangle_normal[texel.triangle];
+        covered.push_back(texel);
+      }
+  }
+
+  // Tile-major Morton order.
+  const std::uint32_t tile = std::max<std::uint32_t>(options.tile, 1);
+  auto key = [&](const AtlasTexel& t) {
+    const std::uint64_t tk = morton2(t.x / tile, t.y / tile);
+    return (tk << 32) | morton2(t.x % tile, t.y % tile);
+  };
+  std::sort(covered.begin(), covered.end(),
+            [&](const AtlasTexel& a, const AtlasTexel& b) { return key(a) < key(b); });
+  atlas.texels = std::move(covered);
+  for (std::uint32_t i = 0; i < atlas.texels.size(); ++i) {
+    const AtlasTexel& t = atlas.texels[i];
+    atlas.index[std::size_t{t.y} * atlas.width + t.x] = static_cast<std::int32_t>(i);
+    const std::uint64_t tk = key(t) >> 32;
+    if (atlas.tiles.empty() || (key(atlas.texels[atlas.tiles.back().begin]) >> 32) != tk)
+      atlas.tiles.push_back({i, i});
+    atlas.tiles.back().end = i + 1;
+  }
+  return atlas;
+}
+
+Vec3 Lightmap::bilinear(Vec2 p) const {
+  const float fx = std::clamp(p.x - 0.5f, 0.0f, float(width - 1));
+  const float fy = std::clamp(p.y - 0.5f, 0.0f, float(height - 1));
+  const std::uint32_t x0 = static_cast<std::uint32_t>(fx), y0 = static_cast<std::uint32_t>(fy);
+  const std::uint32_t x1 = std::min(x0 + 1, width - 1), y1 = std::min(y0 + 1, height - 1);
+  const float tx = fx - float(x0), ty = fy - float(y0);
+  return (at(x0, y0) * (1 - tx) + at(x1, y0) * tx) * (1 - ty) +
+         (at(x0, y1) * (1 - tx) + at(x1, y1) * tx) * ty;
+}
+
+void dilate(Lightmap& map, const Atlas& atlas, std::uint32_t passes) {
+  std::vector<std::uint8_t> valid(atlas.index.size());
+  for (std::size_t i = 0; i < valid.size(); ++i) valid[i] = atlas.index[i] >= 0;
+  const int w = static_cast<int>(map.width), h = static_cast<int>(map.height);
+  for (std::uint32_t pass = 0; pass < passes; ++pass) {
+    std::vector<std::uint8_t> next = valid;
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        const std::size_t i = std::size_t(y) * w + x;
+        if (valid[i]) continue;
+        Vec3 sum{};
+        int count = 0;
+        for (int dy = -1; dy <= 1; ++dy)
+          for (int dx = -1; dx <= 1; ++dx) {
+            const int nx = x + dx, ny = y + dy;
+            if ((dx == 0 && dy == 0) || nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
+            const std::size_t j = std::size_t(ny) * w + nx;
+            if (!valid[j]) continue;
+            sum += map.texels[j];
+            ++count;
+          }
+        if (count) {
+          map.texels[i] = sum / float(count);
+          next[i] = 1;
+        }
+      }
+    valid.swap(next);
+  }
+}
+
+}  // namespace mixforge::baker

@@ -1,0 +1,61 @@
+#pragma once
+// The lightmap atlas: one planar chart per face (Quake style) at `texel_size` world units
+// per texel, packed on shelves with `gutter` empty texels around every chart. Covered
+// texels know their world position and normal; they are stored tile by tile (tile x tile
+// texels, tiles and the texels inside a tile in Morton order), the order the integrator
+// traces them in.
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "baker/scene/scene.hpp"
+
+namespace mixforge::baker {
+
+struct AtlasOptions {
+  float texel_size = 0.05f;     // world units per texel
+  std::uint32_t gutter = 2;     // empty texels around each chart (filled by dilation)
+  std::uint32_t tile = 16;      // tile edge in texels
+  std::uint32_t max_size = 16384;  // the atlas may not be larger than this on either side
+};
+
+struct AtlasTexel {
+  std::uint32_t x = 0, y = 0;  // atlas coordinates
+  Vec3 position;               // on the surface, clamped into its triangle
+  Vec3 normal;                 // the receiving side's unit normal
+  std::uint32_t triangle = 0;
+};
+
+struct Atlas {
+  std::uint32_t width = 0, height = 0;
+  AtlasOptions options;
+  std::vector<AtlasTexel> texels;                // covered texels, tile-major Morton order
+  std::vector<std::int32_t> index;               // width * height: texel index or -1
+  std::vector<std::array<Vec2, 3>> triangle_uv;  // per scene triangle: atlas coordinates
+                                                 // (texel (x, y) has its centre at x+.5, y+.5)
+  std::vector<Vec3> triangle_normal;             // per scene triangle, unit
+  struct Tile {
+    std::uint32_t begin = 0, end = 0;  // range in texels
+  };
+  std::vector<Tile> tiles;
+  std::size_t charts = 0;
+};
+
+// Throws SceneError when the scene needs an atlas above max_size (name a larger --texel).
+Atlas build_atlas(const Scene& scene, const AtlasOptions& options);
+
+// An RGB image over the atlas.
+struct Lightmap {
+  std::uint32_t width = 0, height = 0;
+  std::vector<Vec3> texels;  // row-major
+  Vec3 at(std::uint32_t x, std::uint32_t y) const { return texels[std::size_t{y} * width + x]; }
+  // Bilinear lookup at atlas coordinates (clamped at the border).
+  Vec3 bilinear(Vec2 p) const;
+};
+
+// Fills uncovered texels next to covered ones with the mean of their covered (or already
+// filled) 8-neighbours, `passes` rings deep, so bilinear lookups near chart edges never
+// read black.
+void dilate(Lightmap& map, const Atlas& atlas, std::uint32_t passes);
+
+}  // namespace mixforge::baker

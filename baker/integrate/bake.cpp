@@ -1,0 +1,257 @@
+#include "baker/integrate/bake.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+
+#include "baker/trace/backend_calibration.hpp"
+#include "baker/trace/embree_tracer.hpp"
+#include "baker/integrate/preview.hpp"
+#include "baker/trace/vulkan_tracer.hpp"
+
+namespace mixforge::baker {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+// Enough rays that a GPU's per-call cost does not decide, few enough to cost little
+// (2^17: about 16 ms for Embree on 2 cores here, 65 ms for Vulkan on the H100).
+constexpr std::size_t calibration_ray_count = std::size_t{1} << 17;
+double since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+nlohmann::json rgb(Vec3 v) { return nlohmann::json::array({v.x, v.y, v.z}); }
+
+nlohmann::json seed_json(std::uint64_t seed) {
+  if (seed <= 9007199254740991ull) return seed;
+  return std::to_string(seed);
+}
+
+}  // namespace
+
+double lightmap_rmse(const Atlas& atlas, const Lightmap& map, const Image& reference) {
+  if (reference.width != map.width || reference.height != map.height)
+    throw ImageError("the reference is " + std::to_string(reference.width) + " x " +
+                     std::to_string(reference.height) + " but this bake's lightmap is " +
+                     std::to_string(map.width) + " x " + std::to_string(map.height) +
+                     " (bake the reference with the same scene and --texel)");
+  double sum = 0;
+  for (const AtlasTexel& t : atlas.texels) {
+    const std::size_t i = std::size_t{t.y} * map.width + t.x;
+    const Vec3 d = map.texels[i] - reference.pixels[i];
+    sum += double(d.x) * d.x + double(d.y) * d.y + double(d.z) * d.z;
+  }
+  return atlas.texels.empty() ? 0 : std::sqrt(sum / (3.0 * atlas.texels.size()));
+}
+
+BakeOutput bake(const Scene& scene, const BakeConfig& config, std::shared_ptr<const Mixer4> mixers) {
+  if (config.backend != "embree" && config.backend != "vulkan" && config.backend != "auto")
+    throw std::invalid_argument("unknown backend '" + config.backend + "' (embree, vulkan, auto)");
+  if (config.spp == 0) throw std::invalid_argument("--spp must be at least 1");
+  validate(scene);
+  BakeOutput out;
+  const auto t_all = Clock::now();
+
+  auto t0 = Clock::now();
+  AtlasOptions ao;
+  ao.max_size = config.max_atlas_size;
+  ao.texel_size = config.texel > 0 ? config.texel : bounds(scene).diagonal() / 200.0f;
+  out.atlas = build_atlas(scene, ao);
+  const double atlas_s = since(t0);
+
+  // The back end. auto: Embree, unless a GPU's ray-tracing pipelines trace the calibration
+  // rays faster (baker/trace/backend_calibration.hpp). Why goes in the report.
+  std::string choice = config.backend;
+  std::string why;
+  std::unique_ptr<RayTracer> tracer;
+  std::string device;
+  double bvh_s = 0;
+  if (choice == "auto") {
+    const VulkanProbe probe = probe_vulkan();
+    choice = "embree";
+    if (probe.unavailable) {
+      why = "auto: " + *probe.unavailable;
+    } else if (probe.cpu) {
+      why = "auto: the Vulkan ray-tracing device " + probe.device +
+            " is a CPU implementation, slower than Embree (--backend vulkan uses it)";
+    } else {
+      try {
+        t0 = Clock::now();
+        std::unique_ptr<VulkanTracer> vk = make_vulkan_tracer(scene);
+        const double vulkan_bvh_s = since(t0);
+        t0 = Clock::now();
+        std::unique_ptr<RayTracer> embree = make_embree_tracer(scene);
+        const double embree_bvh_s = since(t0);
+        const std::vector<Ray> rays = calibration_rays(scene, calibration_ray_count);
+        const BackendRates rates{measure_rays_per_s(*embree, rays), measure_rays_per_s(*vk, rays)};
+        const CalibratedChoice c = choose_by_rate(rates, vk->device_name(), rays.size());
+        choice = c.backend;
+        why = c.why;
+        if (choice == "vulkan") {
+          device = vk->device_name();
+          tracer = std::move(vk);
+          bvh_s = vulkan_bvh_s;
+        } else {
+          device = "cpu";
+          tracer = std::move(embree);
+          bvh_s = embree_bvh_s;
+        }
+      } catch (const std::exception& e) {  // a GPU that fails here leaves Embree, saying why
+        why = "auto: the Vulkan ray-tracing device " + probe.device + " failed (" + e.what() + "); Embree";
+      }
+    }
+  }
+  if (!tracer) {
+    t0 = Clock::now();
+    if (choice == "vulkan") {
+      try {
+        auto vk = make_vulkan_tracer(scene);
+        device = vk->device_name();
+        tracer = std::move(vk);
+      } catch (const VulkanUnavailable& e) {
+        throw BackendUnavailable(std::string("the Vulkan back end is unavailable: ") + e.what());
+      }
+    } else {
+      tracer = make_embree_tracer(scene);
+      device = "cpu";
+    }
+    bvh_s = since(t0);
+  }
+
+  const auto sampler = make_sampler(config.sampler, config.spp, config.seed,
+                                    config.sampler == SamplerKind::mixforge_cmj ? mixers : nullptr);
+  IntegratorOptions io;
+  io.bounces = config.bounces;
+  io.coherent = config.coherent;
+  io.light_sampling = config.light_sampling;
+  io.progress = config.progress;
+  io.cancel = config.cancel;
+  t0 = Clock::now();
+  out.result = integrate(scene, out.atlas, *tracer, *sampler, io);
+  const double integrate_s = since(t0);
+
+  if (config.cancel && config.cancel->load()) throw BakeCancelled();
+  // The preview casts 4 rays per call: Embree, whose calls cost no submission (a Vulkan
+  // queue round trip per 4 rays would take longer than the bake).
+  t0 = Clock::now();
+  std::unique_ptr<RayTracer> preview_tracer;
+  if (choice != "embree") preview_tracer = make_embree_tracer(scene);
+  out.preview = render_preview(scene, out.atlas, out.result.lightmap, preview_tracer ? *preview_tracer : *tracer,
+                               config.preview_width, config.preview_height);
+  const double preview_s = since(t0);
+
+  // Report.
+  nlohmann::json& r = out.report;
+  std::uint64_t rays = 0;
+  double trace_s = 0;
+  for (const PassStats& s : out.result.stats) {
+    rays += s.rays;
+    trace_s += s.seconds;
+  }
+  Vec3 mean{}, lo{INFINITY, INFINITY, INFINITY}, hi{-INFINITY, -INFINITY, -INFINITY};
+  for (const AtlasTexel& t : out.atlas.texels) {
+    const Vec3 v = out.result.lightmap.at(t.x, t.y);
+    mean += v;
+    for (int c = 0; c < 3; ++c) {
+      lo[c] = std::fmin(lo[c], v[c]);
+      hi[c] = std::fmax(hi[c], v[c]);
+    }
+  }
+  if (!out.atlas.texels.empty()) mean = mean / float(out.atlas.texels.size());
+  else lo = hi = {};
+  r["format"] = "mixforge-bake-report";
+  r["version"] = 1;
+  r["scene"] = {{"name", scene.name},
+                {"triangles", scene.triangles.size()},
+                {"lights", scene.lights.size()},
+                {"materials", scene.materials.size()}};
+  r["texels"] = out.atlas.texels.size();
+  r["atlas"] = {{"width", out.atlas.width},
+                {"height", out.atlas.height},
+                {"charts", out.atlas.charts},
+                {"texel_size", ao.texel_size}};
+  r["rays"] = rays;
+  r["rays_per_s"] = trace_s > 0 ? double(rays) / trace_s : 0.0;
+  r["backend"] = tracer->name();
+  r["backend_device"] = device;
+  r["backend_choice"] = why.empty() ? nlohmann::json(nullptr) : nlohmann::json(why);
+  if (const std::string t = tracer->traversal(); !t.empty()) r["traversal"] = t;
+  r["sampler"] = std::string(sampler_name(config.sampler));
+  r["spp"] = config.spp;
+  r["bounces"] = config.bounces;
+  r["seed"] = seed_json(config.seed);
+  r["ray_order"] = config.coherent ? "stratum-batches" : "random";
+  const bool mis = out.result.light.mode == LightSampling::mis;
+  r["light_sampling"] = {{"mode", std::string(light_sampling_name(out.result.light.mode))},
+                         {"requested", std::string(light_sampling_name(config.light_sampling))},
+                         {"why", out.result.light.why},
+                         {"heuristic", mis ? nlohmann::json(std::string(mis_heuristic_name(io.heuristic)))
+                                           : nlohmann::json(nullptr)},
+                         {"emissive_triangles", out.result.emissive_triangles},
+                         {"emissive_area_fraction", out.result.emissive_area_fraction}};
+  r["radiance"] = {{"mean", rgb(mean)}, {"min", rgb(lo)}, {"max", rgb(hi)}};
+  nlohmann::json lanes = nlohmann::json::array();
+  if (mixers && config.sampler == SamplerKind::mixforge_cmj) {
+    const char* lane_names[] = {"x", "y", "z", "w"};
+    int l = 0;
+    for (const MixerInfo& m : mixers->lanes()) {
+      nlohmann::json j = {{"lane", lane_names[l++]},
+                          {"id", m.program.id()},
+                          {"width", m.program.width()},
+                          {"program", m.program.canonical()}};
+      j["chi2"] = m.chi2 >= 0 ? nlohmann::json(m.chi2) : nlohmann::json(nullptr);
+      j["exact"] = m.chi2 >= 0 && m.exact;
+      lanes.push_back(j);
+    }
+    r["mixer_origin"] = mixers->origin();
+  } else {
+    r["mixer_origin"] = nullptr;
+  }
+  r["mixers"] = lanes;
+  nlohmann::json passes = nlohmann::json::array();
+  for (std::size_t i = 0; i < out.result.stats.size(); ++i) {
+    const PassStats& s = out.result.stats[i];
+    passes.push_back({{"pass", i},
+                      {"kind", i == 0 ? "direct" : "bounce"},
+                      {"rays", s.rays},
+                      {"seconds", s.seconds},
+                      {"rays_per_s", s.seconds > 0 ? double(s.rays) / s.seconds : 0.0},
+                      {"dilate_seconds", s.dilate_seconds}});
+  }
+  r["passes"] = passes;
+  r["phases"] = {{"atlas_s", atlas_s},
+                 {"bvh_s", bvh_s},
+                 {"integrate_s", integrate_s},
+                 {"preview_s", preview_s}};
+  if (config.reference) {
+    const Image ref = read_exr(*config.reference);
+    r["rmse"] = lightmap_rmse(out.atlas, out.result.lightmap, ref);
+    r["reference"] = config.reference->string();
+  } else {
+    r["rmse"] = nullptr;
+  }
+  r["phases"]["total_s"] = since(t_all);
+  return out;
+}
+
+Image lightmap_image(const BakeOutput& out) {
+  return {out.result.lightmap.width, out.result.lightmap.height, out.result.lightmap.texels};
+}
+
+void write_outputs(const BakeOutput& out, const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw ImageError("cannot create " + dir.string() + ": " + ec.message());
+  const Image lm = lightmap_image(out);
+  write_exr(dir / "lightmap.exr", lm);
+  std::vector<Vec3> covered;
+  for (const AtlasTexel& t : out.atlas.texels) covered.push_back(out.result.lightmap.at(t.x, t.y));
+  write_png(dir / "lightmap.png", lm, auto_exposure(covered));
+  write_png(dir / "preview.png", out.preview, auto_exposure(out.preview.pixels));
+  std::ofstream f(dir / "report.json");
+  f << out.report.dump(2) << "\n";
+  if (!f) throw ImageError("cannot write " + (dir / "report.json").string());
+}
+
+}  // namespace mixforge::baker

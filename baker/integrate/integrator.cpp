@@ -1,0 +1,362 @@
+#include "baker/integrate/integrator.hpp"
+
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <mutex>
+#include <numeric>
+
+#include "baker/sampling/hash_utils.hpp"
+#include "baker/sampling/hemisphere.hpp"
+
+namespace mixforge::baker {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr float inv_pi = 0.318309886183790671538f;
+
+double since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// Serialises and throttles progress reports from the workers.
+class ProgressReporter {
+ public:
+  ProgressReporter(const IntegratorOptions& o, std::uint32_t pass, std::uint32_t passes,
+                   std::uint64_t texels)
+      : fn_(o.progress), t0_(Clock::now()) {
+    p_.pass = pass;
+    p_.passes = passes;
+    p_.texels = texels;
+  }
+  void add(std::uint64_t texels, std::uint64_t rays) {
+    done_ += texels;
+    rays_ += rays;
+    if (!fn_) return;
+    std::unique_lock lock(mutex_, std::try_to_lock);
+    if (!lock) return;
+    const double now = since(t0_);
+    if (now - last_ < 0.1 && done_ < p_.texels) return;
+    last_ = now;
+    report(now);
+  }
+  void finish() {
+    if (!fn_) return;
+    std::lock_guard lock(mutex_);
+    report(since(t0_));
+  }
+  std::uint64_t rays() const { return rays_; }
+
+ private:
+  void report(double now) {
+    p_.texels_done = done_;
+    p_.rays = rays_;
+    p_.seconds = now;
+    fn_(p_);
+  }
+  std::function<void(const BakeProgress&)> fn_;
+  Clock::time_point t0_;
+  BakeProgress p_;
+  std::atomic<std::uint64_t> done_{0}, rays_{0};
+  std::mutex mutex_;
+  double last_ = -1;
+};
+
+float scene_epsilon(const Scene& scene) { return 1e-4f * std::max(bounds(scene).diagonal(), 1e-3f); }
+
+// Analytic lights at texels [begin, end) (irradiance / pi), with shadow rays. The shadow
+// rays of all those texels go to the tracer in one call: a back end with a per-call cost
+// (Vulkan: one queue submission per call) pays it once per tile, not once per ray. Each
+// texel's sum adds its lights in scene order, as one texel at a time would.
+std::vector<Vec3> direct_analytic(const Scene& scene, const Atlas& atlas, std::size_t begin, std::size_t end,
+                                  const RayTracer& tracer, float eps, std::uint64_t& rays) {
+  std::vector<Vec3> sums(end - begin);
+  std::vector<Ray> shadow;
+  std::vector<Vec3> contribution;
+  std::vector<std::uint32_t> owner;
+  for (std::size_t k = 0; k < end - begin; ++k) {
+    const AtlasTexel& texel = atlas.texels[begin + k];
+    const Vec3 origin = texel.position + texel.normal * eps;
+    for (const Light& l : scene.lights) {
+      if (l.kind == LightKind::sky) continue;  // gathered with the hemisphere rays
+      Ray ray;
+      ray.origin = origin;
+      Vec3 e;
+      if (l.kind == LightKind::sun) {
+        ray.direction = normalize(-l.direction);
+        const float c = dot(ray.direction, texel.normal);
+        if (c <= 0) continue;
+        e = l.intensity * c;
+      } else {
+        const Vec3 d = l.position - origin;
+        const float dist2 = dot(d, d);
+        const float dist = std::sqrt(dist2);
+        if (dist == 0 || (l.range > 0 && dist > l.range)) continue;
+        ray.direction = d / dist;
+        ray.tfar = dist * (1 - 1e-4f);
+        const float c = dot(ray.direction, texel.normal);
+        if (c <= 0) continue;
+        float spot = 1;
+        if (l.kind == LightKind::spot) {
+          const float a = dot(-ray.direction, normalize(l.direction));
+          if (a <= l.cone_outer) continue;
+          const float t = std::clamp((a - l.cone_outer) / (l.cone_inner - l.cone_outer), 0.0f, 1.0f);
+          spot = t * t * (3 - 2 * t);  // smoothstep between the cone angles
+        }
+        e = l.intensity * (c * spot / dist2);
+      }
+      shadow.push_back(ray);
+      contribution.push_back(e * inv_pi);
+      owner.push_back(static_cast<std::uint32_t>(k));
+    }
+  }
+  if (shadow.empty()) return sums;
+  std::vector<std::uint8_t> blocked(shadow.size());
+  tracer.occluded(shadow, blocked, false);
+  rays += shadow.size();
+  for (std::size_t i = 0; i < shadow.size(); ++i)
+    if (!blocked[i]) sums[owner[i]] += contribution[i];
+  return sums;
+}
+
+// The MIS weight of a sample drawn with density p_this when the other strategy would have
+// drawn it with density p_other (both per solid angle). Ratios, not squares: a light pdf
+// near an emitter's edge-on direction can overflow its square.
+float mis_weight(float p_this, float p_other, MisHeuristic h) {
+  if (!(p_this > 0)) return 0;
+  const float r = p_other / p_this;
+  return h == MisHeuristic::power ? 1 / (1 + r * r) : 1 / (1 + r);
+}
+
+// Next-event estimation's shadow rays, collected over the sample batches of a tile and
+// traced together (one call per tile, or per shadow_batch_rays rays: a per-call cost such
+// as Vulkan's queue submission is paid rarely), then added to the texels' sums in the order
+// they were generated.
+class ShadowBatch {
+ public:
+  void add(const Ray& ray, Vec3 contribution, std::uint32_t texel) {
+    rays_.push_back(ray);
+    contribution_.push_back(contribution);
+    owner_.push_back(texel);
+  }
+  std::size_t size() const { return rays_.size(); }
+  // Traces the rays, adds the unblocked contributions; returns the rays traced.
+  std::size_t flush(const RayTracer& tracer, std::vector<Vec3>& sum) {
+    const std::size_t n = rays_.size();
+    if (n == 0) return 0;
+    blocked_.resize(n);
+    tracer.occluded(rays_, blocked_, true);
+    for (std::size_t i = 0; i < n; ++i)
+      if (!blocked_[i]) sum[owner_[i]] += contribution_[i];
+    rays_.clear();
+    contribution_.clear();
+    owner_.clear();
+    return n;
+  }
+
+ private:
+  std::vector<Ray> rays_;
+  std::vector<Vec3> contribution_;
+  std::vector<std::uint32_t> owner_;
+  std::vector<std::uint8_t> blocked_;
+};
+
+constexpr std::size_t shadow_batch_rays = 1 << 16;
+
+}  // namespace
+
+std::string_view mis_heuristic_name(MisHeuristic h) {
+  return h == MisHeuristic::power ? "power" : "balance";
+}
+
+Vec2 hit_uv(const Atlas& atlas, const Hit& hit) {
+  const auto& uv = atlas.triangle_uv[hit.triangle];
+  const float w = 1 - hit.u - hit.v;
+  return {uv[0].x * w + uv[1].x * hit.u + uv[2].x * hit.v,
+          uv[0].y * w + uv[1].y * hit.u + uv[2].y * hit.v};
+}
+
+Vec3 shade(const Scene& scene, const Atlas& atlas, const Lightmap& lightmap, const Hit& hit) {
+  const Material& m = scene.materials[scene.triangles[hit.triangle].material];
+  return m.albedo * lightmap.bilinear(hit_uv(atlas, hit)) + m.emission;
+}
+
+IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTracer& tracer,
+                           const Sampler& sampler, const IntegratorOptions& options) {
+  IntegratorResult result;
+  const std::uint32_t passes = options.bounces + 1;
+  const std::uint32_t spp = sampler.count();
+  const float eps = scene_epsilon(scene);
+  Vec3 sky{};
+  for (const Light& l : scene.lights)
+    if (l.kind == LightKind::sky) sky += l.intensity;
+  bool emissive = false;
+  for (const Material& m : scene.materials) emissive |= max_component(m.emission) > 0;
+  const LightSampler lights(scene);
+  result.light = choose_light_sampling(options.light_sampling, lights);
+  result.emissive_triangles = lights.size();
+  result.emissive_area_fraction = lights.emissive_area_fraction();
+  const bool nee = result.light.mode == LightSampling::mis;
+
+  result.lightmap = {atlas.width, atlas.height, std::vector<Vec3>(atlas.index.size())};
+  for (std::uint32_t pass = 0; pass < passes; ++pass) {
+    const auto t0 = Clock::now();
+    Lightmap map{atlas.width, atlas.height, std::vector<Vec3>(atlas.index.size())};
+    const Lightmap* previous = pass > 0 ? &result.passes.back() : nullptr;
+    const bool gather = pass > 0 || emissive || max_component(sky) > 0;
+    ProgressReporter progress(options, pass, passes, atlas.texels.size());
+
+    // What a hemisphere ray that hits the front of triangle h.triangle gathers. In bounce 0
+    // with next-event estimation, an emitter's radiance carries the MIS weight against the
+    // light pdf of that point (area pdf x dist^2 / cos at the emitter).
+    auto gathered = [&](const Hit& h, const Ray& ray, Vec3 normal) -> Vec3 {
+      const Material& m = scene.materials[scene.triangles[h.triangle].material];
+      if (pass > 0) return m.albedo * previous->bilinear(hit_uv(atlas, h));
+      const float pdf_area = nee ? lights.pdf_area(h.triangle) : 0.0f;
+      if (pdf_area == 0) return m.emission;
+      const float cos_light = -dot(atlas.triangle_normal[h.triangle], ray.direction);
+      const float p_light = pdf_area * (h.t * h.t) / cos_light;
+      const float p_hemisphere = dot(normal, ray.direction) * inv_pi;
+      return m.emission * mis_weight(p_hemisphere, p_light, options.heuristic);
+    };
+
+    tbb::parallel_for(std::size_t{0}, atlas.tiles.size(), [&](std::size_t ti) {
+      if (options.cancel && options.cancel->load(std::memory_order_relaxed)) throw BakeCancelled();
+      const Atlas::Tile tile = atlas.tiles[ti];
+      const std::size_t n = tile.end - tile.begin;
+      std::uint64_t rays = 0;
+      std::vector<Vec3> sum(n);
+      if (pass == 0) {
+        const std::vector<Vec3> direct = direct_analytic(scene, atlas, tile.begin, tile.end, tracer, eps, rays);
+        for (std::size_t k = 0; k < n; ++k)
+          sum[k] = direct[k] * float(spp);  // divided by spp below with the gathered light
+      }
+      if (gather) {
+        std::vector<SamplerState> states(n);
+        std::vector<Vec2> u(n);
+        std::vector<Ray> batch(n);
+        std::vector<Hit> hits(n);
+        std::vector<Frame> frames;
+        frames.reserve(n);
+        for (std::size_t k = 0; k < n; ++k) {
+          const AtlasTexel& t = atlas.texels[tile.begin + k];
+          states[k] = sampler.start(t.x, t.y, pass, hemisphere_pattern);
+          frames.emplace_back(t.normal);
+        }
+        // Next-event estimation (bounce 0): one light sample per hemisphere sample, from the
+        // sampler's light pattern (its own scramble and stratum order).
+        const bool light_samples = pass == 0 && nee;
+        std::vector<SamplerState> light_states(light_samples ? n : 0);
+        std::vector<Vec2> ul(light_samples ? n : 0);
+        for (std::size_t k = 0; k < light_states.size(); ++k) {
+          const AtlasTexel& t = atlas.texels[tile.begin + k];
+          light_states[k] = sampler.start(t.x, t.y, pass, light_pattern);
+        }
+        ShadowBatch shadow;
+        // Random order (benchmark): the tile's n x spp hemisphere rays are generated the same
+        // way, then traced in a shuffled order (shadow rays keep their order).
+        std::vector<Ray> all;
+        std::vector<std::uint32_t> owner;
+        for (std::uint32_t s = 0; s < spp; ++s) {
+          // A relaxed load every 16 sample batches: cheap, and a cancel lands in milliseconds.
+          if (options.cancel && s % 16 == 0 && options.cancel->load(std::memory_order_relaxed)) throw BakeCancelled();
+          if (light_samples) {
+            sampler.generate(light_states, sampler.pattern_index(s, light_pattern), ul);
+            for (std::size_t k = 0; k < n; ++k) {
+              const AtlasTexel& t = atlas.texels[tile.begin + k];
+              const LightSample ls = lights.sample(ul[k]);
+              Ray ray;
+              ray.origin = t.position + t.normal * eps;
+              const Vec3 d = ls.point - ray.origin;
+              const float dist2 = dot(d, d);
+              if (!(dist2 > 0)) continue;
+              const float dist = std::sqrt(dist2);
+              ray.direction = d / dist;
+              ray.tfar = dist * (1 - 1e-4f);  // stop short of the emitter itself
+              const float cos_texel = dot(t.normal, ray.direction);
+              const float cos_light = -dot(atlas.triangle_normal[ls.triangle], ray.direction);
+              if (cos_texel <= 0 || cos_light <= 0) continue;  // below the texel, or the emitter's back
+              const float p_light = ls.pdf_area * dist2 / cos_light;
+              const float p_hemisphere = cos_texel * inv_pi;
+              // Irradiance / pi: L cos / (pi p_light), MIS-weighted.
+              const float f = p_hemisphere / p_light * mis_weight(p_light, p_hemisphere, options.heuristic);
+              if (!(f > 0)) continue;
+              shadow.add(ray, scene.materials[scene.triangles[ls.triangle].material].emission * f,
+                         static_cast<std::uint32_t>(k));
+            }
+            if (shadow.size() >= shadow_batch_rays) rays += shadow.flush(tracer, sum);
+          }
+          sampler.generate(states, s, u);
+          for (std::size_t k = 0; k < n; ++k) {
+            const AtlasTexel& t = atlas.texels[tile.begin + k];
+            batch[k].origin = t.position + t.normal * eps;
+            batch[k].direction = frames[k].to_world(cosine_hemisphere(u[k]));
+          }
+          if (!options.coherent) {
+            all.insert(all.end(), batch.begin(), batch.end());
+            for (std::size_t k = 0; k < n; ++k) owner.push_back(static_cast<std::uint32_t>(k));
+            continue;
+          }
+          tracer.intersect(batch, hits, true);
+          rays += n;
+          for (std::size_t k = 0; k < n; ++k) {
+            const Hit& h = hits[k];
+            if (h.triangle == no_hit) {
+              if (pass == 0) sum[k] += sky;
+              continue;
+            }
+            if (dot(atlas.triangle_normal[h.triangle], batch[k].direction) >= 0) continue;  // back
+            sum[k] += gathered(h, batch[k], frames[k].n);
+          }
+        }
+        rays += shadow.flush(tracer, sum);
+        if (!options.coherent) {
+          std::vector<std::uint32_t> perm(all.size());
+          std::iota(perm.begin(), perm.end(), 0u);
+          std::uint64_t r = splitmix64(ti);
+          for (std::size_t i = perm.size(); i > 1; --i) {  // Fisher-Yates
+            r = splitmix64(r);
+            std::swap(perm[i - 1], perm[r % i]);
+          }
+          std::vector<Ray> shuffled(all.size());
+          for (std::size_t i = 0; i < perm.size(); ++i) shuffled[i] = all[perm[i]];
+          std::vector<Hit> all_hits(all.size());
+          tracer.intersect(shuffled, all_hits, false);
+          rays += all.size();
+          for (std::size_t i = 0; i < perm.size(); ++i) {
+            const Hit& h = all_hits[i];
+            const std::uint32_t k = owner[perm[i]];
+            if (h.triangle == no_hit) {
+              if (pass == 0) sum[k] += sky;
+              continue;
+            }
+            if (dot(atlas.triangle_normal[h.triangle], shuffled[i].direction) >= 0) continue;
+            sum[k] += gathered(h, shuffled[i], frames[k].n);
+          }
+        }
+      }
+      for (std::size_t k = 0; k < n; ++k) {
+        const AtlasTexel& t = atlas.texels[tile.begin + k];
+        map.texels[std::size_t{t.y} * atlas.width + t.x] = sum[k] / float(spp);
+      }
+      progress.add(n, rays);
+    }, tbb::simple_partitioner());
+    progress.finish();
+
+    PassStats stats;
+    stats.seconds = since(t0);
+    stats.rays = progress.rays();
+    const auto t1 = Clock::now();
+    dilate(map, atlas, atlas.options.gutter + 1);
+    stats.dilate_seconds = since(t1);
+    for (std::size_t i = 0; i < map.texels.size(); ++i) result.lightmap.texels[i] += map.texels[i];
+    result.passes.push_back(std::move(map));
+    result.stats.push_back(stats);
+  }
+  return result;
+}
+
+}  // namespace mixforge::baker

@@ -1,0 +1,81 @@
+#pragma once
+// The integrator: direct light, then B indirect bounces without recursion. Bounce 0
+// gathers analytic lights (shadow rays), the sky dome and emissive surfaces (hemisphere
+// rays, combined by multiple importance sampling with next-event estimation of the emissive
+// triangles unless LightSampling says otherwise); bounce k
+// gathers, at the first hit of each hemisphere ray, albedo x the lightmap of bounce k-1
+// (bilinear, dilated). The lightmap stores incident irradiance / pi, so a surface shows
+// albedo x lightmap + emission, and a closed furnace of albedo rho and emission E gives
+// E (1 - rho^(B+1)) / (1 - rho).
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string_view>
+#include <vector>
+
+#include "baker/integrate/atlas.hpp"
+#include "baker/integrate/light_sampler.hpp"
+#include "baker/trace/ray_tracer.hpp"
+#include "baker/sampling/sampler.hpp"
+
+namespace mixforge::baker {
+
+enum class MisHeuristic { balance, power };
+std::string_view mis_heuristic_name(MisHeuristic h);  // "balance", "power"
+
+struct BakeProgress {
+  std::uint32_t pass = 0, passes = 0;    // pass 0 is direct light
+  std::uint64_t texels_done = 0, texels = 0;
+  std::uint64_t rays = 0;                // traced so far in this pass
+  double seconds = 0;                    // since the pass started
+};
+
+struct IntegratorOptions {
+  std::uint32_t bounces = 2;
+  // Order of the hemisphere rays: true = batches of one stratum for all texels of a tile
+  // (coherent); false = the same rays, each tile's batch shuffled over its texels and
+  // samples (for the coherence benchmark).
+  bool coherent = true;
+  // Emissive triangles in bounce 0 (light_sampler.hpp).
+  LightSampling light_sampling = LightSampling::automatic;
+  // The MIS weight: balance (p_a / (p_a + p_b)) or power (p_a^2 / (p_a^2 + p_b^2)). Power:
+  // on the Cornell box's direct light it gave 1.7-2.3x lower RMSE at 16 spp than balance
+  // with the stratified samplers (1.2x with white noise); about even in emissive boxes.
+  MisHeuristic heuristic = MisHeuristic::power;
+  // Called from worker threads, serialised by the integrator, at most every ~100 ms.
+  std::function<void(const BakeProgress&)> progress;
+  // When it turns true the integrator stops within a few sample batches of a tile and throws
+  // BakeCancelled (null: never).
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+class BakeCancelled : public std::runtime_error {
+ public:
+  BakeCancelled() : std::runtime_error("bake cancelled") {}
+};
+
+struct PassStats {
+  std::uint64_t rays = 0;  // hemisphere + shadow rays
+  double seconds = 0;
+  double dilate_seconds = 0;
+};
+
+struct IntegratorResult {
+  Lightmap lightmap;                  // sum of all passes, dilated
+  std::vector<Lightmap> passes;       // each pass alone (dilated)
+  std::vector<PassStats> stats;       // one per pass
+  LightSamplingChoice light;          // what bounce 0 did with emissive triangles
+  std::size_t emissive_triangles = 0;
+  double emissive_area_fraction = 0;
+};
+
+IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTracer& tracer,
+                           const Sampler& sampler, const IntegratorOptions& options);
+
+// Surface colour at a hit: albedo x lightmap + emission.
+Vec3 shade(const Scene& scene, const Atlas& atlas, const Lightmap& lightmap, const Hit& hit);
+// The hit's atlas coordinates.
+Vec2 hit_uv(const Atlas& atlas, const Hit& hit);
+
+}  // namespace mixforge::baker

@@ -1,0 +1,243 @@
+#include "baker/quake/quake_scene.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <numbers>
+#include <optional>
+
+#include "baker/quake/brush.hpp"
+#include "baker/quake/light_entities.hpp"
+#include "baker/quake/texture_albedo.hpp"
+
+namespace mixforge::quake {
+
+namespace {
+
+constexpr double kPi = std::numbers::pi;
+constexpr double kDegree = kPi / 180;
+
+baker::Vec3 to_baker(Vec3 v) {
+  return {static_cast<float>(v.x), static_cast<float>(v.y), static_cast<float>(v.z)};
+}
+
+baker::Vec3 rgb(Rgb c, double scale) {
+  return {static_cast<float>(c.r * scale), static_cast<float>(c.g * scale),
+          static_cast<float>(c.b * scale)};
+}
+
+std::string located(const std::string& file, Location at) {
+  return file + ":" + std::to_string(at.line) + ":" + std::to_string(at.column) + ": ";
+}
+
+// The inverse-square intensity (W/sr in baker units, before colour) standing in for an ericw
+// point light, and the range beyond which it is cut; nullopt when there is none.
+struct Equivalent {
+  double intensity = 0;
+  double range = 0;
+};
+
+std::optional<Equivalent> equivalent(const PointLight& l, double scaledist) {
+  const double scale = scaledist * l.wait;
+  const auto matched = [&](double d_ref) {
+    const double v = light_value(l.formula, l.light, l.falloff, l.wait, d_ref, scaledist);
+    return kPi * d_ref * d_ref * v / kEricwUnit;
+  };
+  switch (l.formula) {
+    case Attenuation::inverse_square:
+    case Attenuation::inverse_square_offset:
+      return Equivalent{
+          kPi * kLightFormulaScale * l.light / (scale * scale) * kLightFormulaScale / kEricwUnit,
+          0};
+    case Attenuation::linear: {
+      const double range = l.falloff > 0 ? l.falloff : l.light / scale;
+      return Equivalent{matched(range / 2), range};
+    }
+    case Attenuation::inverse:
+      return Equivalent{matched(kLightFormulaScale / scale), 0};
+    case Attenuation::infinite:
+      return Equivalent{matched(kLightFormulaScale), 0};
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<baker::Camera> camera(const QuakeMap& map) {
+  for (const char* start : {"info_player_start", "info_player_deathmatch"}) {
+    for (const Entity& e : map.entities) {
+      if (e.classname() != start) continue;
+      double x = 0, y = 0, z = 0, yaw = 0;
+      if (std::sscanf(e.value("origin").c_str(), "%lf %lf %lf", &x, &y, &z) != 3) continue;
+      std::sscanf(e.value("angle").c_str(), "%lf", &yaw);
+      const Vec3 eye{x, y, z + 22};  // Quake's view height
+      baker::Camera c;
+      c.position = to_baker(eye);
+      c.target = to_baker(eye + Vec3{std::cos(yaw * kDegree), std::sin(yaw * kDegree), 0} * 128);
+      c.up = {0, 0, 1};
+      c.vertical_fov_degrees = 73.74f;  // Quake's fov 90 across a 4:3 view
+      return c;
+    }
+  }
+  for (const Entity& e : map.entities) {
+    if (e.classname() != "info_intermission") continue;
+    double x = 0, y = 0, z = 0, pitch = 0, yaw = 0, roll = 0;
+    if (std::sscanf(e.value("origin").c_str(), "%lf %lf %lf", &x, &y, &z) != 3) continue;
+    std::sscanf(e.value("mangle").c_str(), "%lf %lf %lf", &pitch, &yaw, &roll);
+    const Vec3 dir{std::cos(pitch * kDegree) * std::cos(yaw * kDegree),
+                   std::cos(pitch * kDegree) * std::sin(yaw * kDegree), -std::sin(pitch * kDegree)};
+    baker::Camera c;
+    c.position = to_baker({x, y, z});
+    c.target = to_baker(Vec3{x, y, z} + dir * 128);
+    c.up = std::fabs(dir.z) > 0.999 ? baker::Vec3{1, 0, 0} : baker::Vec3{0, 0, 1};
+    c.vertical_fov_degrees = 73.74f;
+    return c;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+QuakeScene to_scene(const QuakeMap& map, const QuakeSceneOptions& options) {
+  QuakeScene out;
+  baker::Scene& scene = out.scene;
+  scene.name = std::filesystem::path(map.file).stem().string();
+  const MapLights lights = read_lights(map);
+  for (const auto& w : lights.warnings) out.notes.push_back(w);
+
+  // Surface-light templates make their texture emissive.
+  std::map<std::string, Rgb> emission;
+  for (const PointLight& l : lights.surface_lights) {
+    if (l.light <= 0) continue;
+    Rgb& e = emission[l.surface_texture];
+    const double s = l.light / kEricwUnit / 255;
+    e = {e.r + l.color.r * s, e.g + l.color.g * s, e.b + l.color.b * s};
+  }
+
+  std::map<std::string, std::uint32_t> materials;
+  const auto material = [&](const std::string& texture) {
+    auto [it, added] =
+        materials.emplace(texture, static_cast<std::uint32_t>(scene.materials.size()));
+    if (added) {
+      baker::Material m;
+      m.name = texture;
+      m.albedo = rgb(texture_albedo(texture), 1);
+      if (auto e = emission.find(texture); e != emission.end()) m.emission = rgb(e->second, 1);
+      scene.materials.push_back(m);
+    }
+    return it->second;
+  };
+
+  std::size_t skipped_brushes = 0, sky_faces = 0, liquid_faces = 0;
+  std::int64_t face_id = 0;
+  for (const Brush& brush : build_brushes(map, options.selection)) {
+    bool removed = false;
+    for (const BrushFace& f : brush.faces)
+      removed |= surface_kind(f.texture) == SurfaceKind::brush_removed;
+    if (removed) {
+      ++skipped_brushes;
+      continue;
+    }
+    bool contributed = false;
+    for (const BrushFace& f : brush.faces) {
+      const SurfaceKind kind = surface_kind(f.texture);
+      if (kind == SurfaceKind::face_removed) continue;
+      if (kind == SurfaceKind::sky) {
+        ++sky_faces;
+        continue;
+      }
+      if (kind == SurfaceKind::liquid && !options.include_liquids) {
+        ++liquid_faces;
+        continue;
+      }
+      const std::uint32_t m = material(f.texture);
+      for (std::size_t i = 1; i + 1 < f.polygon.size(); ++i) {
+        baker::Triangle t;
+        t.v[0] = to_baker(f.polygon[0]);
+        t.v[1] = to_baker(f.polygon[i]);
+        t.v[2] = to_baker(f.polygon[i + 1]);
+        t.material = m;
+        t.face = face_id;
+        scene.triangles.push_back(t);
+      }
+      ++face_id;
+      ++out.faces;
+      contributed = true;
+    }
+    out.brushes += contributed;
+  }
+  if (skipped_brushes > 0) {
+    out.notes.push_back(map.file + ": " + std::to_string(skipped_brushes) +
+                        " clip/hint/origin brushes left out");
+  }
+  if (sky_faces > 0) {
+    out.notes.push_back(map.file + ": " + std::to_string(sky_faces) +
+                        " sky faces left open (sunlight and the sky dome enter there)");
+  }
+  if (liquid_faces > 0) {
+    out.notes.push_back(map.file + ": " + std::to_string(liquid_faces) +
+                        " liquid faces left out (no lightmap in Quake, no shadow in ericw)");
+  }
+
+  for (const PointLight& l : lights.lights) {
+    if (l.light <= 0) {
+      if (l.light < 0) out.notes.push_back(located(map.file, l.where) + "negative light skipped");
+      continue;
+    }
+    const auto eq = equivalent(l, lights.scaledist);
+    if (!eq) {
+      out.notes.push_back(located(map.file, l.where) + "delay 4 (local minlight) light skipped");
+      continue;
+    }
+    baker::Light b;
+    b.kind = l.spotlight ? baker::LightKind::spot : baker::LightKind::point;
+    b.position = to_baker(l.origin);
+    b.intensity = rgb(l.color, eq->intensity / 255);
+    b.range = static_cast<float>(eq->range);
+    if (l.spotlight) {
+      b.direction = to_baker(l.spot_direction);
+      b.cone_outer = static_cast<float>(std::cos(l.cone_angle / 2 * kDegree));
+      b.cone_inner = static_cast<float>(std::cos(l.soft_angle / 2 * kDegree));
+    }
+    if (l.formula != Attenuation::inverse_square &&
+        l.formula != Attenuation::inverse_square_offset) {
+      out.notes.push_back(located(map.file, l.where) + "delay " +
+                          std::to_string(static_cast<int>(l.formula)) +
+                          " light approximated by an inverse-square light");
+    }
+    scene.lights.push_back(b);
+  }
+  for (const Sun& s : lights.suns) {
+    if (s.light <= 0) continue;
+    baker::Light b;
+    b.kind = baker::LightKind::sun;
+    b.direction = to_baker(s.direction);
+    b.intensity = rgb(s.color, kPi * s.light / kEricwUnit / 255);
+    scene.lights.push_back(b);
+  }
+  for (const SkyDome& d : lights.domes) {
+    double mean_cos = 0;
+    const auto suns = sky_dome_suns(d);
+    for (const Sun& s : suns) mean_cos += std::fabs(s.direction.z);
+    mean_cos /= static_cast<double>(suns.size());
+    baker::Light b;
+    b.kind = baker::LightKind::sky;
+    b.intensity = rgb(d.color, d.light * mean_cos / kEricwUnit / 255);
+    scene.lights.push_back(b);
+  }
+  if (lights.minlight > 0) {
+    out.notes.push_back(map.file + ": worldspawn minlight " + std::to_string(lights.minlight) +
+                        " has no counterpart in the baker and is ignored");
+  }
+  scene.camera = camera(map);
+  return out;
+}
+
+baker::Scene load_quake_scene(const std::filesystem::path& path, const QuakeSceneOptions& options) {
+  try {
+    return to_scene(read_quake_map(path), options).scene;
+  } catch (const std::runtime_error& e) {  // MapError and unreadable files
+    throw baker::SceneError(e.what());
+  }
+}
+
+}  // namespace mixforge::quake

@@ -1,0 +1,68 @@
+// A Quake .map as the baker's Scene: brushes become triangles with albedo by texture name,
+// ericw-tools lights become the baker's physical lights.
+//
+// Geometry: the static brushes (BrushSelection's default) clipped to convex polygons, each
+// fanned into triangles that share a face id (one lightmap chart per brush side, as Quake).
+// Removed: brushes with a clip/hint/origin face, skip/trigger/... faces, sky faces (the
+// holes through which the sun and the sky dome shine in: a sealed map is open only there)
+// and, unless include_liquids, liquid faces (Quake gives liquids no lightmap and ericw lets
+// light through them). One material per texture name; albedo from texture_albedo().
+//
+// Light units. ericw adds `color/255 * v` to a lightmap where 128 is a texture at full
+// brightness; the baker's lightmap holds irradiance / pi (what a white surface reflects),
+// where 1 is full brightness. So one baker unit is 128 ericw units (kEricwUnit), and:
+//   delay 2 (1/x^2):   v = L (128 / (wait d))^2 cos  ==  I cos / (pi d^2) / unit
+//                      => I = pi 128 L / wait^2 * color/255: exact for Lambert surfaces.
+//   delay 5:           as delay 2 (exact far from the light; ericw's +128 offset only
+//                      tames the hotspot, which the baker does not).
+//   delay 0 (linear), 1 (1/x), 3 (none): not inverse-square laws. The light becomes an
+//                      inverse-square light that matches ericw's value at a reference
+//                      distance (half the linear range, 128/wait, 128), with `range` the
+//                      distance where the linear light dies out (or _falloff).
+//   delay 4 (local minlight) and negative lights: not representable; skipped with a note.
+//   ericw's anglescale (default 0.5: (1 - a) + a cos) becomes the physical cos.
+//   spotlights: cone_outer = cos(cone/2), cone_inner = cos(softangle/2).
+//   suns:      intensity = pi L / 128 * color/255 (E/pi == ericw's L cos / 128).
+//   sky domes: the uniform sky radiance R that gives an open horizontal floor ericw's dome
+//              value: R = L * mean(cos of the dome's suns) / 128 * color/255.
+//   surface-light templates ("_surface" TEX): faces with that texture emit radiance
+//              L / 128 * color/255 (a large emitter at that radiance lights a facing
+//              surface to lightmap value L, as ericw's dense surface lights roughly do).
+// Light styles (flicker, switchable) are baked as if always on. Worldspawn minlight has no
+// counterpart and is reported in `notes`.
+// Camera: info_player_start (else info_player_deathmatch) at eye height 22 looking along
+// its "angle"; else info_intermission ("mangle" = pitch yaw roll); else none.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "baker/quake/brush.hpp"
+#include "baker/quake/quake_map.hpp"
+#include "baker/scene/scene.hpp"
+
+namespace mixforge::quake {
+
+inline constexpr double kEricwUnit = 128;  // ericw lightmap value of a full-bright surface
+
+struct QuakeSceneOptions {
+  BrushSelection selection;
+  bool include_liquids = false;
+};
+
+struct QuakeScene {
+  baker::Scene scene;
+  std::vector<std::string> notes;  // approximations made and things left out, located
+  std::size_t brushes = 0;         // brushes that contributed triangles
+  std::size_t faces = 0;           // brush sides that became triangles
+};
+
+// Throws MapError for malformed maps (as build_brushes and read_lights do).
+QuakeScene to_scene(const QuakeMap& map, const QuakeSceneOptions& options = {});
+// Reads a .map file; every problem (unreadable file, MapError) becomes a baker::SceneError
+// whose message is "file:line:column: ...".
+baker::Scene load_quake_scene(const std::filesystem::path& path,
+                              const QuakeSceneOptions& options = {});
+
+}  // namespace mixforge::quake

@@ -1,0 +1,18 @@
+#pragma once
+// Wavefront OBJ scenes through tinyobjloader: polygons become triangle fans that share a
+// face (one chart each); MTL `Kd` is the albedo, `Ke` the emitted radiance; faces without
+// a material are grey (0.5). OBJ has a single UV set, so lightmap charts are always
+// generated (see README, Baking).
+#include <filesystem>
+
+#include "baker/scene/scene.hpp"
+
+namespace mixforge::baker {
+
+// Throws SceneError "file:line:column: message" for a malformed number, index or face in
+// the OBJ or a Kd / Ke line of its .mtl files (a scan before tinyobjloader, which takes
+// many of them silently), "file:line: message" for what tinyobjloader rejects, and names
+// the file for the rest (no faces with area, bad materials).
+Scene load_obj(const std::filesystem::path& path);
+
+}  // namespace mixforge::baker
