@@ -41,14 +41,14 @@
 #include <string>
 #include <vector>
 
-#include "baker/atlas.hpp"
-#include "baker/cornell_box.hpp"
-#include "baker/default_mixer4.hpp"
-#include "baker/embree_tracer.hpp"
-#include "baker/hemisphere.hpp"
-#include "baker/integrator.hpp"
-#include "baker/sampler.hpp"
-#include "baker/vulkan_tracer.hpp"
+#include "baker/integrate/atlas.hpp"
+#include "baker/scene/cornell_box.hpp"
+#include "baker/sampling/default_mixer4.hpp"
+#include "baker/trace/embree_tracer.hpp"
+#include "baker/sampling/hemisphere.hpp"
+#include "baker/integrate/integrator.hpp"
+#include "baker/sampling/sampler.hpp"
+#include "baker/trace/vulkan_tracer.hpp"
 
 using namespace mixforge::baker;
 
