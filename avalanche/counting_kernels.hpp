@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "avalanche/sliced_counter.hpp"
+#include "mixer/step.hpp"
 
 namespace mixforge::counting {
 
@@ -24,6 +25,10 @@ struct CountingKernels {
   // (word_bits 32) or uint64_t (word_bits 64).
   void (*sample_inputs)(std::uint64_t seed, std::uint64_t first, std::size_t count,
                         std::uint64_t mask, int word_bits, void* out);
+  // The interpreter's twin of jit::Kernel::hash_tile (width <= 32, steps valid for it):
+  // out[t] = f((base | (t << shift)) & mask) for t < 16 * vectors, f the `count` steps.
+  void (*interpret_tile)(const Step* steps, int count, int width, std::uint32_t* out,
+                         std::uint32_t base, unsigned shift, std::size_t vectors);
 };
 
 const CountingKernels& generic_counting_kernels();

@@ -1,11 +1,9 @@
 #include "avalanche/evaluator.hpp"
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_reduce.h>
-
 #include <cmath>
 #include <stdexcept>
 
+#include "avalanche/exact_counter.hpp"
 #include "avalanche/interpreted_counter.hpp"
 #if MIXFORGE_WITH_JIT
 #include "avalanche/gpu_counter.hpp"
@@ -55,26 +53,14 @@ AvalancheCounts Evaluator::counts_exact(const Program& program, const std::atomi
   validate(program, {1 << 16});
   check_exact_width(program);
 #if MIXFORGE_WITH_JIT
-  if (impl_->gpu) return impl_->gpu->counts_exact(program, cancel);
-  if (impl_->engine) return jit_counts_exact(*impl_->engine, program, cancel);
+  // Up to interpreted_exact_max_width the interpreter hashes all 2^n inputs sooner than a
+  // kernel compiles (or a GPU module loads); above it the compiled kernel wins.
+  if (program.width() > interpreted_exact_max_width) {
+    if (impl_->gpu) return impl_->gpu->counts_exact(program, cancel);
+    if (impl_->engine) return jit_counts_exact(*impl_->engine, program, cancel);
+  }
 #endif
-  const std::uint64_t total = std::uint64_t{1} << program.width();
-  const std::uint64_t chunk = 1 << 12;
-  const std::uint64_t chunks = (total + chunk - 1) / chunk;
-  AvalancheCounts sum = tbb::parallel_reduce(
-      tbb::blocked_range<std::uint64_t>(0, chunks), AvalancheCounts::zero(program.width(), true),
-      [&](const tbb::blocked_range<std::uint64_t>& r, AvalancheCounts acc) {
-        for (std::uint64_t k = r.begin(); k != r.end(); ++k) {
-          if (cancel && cancel->load(std::memory_order_relaxed)) break;
-          const std::uint64_t first = k * chunk;
-          acc += interpreted_counts_exact_range(program, first, std::min(chunk, total - first));
-        }
-        return acc;
-      },
-      [](AvalancheCounts a, const AvalancheCounts& b) { return a += b; });
-  if (cancel && cancel->load()) throw EvaluationCancelled();
-  sum.exact = true;
-  return sum;
+  return interpreted_counts_exact(program, cancel);
 }
 
 AvalancheCounts Evaluator::counts_sampled(const Program& program, std::uint64_t seed, std::uint64_t first,

@@ -57,7 +57,9 @@ class Evaluator {
   Evaluator(const Evaluator&) = delete;
   Evaluator& operator=(const Evaluator&) = delete;
 
-  // All 2^n inputs (n <= 32); uses all TBB worker threads.
+  // All 2^n inputs (n <= 32); uses all TBB worker threads. Widths up to
+  // interpreted_exact_max_width are hashed by the interpreter (no compile), wider ones by
+  // the JIT kernel (or the GPU); without a JIT, every width by the interpreter.
   // cancel (may be null): when it turns true the count stops early and throws
   // EvaluationCancelled (avalanche/counts.hpp).
   AvalancheCounts counts_exact(const Program& program, const std::atomic<bool>* cancel = nullptr) const;
@@ -77,6 +79,10 @@ class Evaluator {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// Exact scores at and below this width skip the JIT: all 2^n inputs interpreted 16 at a
+// time cost less than compiling a kernel (bench_avalanche's exact_small rows).
+inline constexpr int interpreted_exact_max_width = 20;
 
 // The one-sided normal quantile for a confidence in (0.5, 1): 0.999 -> 3.09.
 double normal_quantile(double confidence);

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "avalanche/counting_kernels.hpp"
-#include "jit/kernel.hpp"
 
 namespace mixforge {
 namespace {
@@ -28,11 +27,10 @@ constexpr int max_tile_bits = 16;
 // (the sub-tile no longer fits).
 constexpr int max_sub_tile_bits = 13;
 
-AvalancheCounts small_exact(const jit::Kernel& k) {
-  const int n = k.width();
+AvalancheCounts small_exact(int n, const TileHasher& hash_tile) {
   const std::uint64_t total = std::uint64_t{1} << n;
   std::uint32_t h[64];  // 2^n <= 64 values, whole vectors of 16
-  k.hash_tile(h, 0, 0, (total + 15) / 16);
+  hash_tile(h, 0, 0, (total + 15) / 16);
   AvalancheCounts c = AvalancheCounts::zero(n, true);
   c.trials = total;
   for (std::uint64_t x = 0; x < total; ++x)
@@ -58,12 +56,23 @@ struct ThreadState {
 
 }  // namespace
 
-AvalancheCounts exact_counts(const jit::Kernel& k, const std::atomic<bool>* cancel) {
-  const int n = k.width();
+AvalancheCounts interpreted_counts_exact(const Program& program, const std::atomic<bool>* cancel) {
+  const counting::CountingKernels& kern = counting::best_counting_kernels();
+  const std::vector<Step>& steps = program.steps();
+  const int n = program.width();
+  return exact_counts_of_tiles(
+      n,
+      [&](std::uint32_t* out, std::uint32_t base, unsigned shift, std::size_t vectors) {
+        kern.interpret_tile(steps.data(), static_cast<int>(steps.size()), n, out, base, shift, vectors);
+      },
+      cancel);
+}
+
+AvalancheCounts exact_counts_of_tiles(int n, const TileHasher& hash_tile, const std::atomic<bool>* cancel) {
   if (n > 32)
     throw std::invalid_argument("exact counts need width <= 32, the program has width " +
                                 std::to_string(n));
-  if (n < min_tile_bits) return small_exact(k);
+  if (n < min_tile_bits) return small_exact(n, hash_tile);
   const int m = std::min(n, max_tile_bits);
   std::vector<Pass> passes;
   passes.push_back({0, {}});
@@ -103,7 +112,7 @@ AvalancheCounts exact_counts(const jit::Kernel& k, const std::atomic<bool>* canc
                           const auto base = static_cast<std::uint32_t>(pass.shift == 0 ? t << m : t);
                           for (std::uint32_t part = 0; part < subs; ++part) {
                             std::uint32_t* at = tile + (std::size_t{part} << sub);
-                            k.hash_tile(at, base | part << (pass.shift + sub), pass.shift, sub_vectors);
+                            hash_tile(at, base | part << (pass.shift + sub), pass.shift, sub_vectors);
                             kern.count_tile(at, sub, local.data(), near, s.counters.data());
                           }
                           if (near < nd)

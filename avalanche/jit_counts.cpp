@@ -5,8 +5,19 @@
 #include "avalanche/exact_counter.hpp"
 #include "avalanche/sampled_counter.hpp"
 #include "jit/engine.hpp"
+#include "jit/kernel.hpp"
 
 namespace mixforge {
+
+AvalancheCounts exact_counts(const jit::Kernel& k, const std::atomic<bool>* cancel) {
+  return exact_counts_of_tiles(
+      k.width(),
+      [&k](std::uint32_t* out, std::uint32_t base, unsigned shift, std::size_t vectors) {
+        k.hash_tile(out, base, shift, vectors);
+      },
+      cancel);
+}
+
 namespace {
 
 // Exact counts hash 2^33 inputs: optimised code always pays for itself.

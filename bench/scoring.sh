@@ -9,7 +9,7 @@
 #
 #   bench/scoring.sh [BUILD_DIR [PART...]]   (default build/release and every part:
 #                                            eval avalanche jit_compile rand_range;
-#                                            small_work only when named)
+#                                            small_work and exact_small only when named)
 # OUT= writes the files to another folder (e.g. one per machine).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -19,7 +19,9 @@ parts="${*:-eval avalanche jit_compile rand_range}"
 want() { [[ " $parts " == *" $1 "* ]]; }
 out="${OUT:-$here/results/scoring}"
 mkdir -p "$out"
-cmake --build "$build" --target mixforge bench_avalanche bench_jit_compile bench_rand_range
+targets="mixforge bench_avalanche bench_jit_compile bench_rand_range"
+want exact_small && targets="$targets bench_exact_small"
+cmake --build "$build" --target $targets
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -44,6 +46,15 @@ want small_work && {
   "$build/bench/bench_avalanche" --benchmark_filter=small_work
   echo "# load after: $(load)"
 } 2>&1 | tee "$out/bench_avalanche_small_work.txt"
+
+# Exact scores at small widths (issue 39): the tiled interpreter against the JIT and the
+# per-neighbour interpreter, fresh programs, one thread (where interpreted_exact_max_width
+# in avalanche/evaluator.hpp comes from). Not in the default parts: name it.
+want exact_small && {
+  echo "# $(date -u +%FT%TZ) bench_exact_small 2; load before: $(load)"
+  "$build/bench/bench_exact_small" 2
+  echo "# load after: $(load)"
+} 2>&1 | tee "$out/exact_small.txt"
 
 for b in bench_avalanche bench_jit_compile bench_rand_range; do
   want "${b#bench_}" || continue

@@ -5,9 +5,12 @@
 
 #include <random>
 
+#include "avalanche/counting_kernels.hpp"
 #include "avalanche/evaluator.hpp"
+#include "avalanche/exact_counter.hpp"
 #include "avalanche/interpreted_counter.hpp"
 #include "avalanche/reference_counts.hpp"
+#include "mixer/interpreter.hpp"
 #include "mixer/text_form.hpp"
 #include "support/random_program.hpp"
 #include "support/same_counts.hpp"
@@ -38,6 +41,45 @@ TEST(InterpretedCounts, ExactRangesEqualTheReference) {
   const Program wide = testing::random_program(rng, 40, 5);
   expect_same_counts(reference_counts_exact_range(wide, 123456789, 1001),
               interpreted_counts_exact_range(wide, 123456789, 1001), wide);
+}
+
+// The tiled path (every input hashed once by interpret_tile, pairs counted in tiles):
+// every width up to 20 in one tile or two passes, with every step kind.
+TEST(InterpretedCounts, TiledExactEqualsTheReferenceAtEveryWidth) {
+  std::mt19937_64 rng(34);
+  for (int width = 1; width <= 20; ++width) {
+    SCOPED_TRACE("width " + std::to_string(width));
+    for (int k = 0; k < 3; ++k) {
+      const Program p = testing::random_program(rng, width, 1 + (width + k) % 7);
+      expect_same_counts(reference_counts_exact(p), interpreted_counts_exact(p), p);
+    }
+  }
+}
+
+// interpret_tile of every instruction set this CPU runs hashes like the interpreter,
+// for bases and shifts of both passes and a partial group of vectors.
+TEST(InterpretedCounts, EveryInterpretTileHashesLikeTheInterpreter) {
+  std::vector<const counting::CountingKernels*> sets = {&counting::generic_counting_kernels()};
+  if (auto* k = counting::avx2_counting_kernels()) sets.push_back(k);
+  if (auto* k = counting::avx512_counting_kernels()) sets.push_back(k);
+  std::mt19937_64 rng(35);
+  for (int width : {1, 5, 7, 13, 16, 17, 24, 31, 32}) {
+    const Program p = testing::random_program(rng, width, 6);
+    for (const counting::CountingKernels* set : sets) {
+      SCOPED_TRACE(std::string(set->name) + " width " + std::to_string(width));
+      for (unsigned shift : {0u, 3u}) {
+        const std::uint32_t base = static_cast<std::uint32_t>(rng()) & 7u;  // bits below shift 3
+        const std::size_t vectors = 5;  // one group of four and one more
+        std::vector<std::uint32_t> out(16 * vectors);
+        set->interpret_tile(p.steps().data(), static_cast<int>(p.size()), width, out.data(),
+                            shift ? base : 0, shift, vectors);
+        for (std::size_t t = 0; t < out.size(); ++t) {
+          const std::uint64_t x = ((shift ? base : 0) | (t << shift)) & p.mask();
+          ASSERT_EQ(out[t], apply(p, x)) << "input " << x;
+        }
+      }
+    }
+  }
 }
 
 TEST(InterpretedCounts, TheEvaluatorWithoutAnEngineCountsLikeTheReference) {
