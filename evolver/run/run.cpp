@@ -10,6 +10,7 @@
 
 #include "avalanche/chi_square.hpp"
 #include "evolver/search/acceptance.hpp"
+#include "evolver/search/crossover.hpp"
 #include "evolver/search/early_reject.hpp"
 #include "evolver/search/leader_ranking.hpp"
 #include "evolver/search/local_search.hpp"
@@ -45,6 +46,7 @@ Run::Run(std::string id, RunConfig config, const Evaluator& evaluator, std::opti
       evaluator_(evaluator),
       small_work_(small_work),
       small_work_limit_(small_work_limit),
+      cache_(static_cast<std::size_t>(config_.memetic.score_cache)),
       stagnation_(config_.restart),
       trap_clock_(trap_restart(config_.restart)) {
   pool_target_ = config_.pool_size;
@@ -118,10 +120,21 @@ std::uint64_t Run::sample_seed(std::uint64_t samples) const {
   return mix_seed(config_.seed, samples);
 }
 
+std::optional<Estimate> Run::cached_exact(const Program& p) const {
+  const std::optional<double> chi2 = cache_.find(p.hash());
+  if (!chi2) return std::nullopt;
+  return Estimate{*chi2, 0, std::uint64_t{1} << p.width(), true};
+}
+
 Estimate Run::full_score(const Program& p, std::uint64_t samples, std::uint64_t* used) const {
   if (exact_mode() || samples == 0) {
+    // Counted whether or not the cache knows the score: the counters (and so a resumed
+    // run, whose cache starts empty) do not depend on what the cache holds.
     if (used) *used += std::uint64_t{1} << p.width();
-    return estimate_of(pick(p, std::uint64_t{1} << p.width()).exact(p));
+    if (auto e = cached_exact(p)) return *e;
+    const Estimate e = estimate_of(pick(p, std::uint64_t{1} << p.width()).exact(p));
+    cache_.put(p.hash(), e.chi2);
+    return e;
   }
   if (used) *used += samples;
   return estimate_of(pick(p, samples).sampled(p, samples, sample_seed(samples)));
@@ -677,7 +690,11 @@ void Run::tournament_step(std::unique_lock<std::mutex>& lk, Rng& rng) {
     ++counters_.tournaments;
     return;
   }
-  const Breeding b{pool_[t.winner], pool_[t.loser].hash, current_samples_, pool_generation_};
+  Breeding b{pool_[t.winner], pool_[t.loser].hash, current_samples_, pool_generation_, std::nullopt};
+  if (config_.memetic.crossover_rate > 0 && rng.chance(config_.memetic.crossover_rate)) {
+    const Member& m = pool_[rng.below(pool_.size())];
+    if (m.hash != b.parent.hash && same_shape(m.program, b.parent.program)) b.mate = m.program;
+  }
   ++breeding_;
   lk.unlock();
   Offspring o;
@@ -696,10 +713,22 @@ void Run::tournament_step(std::unique_lock<std::mutex>& lk, Rng& rng) {
 Run::Offspring Run::breed(const Breeding& b, Rng& rng) const {
   Offspring out;
   RunCounters& local = out.counters;
+  const MemeticConfig& mc = config_.memetic;
+  // A parent already at a local optimum costs only cache lookups here (its neighbours'
+  // scores are known), then breeds as usual.
+  if (exact_mode() && mc.local_search_rate > 0 && rng.chance(mc.local_search_rate))
+    if (std::optional<Member> child = local_search_child(b.parent, out)) {
+      out.child = std::move(child);
+      return out;
+    }
   std::optional<Member> fallback;
   for (int attempt = 0; attempt < config_.max_child_attempts && !out.child; ++attempt) {
     const bool fresh = rng.chance(config_.fresh_rate);
-    Program c = fresh ? random_program(shape_, rng) : mutate(b.parent.program, shape_, config_.mutation, rng).program;
+    std::optional<Program> crossed;
+    if (!fresh && attempt == 0 && b.mate) crossed = crossover(b.parent.program, *b.mate, rng);
+    Program c = fresh     ? fresh_program(rng)
+                : crossed ? std::move(*crossed)
+                          : mutate(b.parent.program, shape_, config_.mutation, rng).program;
     const std::uint64_t h = c.hash();
     if (pool_contains(h)) continue;
     ++local.scored;
@@ -739,7 +768,55 @@ Run::Offspring Run::breed(const Breeding& b, Rng& rng) const {
   return out;
 }
 
+// First-improvement local search from the parent, exact scores (cached), at most
+// memetic.max_moves moves: its end point is the child. Nullopt when the parent has no
+// better neighbour or the run is stopping.
+std::optional<Member> Run::local_search_child(const Member& parent, Offspring& out) const {
+  LocalSearchOptions o;
+  // No sampled stages: at exact widths a neighbour's exact score is the comparison.
+  o.first_samples = o.max_samples = std::uint64_t{1} << parent.program.width();
+  o.seed = mix_seed(config_.seed, 0x6d656d65ull);
+  LocalSearch ls(parent.program, parent.estimate.chi2, o);
+  int moves = 0;
+  LocalSearchHooks hooks;
+  hooks.exact = [&](const Program& q) { return full_score(q, 0, &out.counters.samples); };
+  hooks.keep_going = [&] {
+    std::lock_guard lk(mu_);
+    return !stop_;
+  };
+  hooks.improved = [&](const Program&, const Estimate&) { return ++moves < config_.memetic.max_moves; };
+  ls.run(evaluator_, hooks);
+  out.counters.local_neighbours += ls.counters().neighbours;
+  out.counters.local_improvements += ls.counters().improvements;
+  if (ls.counters().improvements == 0) return std::nullopt;
+  Member child{ls.centre(), ls.centre().hash(), Estimate{ls.centre_chi2(), 0, std::uint64_t{1} << parent.program.width(), true}, 0};
+  with_objective(child);
+  ++out.counters.scored;
+  return child;
+}
+
+Program Run::fresh_program(Rng& rng) const {
+  const double rate = config_.memetic.species_rate;
+  if (rate > 0 && shape_.kind_sequence.empty() && rng.chance(rate)) {
+    std::vector<StepKind> kinds;
+    {
+      std::lock_guard lk(mu_);
+      const std::vector<std::size_t> top = pool_.top(8);
+      if (!top.empty())
+        for (const Step& s : pool_[top[rng.below(top.size())]].program.steps()) kinds.push_back(s.kind);
+    }
+    if (!kinds.empty()) {
+      ProgramShape species = shape_;
+      species.kind_sequence = std::move(kinds);
+      return random_program(species, rng);
+    }
+  }
+  return random_program(shape_, rng);
+}
+
 void Run::commit_offspring_locked(const Breeding& b, Offspring o) {
+  counters_.local_neighbours += o.counters.local_neighbours;
+  counters_.local_improvements += o.counters.local_improvements;
   counters_.scored += o.counters.scored;
   counters_.early_rejects += o.counters.early_rejects;
   counters_.samples += o.counters.samples;

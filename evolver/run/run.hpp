@@ -21,6 +21,7 @@
 #include "evolver/search/random_program.hpp"
 #include "evolver/search/restart.hpp"
 #include "evolver/search/rng.hpp"
+#include "evolver/search/score_cache.hpp"
 #include "evolver/search/run_config.hpp"
 #include "evolver/run/run_types.hpp"
 
@@ -124,6 +125,7 @@ class Run {
     std::uint64_t loser = 0;
     std::uint64_t samples = 0;
     std::uint64_t generation = 0;  // pool_generation_ when it was held
+    std::optional<Program> mate;   // a member of the winner's shape to cross with
   };
   struct Offspring {
     std::optional<Member> child;
@@ -140,6 +142,10 @@ class Run {
   Offspring breed(const Breeding& b, Rng& rng) const;
   void commit_offspring_locked(const Breeding& b, Offspring o);
   bool pool_contains(std::uint64_t hash) const;  // takes mu_ briefly
+  // Memetic operators (config_.memetic). Unlocked; they take mu_ briefly.
+  std::optional<Member> local_search_child(const Member& parent, Offspring& out) const;
+  Program fresh_program(Rng& rng) const;  // random, or a leading member's kinds
+  std::optional<Estimate> cached_exact(const Program& p) const;
   bool exact_mode() const;
   std::uint64_t sample_seed(std::uint64_t samples) const;
   Estimate full_score(const Program& p, std::uint64_t samples, std::uint64_t* used) const;
@@ -191,6 +197,9 @@ class Run {
   std::size_t pending_ = 0;  // pool slots being filled by workers
   std::size_t breeding_ = 0;  // tournaments whose child is being bred (their loser not yet removed)
   std::size_t pool_target_ = 0;
+  // Exact scores by hash (thread-safe). Not checkpointed: it changes only how long a score
+  // takes, never a result or a counter.
+  mutable ScoreCache cache_;
   std::vector<Member> exact_queue_;        // leaders waiting for the background ranker
   std::vector<std::uint64_t> exact_done_;  // hashes the ranker scored (or is scoring)
   bool exact_unaffordable_ = false;        // exact scores would take too long here

@@ -142,6 +142,11 @@ const std::vector<Field>& fields() {
       nested("local_search.first_samples", &RunConfig::local_search, &LocalSearchConfig::first_samples),
       nested("local_search.max_samples", &RunConfig::local_search, &LocalSearchConfig::max_samples),
       nested("local_search.z", &RunConfig::local_search, &LocalSearchConfig::z),
+      nested("memetic.local_search_rate", &RunConfig::memetic, &MemeticConfig::local_search_rate),
+      nested("memetic.max_moves", &RunConfig::memetic, &MemeticConfig::max_moves),
+      nested("memetic.crossover_rate", &RunConfig::memetic, &MemeticConfig::crossover_rate),
+      nested("memetic.species_rate", &RunConfig::memetic, &MemeticConfig::species_rate),
+      nested("memetic.score_cache", &RunConfig::memetic, &MemeticConfig::score_cache),
       nested("restart.stagnation_seconds", &RunConfig::restart, &RestartConfig::stagnation_seconds),
       nested("restart.stagnation_tournaments", &RunConfig::restart, &RestartConfig::stagnation_tournaments),
       nested("restart.fraction", &RunConfig::restart, &RestartConfig::fraction),
@@ -283,6 +288,11 @@ RunConfig run_config_from_json(const nlohmann::json& j) {
     if (!std::isfinite(w) || w < 0)
       throw ConfigError(field, std::string("must be a finite number >= 0 (0 leaves the term out), not ") +
                                    (std::isnan(w) ? "NaN" : std::isinf(w) ? "infinite" : std::to_string(w).c_str()));
+  for (const auto& [field, r] : {std::pair{"memetic.local_search_rate", c.memetic.local_search_rate},
+                                 std::pair{"memetic.crossover_rate", c.memetic.crossover_rate},
+                                 std::pair{"memetic.species_rate", c.memetic.species_rate}})
+    if (!(r >= 0 && r <= 1)) throw ConfigError(field, "must be a share from 0 to 1, not " + std::to_string(r));
+  if (c.memetic.max_moves < 1) throw ConfigError("memetic.max_moves", "must be at least 1");
   if (c.precision.initial_samples > c.precision.max_samples)
     throw ConfigError("precision.initial_samples", "exceeds precision.max_samples");
   if (c.local_search.first_samples > c.local_search.max_samples)

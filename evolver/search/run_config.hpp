@@ -74,6 +74,28 @@ struct LocalSearchConfig {
   double z = 1.0;                          // tolerance before the last stage, standard errors
 };
 
+// Memetic operators inside the tournament loop. Rates are shares of the tournaments whose
+// loser is replaced; 0 switches an operator off (all 0 and score_cache 0: the plain
+// tournament). Local search runs only where programs are scored exactly (width <=
+// precision.exact_max_width, where the tiled interpreter makes an exact score cheap);
+// crossover and species at every width.
+struct MemeticConfig {
+  // The child is the local optimum reached from the winner: first improvement over shifts
+  // +-1 and single-bit flips of constants (evolver/search/local_search.hpp), at most
+  // max_moves moves. A winner already at a local optimum breeds as usual.
+  double local_search_rate = 0.05;
+  int max_moves = 11;
+  // The child takes each operand from the winner or from a random member of the same
+  // shape (evolver/search/crossover.hpp).
+  double crossover_rate = 0.2;
+  // A fresh program takes the step kinds of one of the pool's best members (new operands),
+  // so a good shape is tried with many constants before one lineage fills the pool.
+  double species_rate = 0.5;
+  // Exact scores kept by canonical id (evolver/search/score_cache.hpp); 0: none.
+  std::uint64_t score_cache = std::uint64_t{1} << 20;
+  bool enabled() const { return local_search_rate > 0 || crossover_rate > 0 || species_rate > 0; }
+};
+
 // Restarts against stagnation (evolver/search/restart.hpp): when the pool's best has made no
 // progress for max(the window, patience x the time the pool took to reach its last
 // progress), the worst `fraction` of the pool is replaced by fresh random programs. The
@@ -137,6 +159,7 @@ struct RunConfig {
   EarlyReject early_reject;
   Precision precision;
   LocalSearchConfig local_search;
+  MemeticConfig memetic;
   RestartConfig restart;
   // Optional terms beyond single-bit avalanche (evolver/search/objective.hpp); all 0 by default.
   ObjectiveConfig objective;

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Issue 39's arena table: the search against the published records, exact chi2.
+# For each arena named, `bench_evolve --seeds` runs SEEDS seeds (from FIRST_SEED, one after
+# another, 2 threads each) and records the best exact chi2 at each mark (minutes), the
+# median and range over the seeds, tournaments/s, and the load average before and after.
+# Writes bench/results/records/<arena>/{seeds.csv,seeds.md,seeds.log}.
+#
+#   bench/records.sh [BUILD_DIR] ARENA...       (SEEDS=3 FIRST_SEED=71 MINUTES=1,5 by default)
+# Arenas (the record each is measured against):
+#   free16x5     16 bits, 5 free steps                  (record 6.7335e-3, [8 a3d3 7 4b2d 9])
+#   shape16x2    16 bits, xsr,mul,xsr,mul,xsr           (6.7335e-3)
+#   free16x7     16 bits, 7 free steps                  (2.4438e-3, [11 b663 3 897d 6 ea57 8])
+#   shape16x3    16 bits, 3 rounds                      (2.4438e-3)
+#   shape16adds  16 bits, add-shift,xsr x 4             (4.0793e-3, [4 7 2 5 3 4 8 6])
+#   free32x5     32 bits, 5 free steps                  (5.9001e-6, [16 21f0aaad 15 f35a2d97 15])
+# PLAIN=1 switches the memetic operators off (the tournament as it was before issue 39).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+build="$here/../build/release"
+if [ $# -gt 0 ] && [ -d "$1" ]; then build="$1"; shift; fi
+[ $# -gt 0 ] || { echo "usage: bench/records.sh [BUILD_DIR] ARENA..." >&2; exit 2; }
+minutes="${MINUTES:-1,5}"
+cmake --build "$build" --target bench_evolve >/dev/null
+commit="$(git -C "$here/.." rev-parse --short HEAD)"
+[ -z "$(git -C "$here/.." status --porcelain -- avalanche evolver mixer jit)" ] || commit="$commit (with uncommitted changes)"
+plain='{}'
+label=memetic
+if [ "${PLAIN:-0}" = 1 ]; then
+  plain='{"memetic":{"local_search_rate":0,"crossover_rate":0,"species_rate":0}}'
+  label=plain
+fi
+for arena in "$@"; do
+  case "$arena" in
+    free16x5) json='{"width":16,"max_steps":5}' ;;
+    shape16x2) json='{"width":16,"kind_sequence":["xsr","mul","xsr","mul","xsr"]}' ;;
+    free16x7) json='{"width":16,"max_steps":7}' ;;
+    shape16x3) json='{"width":16,"kind_sequence":["xsr","mul","xsr","mul","xsr","mul","xsr"]}' ;;
+    shape16adds) json='{"width":16,"kind_sequence":["add-shift","xsr","add-shift","xsr","add-shift","xsr","add-shift","xsr"]}' ;;
+    free32x5) json='{"width":32,"max_steps":5}' ;;
+    *) echo "records.sh: unknown arena '$arena'" >&2; exit 2 ;;
+  esac
+  config=$(python3 -c 'import json,sys; a=json.loads(sys.argv[1]); a.update(json.loads(sys.argv[2])); print(json.dumps(a))' "$json" "$plain")
+  out="$here/results/records/$arena"
+  mkdir -p "$out"
+  {
+    echo "$(date -u +%FT%TZ) $arena $label $config commit $commit seeds ${SEEDS:-3} from ${FIRST_SEED:-71}"
+    echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores; load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+  } | tee -a "$out/seeds.log"
+  "$build/bench/bench_evolve" --seeds "${SEEDS:-3}" --first-seed "${FIRST_SEED:-71}" --minutes "$minutes" \
+    --out "$out" --label "$label" --config "$config" | tee -a "$out/seeds.log"
+  echo "$(date -u +%FT%TZ) $arena load after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/seeds.log"
+done
