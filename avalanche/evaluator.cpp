@@ -1,6 +1,7 @@
 #include "avalanche/evaluator.hpp"
 
 #include <cmath>
+#include <functional>
 #include <stdexcept>
 
 #include "avalanche/exact_counter.hpp"
@@ -8,6 +9,7 @@
 #if MIXFORGE_WITH_JIT
 #include "avalanche/gpu_counter.hpp"
 #include "avalanche/jit_counts.hpp"
+#include "avalanche/sampled_counter.hpp"
 #include "jit/engine.hpp"
 #endif
 
@@ -74,6 +76,30 @@ AvalancheCounts Evaluator::counts_sampled(const Program& program, std::uint64_t 
   return interpreted_counts_sampled(program, seed, first, count);
 }
 
+void Evaluator::extend_sampled(GroupedCounts& acc, const Program& program, std::uint64_t seed,
+                               std::uint64_t count) const {
+  validate(program, {1 << 16});
+  if (count == 0) return;
+  const std::uint64_t first = acc.trials();
+  std::function<AvalancheCounts(std::uint64_t, std::uint64_t)> counter;
+#if MIXFORGE_WITH_JIT
+  std::shared_ptr<const jit::Kernel> kernel;
+  if (impl_->gpu && count >= impl_->gpu_min_samples)
+    counter = [&](std::uint64_t f, std::uint64_t c) { return impl_->gpu->counts_sampled(program, seed, f, c); };
+  else if (impl_->engine) {
+    kernel = jit_sampled_kernel(*impl_->engine, program, count);
+    counter = [&](std::uint64_t f, std::uint64_t c) { return sampled_counts(*kernel, seed, f, c); };
+  }
+#endif
+  if (!counter)
+    counter = [&](std::uint64_t f, std::uint64_t c) { return interpreted_counts_sampled(program, seed, f, c); };
+  for (int g = 0; g < acc.groups(); ++g) {
+    const std::uint64_t from = group_chunk_start(first, count, acc.groups(), g);
+    const std::uint64_t to = group_chunk_start(first, count, acc.groups(), g + 1);
+    if (to > from) acc.add(g, counter(from, to - from));
+  }
+}
+
 BatchFunction Evaluator::batch_function(const Program& program) const {
   validate(program, {1 << 16});
 #if MIXFORGE_WITH_JIT
@@ -85,11 +111,29 @@ BatchFunction Evaluator::batch_function(const Program& program) const {
   return interpreted_function(program);
 }
 
+ScoredCounts Evaluator::scored_counts(const Program& program, bool exact, std::uint64_t samples,
+                                       std::uint64_t seed, const std::atomic<bool>* cancel) const {
+  ScoredCounts out;
+  if (exact) {
+    out.counts = counts_exact(program, cancel);
+    out.score = score(out.counts);
+    return out;
+  }
+  if (samples == 0) throw std::invalid_argument("sampled scoring needs at least one sample");
+  GroupedCounts acc(program.width());
+  extend_sampled(acc, program, seed, samples);
+  out.counts = acc.pooled();
+  out.score = acc.score();
+  return out;
+}
+
 Score Evaluator::exact(const Program& program) const { return score(counts_exact(program)); }
 
 Score Evaluator::sampled(const Program& program, std::uint64_t samples, std::uint64_t seed) const {
   if (samples == 0) throw std::invalid_argument("sampled scoring needs at least one sample");
-  return score(counts_sampled(program, seed, 0, samples));
+  GroupedCounts acc(program.width());
+  extend_sampled(acc, program, seed, samples);
+  return acc.score();
 }
 
 StagedScore Evaluator::staged(const Program& program, const StagedOptions& o) const {
@@ -103,12 +147,12 @@ StagedScore Evaluator::staged(const Program& program, const StagedOptions& o) co
     if (n == o.max_samples) break;
   }
   const double z = normal_quantile(o.confidence);
-  AvalancheCounts acc = AvalancheCounts::zero(program.width(), false);
+  GroupedCounts acc(program.width());
   std::uint64_t target = o.first_samples;
   for (int stage = 0;; ++stage) {
     // Stages extend the same sample stream: stage k reuses every sample of stage k-1.
-    acc += counts_sampled(program, o.seed, acc.trials, target - acc.trials);
-    out.score = score(acc);
+    extend_sampled(acc, program, o.seed, target - acc.trials());
+    out.score = acc.score();
     out.stage = stage;
     const bool last = target >= o.max_samples;
     if (!last && o.threshold > 0 && out.score.chi2_corrected - z * out.score.chi2_stderr > o.threshold) {

@@ -9,12 +9,19 @@
 #include "avalanche/batch_function.hpp"
 #include "avalanche/chi_square.hpp"
 #include "avalanche/counts.hpp"
+#include "avalanche/grouped_counts.hpp"
 #include "mixer/program.hpp"
 
 namespace mixforge {
 
 namespace jit { class Engine; }
 class GpuCounter;
+
+// Counts with the score they give (for callers that show the matrix too).
+struct ScoredCounts {
+  AvalancheCounts counts;
+  Score score;
+};
 
 struct StagedOptions {
   std::uint64_t seed = 1;
@@ -67,10 +74,19 @@ class Evaluator {
   AvalancheCounts counts_sampled(const Program& program, std::uint64_t seed, std::uint64_t first,
                                  std::uint64_t count) const;
 
+  // Samples [acc.trials(), acc.trials() + count) of the stream with this seed, added to acc
+  // in acc.groups() contiguous chunks (one compile for all of them). Sampled scores take
+  // their standard error from these groups (avalanche/grouped_counts.hpp).
+  void extend_sampled(GroupedCounts& acc, const Program& program, std::uint64_t seed, std::uint64_t count) const;
+
   // f applied in batches: the JIT's apply kernel (compiled here, held by the function),
   // else the interpreter. Validates the program (ProgramError).
   BatchFunction batch_function(const Program& program) const;
 
+  // All inputs (exact) or `samples` of the stream with this seed; a sampled score's
+  // standard error comes from its sample groups (extend_sampled).
+  ScoredCounts scored_counts(const Program& program, bool exact, std::uint64_t samples, std::uint64_t seed,
+                             const std::atomic<bool>* cancel = nullptr) const;
   Score exact(const Program& program) const;
   Score sampled(const Program& program, std::uint64_t samples, std::uint64_t seed) const;
   StagedScore staged(const Program& program, const StagedOptions& options) const;

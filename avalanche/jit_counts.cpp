@@ -38,10 +38,13 @@ AvalancheCounts jit_counts_exact(jit::Engine& engine, const Program& program,
   return exact_counts(*engine.compile(program, jit::parts_tile, exact_codegen_level(engine)), cancel);
 }
 
+std::shared_ptr<const jit::Kernel> jit_sampled_kernel(jit::Engine& engine, const Program& program, std::uint64_t count) {
+  return engine.compile(program, jit::parts_diffs, sampled_codegen_level(engine, count));
+}
+
 AvalancheCounts jit_counts_sampled(jit::Engine& engine, const Program& program, std::uint64_t seed,
                                    std::uint64_t first, std::uint64_t count) {
-  const auto kernel = engine.compile(program, jit::parts_diffs, sampled_codegen_level(engine, count));
-  return sampled_counts(*kernel, seed, first, count);
+  return sampled_counts(*jit_sampled_kernel(engine, program, count), seed, first, count);
 }
 
 std::vector<std::shared_ptr<const jit::Kernel>> jit_prepare_exact(jit::Engine& engine,

@@ -24,6 +24,10 @@ AvalancheCounts jit_counts_exact(jit::Engine& engine, const Program& program,
 AvalancheCounts jit_counts_sampled(jit::Engine& engine, const Program& program, std::uint64_t seed,
                                    std::uint64_t first, std::uint64_t count);
 
+// The kernel jit_counts_sampled would use for `count` samples (compiled or cached), for
+// callers that count several ranges with one compile.
+std::shared_ptr<const jit::Kernel> jit_sampled_kernel(jit::Engine& engine, const Program& program, std::uint64_t count);
+
 // Compiles many programs as one batch (several times cheaper per program than one by
 // one) with what jit_counts_exact / jit_counts_sampled(..., count) will ask for. While the
 // caller holds the returned kernels, those calls find them in the engine's cache.

@@ -51,9 +51,9 @@ Result evaluate(const Evaluator& ev, const Program& p, const EvalOptions& o, boo
                      std::to_string(p.width()) + " inputs); use --samples N");
   const std::uint64_t n = o.samples.value_or(batch ? (1ull << 20) : default_wide_samples);
   const auto t0 = std::chrono::steady_clock::now();
-  Result r{p, {}, exact ? ev.counts_exact(p) : ev.counts_sampled(p, o.seed, 0, n), 0};
+  ScoredCounts sc = ev.scored_counts(p, exact, n, o.seed);
+  Result r{p, sc.score, std::move(sc.counts), 0};
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  r.score = score(r.counts);
   return r;
 }
 

@@ -37,17 +37,17 @@ ScoringJob evaluate(ApiContext& ctx, const Request& req) {
     const bool exact = plan->exact;
     const std::uint64_t samples = plan->samples, seed = plan->seed;
     const auto started = std::chrono::steady_clock::now();
-    AvalancheCounts counts;
+    ScoredCounts scored;
     try {
       // An exact count stops between tiles once the client has gone away (or the
       // server shuts down: the same flag).
-      counts = exact ? ctx.evaluator.counts_exact(program, cancel.get())
-                     : ctx.evaluator.counts_sampled(program, seed, 0, samples);
+      scored = ctx.evaluator.scored_counts(program, exact, samples, seed, cancel.get());
     } catch (const EvaluationCancelled&) {
       throw_cancelled(ctx, "evaluation");
     }
     const auto done = std::chrono::steady_clock::now();
-    const Score s = score(counts);
+    const AvalancheCounts& counts = scored.counts;
+    const Score& s = scored.score;
     nlohmann::json out = {
         {"program",
          {{"id", program.id()}, {"text", format_program(program)}, {"short", format_short(program)},

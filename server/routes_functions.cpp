@@ -44,10 +44,10 @@ Response get_function(ApiContext& ctx, const Request& req) {
                   {"program", to_json(inv)}};
   if (with_matrix) {
     const int n = f->program.width();
-    const AvalancheCounts counts = n <= matrix_exact_max_width
-                                       ? ctx.evaluator.counts_exact(f->program)
-                                       : ctx.evaluator.counts_sampled(f->program, 1, 0, matrix_samples);
-    const Score s = score(counts);
+    const ScoredCounts scored =
+        ctx.evaluator.scored_counts(f->program, n <= matrix_exact_max_width, matrix_samples, 1);
+    const AvalancheCounts& counts = scored.counts;
+    const Score& s = scored.score;
     j["matrix"] = {{"exact", counts.exact},
                    {"samples", s.samples},
                    {"chi2", s.chi2},

@@ -20,32 +20,32 @@ StagedChild staged_with_reject(const Program& p, std::uint64_t samples, std::uin
   };
   StagedChild out;
   const double z = normal_quantile(er.confidence);
-  AvalancheCounts acc = AvalancheCounts::zero(p.width(), false);
+  GroupedCounts acc(p.width());
   std::uint64_t target = std::min(er.first_samples, samples);
   Score s;
   for (;;) {
-    std::uint64_t count = target - acc.trials;
+    std::uint64_t count = target - acc.trials();
     if (small && &pick(count) == &main && target < samples) {
       // A compiled kernel lives only for one call: once a stage needs one, go straight to
       // the last stage instead of compiling again for every stage (measured: rejects come
       // almost all from the first, interpreted stage; extra compiled stages cost more than
       // they save, bench_evolve evolve32).
       target = samples;
-      count = target - acc.trials;
+      count = target - acc.trials();
     }
-    acc += pick(count).counts_sampled(p, seed, acc.trials, count);
-    s = score(acc);
+    pick(count).extend_sampled(acc, p, seed, count);
+    s = acc.score();
     const bool last = target >= samples;
     if (!last && er.enabled && s.chi2_corrected - z * s.chi2_stderr > threshold) {
       out.rejected = true;
-      out.saved = samples - acc.trials;
+      out.saved = samples - acc.trials();
       break;
     }
     if (last) break;
     target = std::min<std::uint64_t>(target * er.growth, samples);
   }
   out.estimate = estimate_of(s);
-  out.samples = acc.trials;
+  out.samples = acc.trials();
   return out;
 }
 

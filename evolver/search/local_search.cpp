@@ -35,11 +35,11 @@ std::vector<Program> neighbours(const Program& p) {
 namespace {
 
 // Counts on one sample stream extended to the next size.
-Score extend(const Program& p, const Evaluator& ev, AvalancheCounts& acc, std::uint64_t seed, std::uint64_t to,
+Score extend(const Program& p, const Evaluator& ev, GroupedCounts& acc, std::uint64_t seed, std::uint64_t to,
              std::uint64_t& samples) {
-  samples += to - acc.trials;
-  acc += ev.counts_sampled(p, seed, acc.trials, to - acc.trials);
-  return score(acc);
+  samples += to - acc.trials();
+  ev.extend_sampled(acc, p, seed, to - acc.trials());
+  return acc.score();
 }
 
 }  // namespace
@@ -56,7 +56,7 @@ void LocalSearch::enter(const Program& centre, double exact, const Evaluator& ev
   centre_exact_ = exact;
   sizes_.clear();
   base_.clear();
-  AvalancheCounts acc = AvalancheCounts::zero(centre.width(), false);
+  GroupedCounts acc(centre.width());
   const unsigned growth = std::max(o_.growth, 2u);
   // Samples beyond a quarter of 2^n cost about as much as the exact score itself: small
   // widths go straight to exact scores.
@@ -88,7 +88,7 @@ void LocalSearch::run(const Evaluator& ev, const LocalSearchHooks& hooks) {
     ++next_;
     tried_.push_back(h);
     ++counters_.neighbours;
-    AvalancheCounts acc = AvalancheCounts::zero(q.width(), false);
+    GroupedCounts acc(q.width());
     bool passed = sizes_.empty();
     for (std::size_t k = 0; k < sizes_.size(); ++k) {
       const Score s = extend(q, ev, acc, o_.seed, sizes_[k], counters_.samples);
