@@ -19,18 +19,24 @@ parts="${*:-eval avalanche jit_compile rand_range}"
 want() { [[ " $parts " == *" $1 "* ]]; }
 out="${OUT:-$here/results/scoring}"
 mkdir -p "$out"
-targets="mixforge bench_avalanche bench_jit_compile bench_rand_range"
-want exact_small && targets="$targets bench_exact_small"
+targets=""
+want eval && targets="$targets mixforge"
+{ want avalanche || want small_work; } && targets="$targets bench_avalanche"
+for b in jit_compile rand_range exact_small; do want $b && targets="$targets bench_$b"; done
 cmake --build "$build" --target $targets
 load() { cut -d' ' -f1-3 /proc/loadavg; }
-{
+machine() {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores"
   if grep -qw avx512f /proc/cpuinfo; then echo "avx512f: yes"; else echo "avx512f: no"; fi
   if grep -qw avx2 /proc/cpuinfo; then echo "avx2: yes"; else echo "avx2: no"; fi
   echo "commit: $(git -C "$here/.." rev-parse --short HEAD)"
-} > "$out/machine.txt"
-cat "$out/machine.txt"
+}
+# machine.txt describes the machine of the default parts; exact_small carries its own.
+if want eval || want avalanche || want jit_compile || want rand_range; then
+  machine > "$out/machine.txt"
+  cat "$out/machine.txt"
+fi
 
 lowbias32="x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;"
 want eval && {
@@ -51,7 +57,8 @@ want small_work && {
 # per-neighbour interpreter, fresh programs, one thread (where interpreted_exact_max_width
 # in avalanche/evaluator.hpp comes from). Not in the default parts: name it.
 want exact_small && {
-  echo "# $(date -u +%FT%TZ) bench_exact_small 2; load before: $(load)"
+  machine | sed 's/^/# /'
+  echo "# bench_exact_small 2; load before: $(load)"
   "$build/bench/bench_exact_small" 2
   echo "# load after: $(load)"
 } 2>&1 | tee "$out/exact_small.txt"

@@ -1,0 +1,141 @@
+// bench_record_neighbourhood: how far around a record its shape was searched exhaustively,
+// by exact scores (the tiled interpreter, avalanche/exact_counter.hpp), one thread:
+//   shifts      every combination of the shift amounts (1..n-1 each), constants fixed
+//               (above 2e5 combinations: every value of every two shift amounts)
+//   constant k  every value of constant k alone (odd for a multiplier), the rest fixed
+//   two flips   every pair of single-bit flips, within one constant or across two
+// For each part: how many programs, how many strictly better than the record, the best
+// found. A record with none better in every part is the optimum of that neighbourhood.
+//
+//   bench_record_neighbourhood WIDTH 'PROGRAM TEXT' [CHI2 (the record's exact score, to 5 digits)]
+#include <tbb/global_control.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "avalanche/chi_square.hpp"
+#include "avalanche/exact_counter.hpp"
+#include "mixer/text_form.hpp"
+
+namespace {
+
+using namespace mixforge;
+
+struct Part {
+  std::string name;
+  std::uint64_t programs = 0, better = 0;
+  double best = 0;
+  Program best_program;
+};
+
+double chi2(const Program& p) { return score(interpreted_counts_exact(p)).chi2; }
+
+void consider(Part& part, const Program& q, double record) {
+  const double c = chi2(q);
+  ++part.programs;
+  if (c < record) ++part.better;
+  if (part.programs == 1 || c < part.best) {
+    part.best = c;
+    part.best_program = q;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: bench_record_neighbourhood WIDTH 'PROGRAM' [CHI2]\n");
+    return 2;
+  }
+  tbb::global_control one_thread(tbb::global_control::max_allowed_parallelism, 1);
+  const int n = std::atoi(argv[1]);
+  const Program record = parse_program(argv[2], ParseOptions{n});
+  const double record_chi2 = chi2(record);
+  if (argc > 3 && std::abs(record_chi2 - std::atof(argv[3])) > 1e-4 * record_chi2) {
+    std::fprintf(stderr, "the record scores %.10g, not %s\n", record_chi2, argv[3]);
+    return 1;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::vector<Step>& steps = record.steps();
+  const std::uint64_t mask = n >= 64 ? ~0ull : (1ull << n) - 1;
+  std::vector<std::size_t> shifts, constants;
+  for (std::size_t i = 0; i < steps.size(); ++i) (takes_shift(steps[i].kind) ? shifts : constants).push_back(i);
+  std::vector<Part> parts;
+
+  // Every combination of shift amounts.
+  Part all_shifts{"all shift combinations"};
+  std::vector<Step> s = steps;
+  std::function<void(std::size_t)> walk = [&](std::size_t k) {
+    if (k == shifts.size()) {
+      consider(all_shifts, Program(n, s), record_chi2);
+      return;
+    }
+    for (int v = 1; v < n; ++v) {
+      s[shifts[k]].operand = static_cast<std::uint64_t>(v);
+      walk(k + 1);
+    }
+  };
+  double combinations = 1;
+  for (std::size_t k = 0; k < shifts.size(); ++k) combinations *= n - 1;
+  if (!shifts.empty() && combinations <= 2e5) {
+    walk(0);
+    parts.push_back(all_shifts);
+  } else if (shifts.size() >= 2) {
+    // Too many combinations: every value of every two shift amounts instead.
+    Part two{"every two shift amounts"};
+    for (std::size_t a = 0; a < shifts.size(); ++a)
+      for (std::size_t b = a + 1; b < shifts.size(); ++b)
+        for (int va = 1; va < n; ++va)
+          for (int vb = 1; vb < n; ++vb) {
+            std::vector<Step> t = steps;
+            t[shifts[a]].operand = static_cast<std::uint64_t>(va);
+            t[shifts[b]].operand = static_cast<std::uint64_t>(vb);
+            consider(two, Program(n, t), record_chi2);
+          }
+    parts.push_back(two);
+  }
+
+  // Every value of one constant.
+  for (std::size_t i : constants) {
+    Part part{"every value of step " + std::to_string(i + 1) + " (" + std::string(kind_short_name(steps[i].kind)) + ")"};
+    const bool odd = steps[i].kind == StepKind::mul_const;
+    std::vector<Step> t = steps;
+    for (std::uint64_t v = odd ? 1 : 0; v <= mask; v += odd ? 2 : 1) {
+      t[i].operand = v;
+      consider(part, Program(n, t), record_chi2);
+      if (v == mask) break;
+    }
+    parts.push_back(part);
+  }
+
+  // Every pair of single-bit flips among the constants (multipliers keep bit 0).
+  Part pairs{"every two bit flips in the constants"};
+  std::vector<std::pair<std::size_t, int>> bits;
+  for (std::size_t i : constants)
+    for (int b = steps[i].kind == StepKind::mul_const ? 1 : 0; b < n; ++b) bits.emplace_back(i, b);
+  for (std::size_t a = 0; a < bits.size(); ++a)
+    for (std::size_t b = a + 1; b < bits.size(); ++b) {
+      std::vector<Step> t = steps;
+      t[bits[a].first].operand ^= std::uint64_t{1} << bits[a].second;
+      t[bits[b].first].operand ^= std::uint64_t{1} << bits[b].second;
+      consider(pairs, Program(n, t), record_chi2);
+    }
+  if (pairs.programs > 0) parts.push_back(pairs);  // a program without constants has none
+
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("record %s  exact chi2 %.10g\n", format_short(record).c_str(), record_chi2);
+  std::uint64_t total = 0;
+  for (const Part& p : parts) {
+    total += p.programs;
+    std::printf("  %-40s %9llu programs, %6llu better, best %.10g %s\n", p.name.c_str(),
+                static_cast<unsigned long long>(p.programs), static_cast<unsigned long long>(p.better), p.best,
+                p.better ? format_short(p.best_program).c_str() : "");
+  }
+  std::printf("  %llu exact scores in %.1f s (%.0f/s, one thread)\n", static_cast<unsigned long long>(total), took,
+              double(total) / took);
+  return 0;
+}

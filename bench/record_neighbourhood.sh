@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The neighbourhoods searched exhaustively around the 16-bit records (issue 39): every shift
+# combination, every value of each constant, every two bit flips (bench_record_neighbourhood),
+# exact scores. Writes bench/results/records/neighbourhood.txt with the date and load.
+#   bench/record_neighbourhood.sh [BUILD_DIR]
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+build="${1:-$here/../build/release}"
+cmake --build "$build" --target bench_record_neighbourhood >/dev/null
+out="$here/results/records"
+mkdir -p "$out"
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+{
+  echo "# $(date -u +%FT%TZ) bench_record_neighbourhood, commit $(git -C "$here/.." rev-parse --short HEAD); load before: $(load)"
+  "$build/bench/bench_record_neighbourhood" 16 "x ^= x >> 8; x *= 0xa3d3; x ^= x >> 7; x *= 0x4b2d; x ^= x >> 9;" 6.7335e-3
+  "$build/bench/bench_record_neighbourhood" 16 "x ^= x >> 11; x *= 0xb663; x ^= x >> 3; x *= 0x897d; x ^= x >> 6; x *= 0xea57; x ^= x >> 8;" 2.4438e-3
+  "$build/bench/bench_record_neighbourhood" 16 "x += x << 4; x ^= x >> 7; x += x << 2; x ^= x >> 5; x += x << 3; x ^= x >> 4; x += x << 8; x ^= x >> 6;" 4.0793e-3
+  echo "# load after: $(load)"
+} 2>&1 | tee "$out/neighbourhood.txt"
