@@ -154,7 +154,10 @@ class Migration {
   Migration(const MpiSession& mpi, const IslandOptions& o, std::string run_id, IslandStatus& status,
             std::uint64_t tournaments_now)
       : mpi_(mpi), o_(o), run_id_(std::move(run_id)), status_(status),
-        next_send_(tournaments_now + o.migration_interval),
+        // Sends fall on multiples of the interval of the run's own tournament count, wherever
+        // the island joins it: rank 0 attaches to a run that has already started (a fast one
+        // may be tournaments ahead by then), and a resumed island carries its count on.
+        next_send_(o.migration_interval ? (tournaments_now / o.migration_interval + 1) * o.migration_interval : 0),
         rng_(0x15a1d5u + static_cast<unsigned>(mpi.rank())) {}
 
   void step(Run& run, Outbox& out, bool accept) {
