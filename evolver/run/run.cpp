@@ -733,7 +733,12 @@ Run::Offspring Run::breed(const Breeding& b, Rng& rng) const {
     if (pool_contains(h)) continue;
     ++local.scored;
     if (fresh) {
-      out.child = Member{c, h, full_score(c, b.samples, &local.samples), 0};
+      Member m{c, h, full_score(c, b.samples, &local.samples), 0};
+      // A fresh program is tuned before it competes: its shape may beat the pool's, its
+      // random constants seldom do, so a pool locked in a poor shape would never take it.
+      if (exact_mode() && mc.local_search_rate > 0)
+        if (std::optional<Member> tuned = local_search_child(m, out)) m = std::move(*tuned);
+      out.child = std::move(m);
       break;
     }
     ChildScore cs = score_child(c, b.parent.estimate.rank(), b.samples);
