@@ -93,11 +93,13 @@ void Evaluator::extend_sampled(GroupedCounts& acc, const Program& program, std::
 #endif
   if (!counter)
     counter = [&](std::uint64_t f, std::uint64_t c) { return interpreted_counts_sampled(program, seed, f, c); };
-  for (int g = 0; g < acc.groups(); ++g) {
-    const std::uint64_t from = group_chunk_start(first, count, acc.groups(), g);
-    const std::uint64_t to = group_chunk_start(first, count, acc.groups(), g + 1);
-    if (to > from) acc.add(g, counter(from, to - from));
+  const int chunks = acc.chunks(count);
+  for (int k = 0; k < chunks; ++k) {
+    const std::uint64_t from = group_chunk_start(first, count, chunks, k);
+    const std::uint64_t to = group_chunk_start(first, count, chunks, k + 1);
+    if (to > from) acc.add(acc.group_of(k), counter(from, to - from));
   }
+  acc.advance(chunks);
 }
 
 BatchFunction Evaluator::batch_function(const Program& program) const {

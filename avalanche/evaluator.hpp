@@ -75,7 +75,7 @@ class Evaluator {
                                  std::uint64_t count) const;
 
   // Samples [acc.trials(), acc.trials() + count) of the stream with this seed, added to acc
-  // in acc.groups() contiguous chunks (one compile for all of them). Sampled scores take
+  // in acc.chunks(count) contiguous chunks (one compile for all of them). Sampled scores take
   // their standard error from these groups (avalanche/grouped_counts.hpp).
   void extend_sampled(GroupedCounts& acc, const Program& program, std::uint64_t seed, std::uint64_t count) const;
 

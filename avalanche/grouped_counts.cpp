@@ -1,5 +1,6 @@
 #include "avalanche/grouped_counts.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -17,6 +18,11 @@ void GroupedCounts::add(int g, const AvalancheCounts& counts) {
     throw std::invalid_argument("grouped counts take sampled counts of width " + std::to_string(width_));
   groups_.at(static_cast<std::size_t>(g)) += counts;
   pooled_ += counts;
+}
+
+int GroupedCounts::chunks(std::uint64_t count) const {
+  const std::uint64_t by_size = std::max<std::uint64_t>(count / min_group_chunk, 1);
+  return static_cast<int>(std::min<std::uint64_t>(by_size, static_cast<std::uint64_t>(groups())));
 }
 
 std::uint64_t group_chunk_start(std::uint64_t first, std::uint64_t count, int groups, int g) {

@@ -31,8 +31,17 @@ class GroupedCounts {
   int groups() const { return static_cast<int>(groups_.size()); }
   std::uint64_t trials() const { return pooled_.trials; }
   const AvalancheCounts& pooled() const { return pooled_; }
+  const AvalancheCounts& group(int g) const { return groups_.at(static_cast<std::size_t>(g)); }
   // Adds counts of new samples to group g (of this width, not exact).
   void add(int g, const AvalancheCounts& counts);
+  // How to split `count` new samples: chunks(count) contiguous chunks (at least
+  // min_chunk samples each, at most groups()), chunk k for group group_of(k). Groups are
+  // filled in turn across calls, so small extensions (early reject's first 2^10) cost a
+  // few counting calls, not one per group: a call has a fixed cost (its counters) that
+  // 32 calls of 32 samples each made larger than the counting itself.
+  int chunks(std::uint64_t count) const;
+  int group_of(int chunk) const { return (next_ + chunk) % groups(); }
+  void advance(int chunks) { next_ = (next_ + chunks) % groups(); }
   // chi2 and chi2_corrected of the pooled counts (as score(pooled())); chi2_stderr from
   // the groups as described above, or score()'s formula while fewer than 8 groups hold
   // samples.
@@ -42,10 +51,14 @@ class GroupedCounts {
   int width_;
   std::vector<AvalancheCounts> groups_;
   AvalancheCounts pooled_;
+  int next_ = 0;  // the group the next extension's first chunk goes to
 };
 
-// Splits [first, first + count) into `groups` contiguous chunks, in order: chunk g is
-// [first + g * count / groups, first + (g + 1) * count / groups).
-std::uint64_t group_chunk_start(std::uint64_t first, std::uint64_t count, int groups, int g);
+// Samples per chunk at least (chunks of fewer samples cost more than they count).
+inline constexpr std::uint64_t min_group_chunk = 256;
+
+// Splits [first, first + count) into `chunks` contiguous chunks, in order: chunk k is
+// [first + k * count / chunks, first + (k + 1) * count / chunks).
+std::uint64_t group_chunk_start(std::uint64_t first, std::uint64_t count, int chunks, int k);
 
 }  // namespace mixforge

@@ -62,6 +62,30 @@ TEST(GroupedCounts, ChunksCoverTheRangeInOrder) {
   EXPECT_EQ(group_chunk_start(0, std::uint64_t{1} << 58, 64, 63), (std::uint64_t{1} << 58) / 64 * 63);
 }
 
+// Early reject's stages: 2^10 samples make 4 chunks of 256 (not 32 of 32, whose fixed cost
+// per counting call made sampled runs several times slower); the next stages fill the
+// following groups in turn, and a large extension spreads over all 32.
+TEST(GroupedCounts, SmallExtensionsFillTheGroupsInTurn) {
+  const Program p = parse_program("x ^= x >> 5; x *= 0x5a5; x ^= x >> 6;", ParseOptions{12});
+  const Evaluator ev(nullptr);
+  GroupedCounts acc(12);
+  auto used = [&] {
+    int n = 0;
+    for (int g = 0; g < acc.groups(); ++g) n += acc.group(g).trials > 0;
+    return n;
+  };
+  ev.extend_sampled(acc, p, 3, 1024);
+  EXPECT_EQ(used(), 4);
+  EXPECT_EQ(acc.group(0).trials, 256u);
+  ev.extend_sampled(acc, p, 3, 3072);
+  EXPECT_EQ(used(), 16);
+  ev.extend_sampled(acc, p, 3, 12288);
+  EXPECT_EQ(used(), 32);
+  ev.extend_sampled(acc, p, 3, 1 << 16);
+  for (int g = 0; g < acc.groups(); ++g) EXPECT_GE(acc.group(g).trials, 2048u) << "group " << g;
+  EXPECT_EQ(acc.trials(), 1024u + 3072 + 12288 + 65536);
+}
+
 TEST(GroupedCounts, PooledCountsAreTheWholeStreamsCounts) {
   const Program p = parse_program("x ^= x >> 5; x *= 0x5a5; x ^= x >> 6;", ParseOptions{12});
   const Evaluator ev(nullptr);
