@@ -82,7 +82,8 @@ struct LocalSearchConfig {
 struct MemeticConfig {
   // The child is the local optimum reached from the winner: first improvement over shifts
   // +-1 and single-bit flips of constants (evolver/search/local_search.hpp), at most
-  // max_moves moves. A winner already at a local optimum breeds as usual.
+  // max_moves moves. A winner already at a local optimum breeds as usual. Above 0, every
+  // fresh program is tuned the same way before it enters (evolver/run/run.cpp, breed).
   double local_search_rate = 0.05;
   int max_moves = 11;
   // The child takes each operand from the winner or from a random member of the same
