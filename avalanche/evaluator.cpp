@@ -1,11 +1,14 @@
 #include "avalanche/evaluator.hpp"
 
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
+#include "avalanche/device.hpp"
 #include "avalanche/exact_counter.hpp"
 #include "avalanche/interpreted_counter.hpp"
 #if MIXFORGE_WITH_JIT
+#include "avalanche/cuda_driver.hpp"
 #include "avalanche/gpu_counter.hpp"
 #include "avalanche/jit_counts.hpp"
 #include "jit/engine.hpp"
@@ -16,9 +19,28 @@ namespace mixforge {
 struct Evaluator::Impl {
   jit::Engine* engine = nullptr;
   std::shared_ptr<const GpuCounter> gpu;
+  std::shared_ptr<GpuFallback> fallback;  // null: a GPU failure is an error
   std::uint64_t gpu_min_samples = 0;
+
+  // The GPU unless there is none or it was given up (by any evaluator sharing fallback).
+  const GpuCounter* live_gpu() const { return gpu && !(fallback && fallback->happened()) ? gpu.get() : nullptr; }
+
 #if MIXFORGE_WITH_JIT
   std::unique_ptr<jit::Engine> owned;
+
+  // count() on the GPU. Under auto a CUDA error (the driver's, or an injected one) records
+  // the fallback and gives nullopt: the caller scores on the CPU. Other errors (a bad
+  // width, a cancel) are the program's, not the GPU's, and propagate as before.
+  template <class Count>
+  std::optional<AvalancheCounts> on_gpu(Count count) const {
+    try {
+      return count();
+    } catch (const cuda::CudaError& e) {
+      if (!fallback) throw;
+      fallback->fall_back(e.what());
+      return std::nullopt;
+    }
+  }
 #endif
 };
 
@@ -38,10 +60,16 @@ bool Evaluator::uses_jit() const { return impl_->engine != nullptr; }
 
 void Evaluator::use_gpu(std::shared_ptr<const GpuCounter> gpu, std::uint64_t min_samples) {
   impl_->gpu = std::move(gpu);
+  impl_->fallback = nullptr;
   impl_->gpu_min_samples = min_samples;
 }
 
-const GpuCounter* Evaluator::gpu() const { return impl_->gpu.get(); }
+void Evaluator::use_device(const DeviceSelection& device, std::uint64_t min_samples) {
+  use_gpu(device.gpu, min_samples);
+  if (device.gpu) impl_->fallback = device.fallback;
+}
+
+const GpuCounter* Evaluator::gpu() const { return impl_->live_gpu(); }
 
 static void check_exact_width(const Program& p) {
   if (p.width() > 32)
@@ -56,7 +84,8 @@ AvalancheCounts Evaluator::counts_exact(const Program& program, const std::atomi
   // Up to interpreted_exact_max_width the interpreter hashes all 2^n inputs sooner than a
   // kernel compiles (or a GPU module loads); above it the compiled kernel wins.
   if (program.width() > interpreted_exact_max_width) {
-    if (impl_->gpu) return impl_->gpu->counts_exact(program, cancel);
+    if (const GpuCounter* gpu = impl_->live_gpu())
+      if (auto counts = impl_->on_gpu([&] { return gpu->counts_exact(program, cancel); })) return std::move(*counts);
     if (impl_->engine) return jit_counts_exact(*impl_->engine, program, cancel);
   }
 #endif
@@ -68,7 +97,9 @@ AvalancheCounts Evaluator::counts_sampled(const Program& program, std::uint64_t 
   validate(program, {1 << 16});
 #if MIXFORGE_WITH_JIT
   // Small counts stay on the CPU: a launch and a PTX compile cost more than they do.
-  if (impl_->gpu && count >= impl_->gpu_min_samples) return impl_->gpu->counts_sampled(program, seed, first, count);
+  if (const GpuCounter* gpu = impl_->live_gpu(); gpu && count >= impl_->gpu_min_samples)
+    if (auto counts = impl_->on_gpu([&] { return gpu->counts_sampled(program, seed, first, count); }))
+      return std::move(*counts);
   if (impl_->engine) return jit_counts_sampled(*impl_->engine, program, seed, first, count);
 #endif
   return interpreted_counts_sampled(program, seed, first, count);
