@@ -2,11 +2,14 @@
 
 #include <cmath>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 
+#include "avalanche/device.hpp"
 #include "avalanche/exact_counter.hpp"
 #include "avalanche/interpreted_counter.hpp"
 #if MIXFORGE_WITH_JIT
+#include "avalanche/cuda_driver.hpp"
 #include "avalanche/gpu_counter.hpp"
 #include "avalanche/jit_counts.hpp"
 #include "avalanche/sampled_counter.hpp"
@@ -18,9 +21,28 @@ namespace mixforge {
 struct Evaluator::Impl {
   jit::Engine* engine = nullptr;
   std::shared_ptr<const GpuCounter> gpu;
+  std::shared_ptr<GpuFallback> fallback;  // null: a GPU failure is an error
   std::uint64_t gpu_min_samples = 0;
+
+  // The GPU unless there is none or it was given up (by any evaluator sharing fallback).
+  const GpuCounter* live_gpu() const { return gpu && !(fallback && fallback->happened()) ? gpu.get() : nullptr; }
+
 #if MIXFORGE_WITH_JIT
   std::unique_ptr<jit::Engine> owned;
+
+  // count() on the GPU. Under auto a CUDA error (the driver's, or an injected one) records
+  // the fallback and gives nullopt: the caller scores on the CPU. Other errors (a bad
+  // width, a cancel) are the program's, not the GPU's, and propagate as before.
+  template <class Count>
+  std::optional<AvalancheCounts> on_gpu(Count count) const {
+    try {
+      return count();
+    } catch (const cuda::CudaError& e) {
+      if (!fallback) throw;
+      fallback->fall_back(e.what());
+      return std::nullopt;
+    }
+  }
 #endif
 };
 
@@ -40,10 +62,16 @@ bool Evaluator::uses_jit() const { return impl_->engine != nullptr; }
 
 void Evaluator::use_gpu(std::shared_ptr<const GpuCounter> gpu, std::uint64_t min_samples) {
   impl_->gpu = std::move(gpu);
+  impl_->fallback = nullptr;
   impl_->gpu_min_samples = min_samples;
 }
 
-const GpuCounter* Evaluator::gpu() const { return impl_->gpu.get(); }
+void Evaluator::use_device(const DeviceSelection& device, std::uint64_t min_samples) {
+  use_gpu(device.gpu, min_samples);
+  if (device.gpu) impl_->fallback = device.fallback;
+}
+
+const GpuCounter* Evaluator::gpu() const { return impl_->live_gpu(); }
 
 static void check_exact_width(const Program& p) {
   if (p.width() > 32)
@@ -58,7 +86,8 @@ AvalancheCounts Evaluator::counts_exact(const Program& program, const std::atomi
   // Up to interpreted_exact_max_width the interpreter hashes all 2^n inputs sooner than a
   // kernel compiles (or a GPU module loads); above it the compiled kernel wins.
   if (program.width() > interpreted_exact_max_width) {
-    if (impl_->gpu) return impl_->gpu->counts_exact(program, cancel);
+    if (const GpuCounter* gpu = impl_->live_gpu())
+      if (auto counts = impl_->on_gpu([&] { return gpu->counts_exact(program, cancel); })) return std::move(*counts);
     if (impl_->engine) return jit_counts_exact(*impl_->engine, program, cancel);
   }
 #endif
@@ -70,7 +99,9 @@ AvalancheCounts Evaluator::counts_sampled(const Program& program, std::uint64_t 
   validate(program, {1 << 16});
 #if MIXFORGE_WITH_JIT
   // Small counts stay on the CPU: a launch and a PTX compile cost more than they do.
-  if (impl_->gpu && count >= impl_->gpu_min_samples) return impl_->gpu->counts_sampled(program, seed, first, count);
+  if (const GpuCounter* gpu = impl_->live_gpu(); gpu && count >= impl_->gpu_min_samples)
+    if (auto counts = impl_->on_gpu([&] { return gpu->counts_sampled(program, seed, first, count); }))
+      return std::move(*counts);
   if (impl_->engine) return jit_counts_sampled(*impl_->engine, program, seed, first, count);
 #endif
   return interpreted_counts_sampled(program, seed, first, count);
@@ -81,18 +112,25 @@ void Evaluator::extend_sampled(GroupedCounts& acc, const Program& program, std::
   validate(program, {1 << 16});
   if (count == 0) return;
   const std::uint64_t first = acc.trials();
-  std::function<AvalancheCounts(std::uint64_t, std::uint64_t)> counter;
+  std::function<AvalancheCounts(std::uint64_t, std::uint64_t)> counter = [&](std::uint64_t f, std::uint64_t c) {
+    return interpreted_counts_sampled(program, seed, f, c);
+  };
 #if MIXFORGE_WITH_JIT
   std::shared_ptr<const jit::Kernel> kernel;
-  if (impl_->gpu && count >= impl_->gpu_min_samples)
-    counter = [&](std::uint64_t f, std::uint64_t c) { return impl_->gpu->counts_sampled(program, seed, f, c); };
-  else if (impl_->engine) {
+  if (impl_->engine) {
     kernel = jit_sampled_kernel(*impl_->engine, program, count);
     counter = [&](std::uint64_t f, std::uint64_t c) { return sampled_counts(*kernel, seed, f, c); };
   }
+  if (const GpuCounter* gpu = impl_->live_gpu(); gpu && count >= impl_->gpu_min_samples) {
+    // Each chunk on the GPU while it works; after a failure under auto, on the CPU (above).
+    counter = [&, gpu, cpu = counter](std::uint64_t f, std::uint64_t c) {
+      if (impl_->live_gpu())
+        if (auto counts = impl_->on_gpu([&] { return gpu->counts_sampled(program, seed, f, c); }))
+          return std::move(*counts);
+      return cpu(f, c);
+    };
+  }
 #endif
-  if (!counter)
-    counter = [&](std::uint64_t f, std::uint64_t c) { return interpreted_counts_sampled(program, seed, f, c); };
   const int chunks = acc.chunks(count);
   for (int k = 0; k < chunks; ++k) {
     const std::uint64_t from = group_chunk_start(first, count, chunks, k);

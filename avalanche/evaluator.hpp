@@ -16,6 +16,8 @@ namespace mixforge {
 
 namespace jit { class Engine; }
 class GpuCounter;
+class GpuFallback;
+struct DeviceSelection;
 
 // Counts with the score they give (for callers that show the matrix too).
 struct ScoredCounts {
@@ -58,7 +60,14 @@ class Evaluator {
   // sample on one core, so below about 2^23 samples the CPU is sooner. With 2^20 here, 32-bit
   // searches on an H100 ran 29-36 tournaments/s against 49-51 on the CPU alone; with 2^23,
   // 66-75 against 55-71 (bench/results/gpu/search*, 2026-11-27).
+  // A GPU call that fails (cuda::CudaError: a PTX load, a launch) throws.
   void use_gpu(std::shared_ptr<const GpuCounter> gpu, std::uint64_t min_samples = std::uint64_t{1} << 23);
+  // As use_gpu with the selection's GPU (none: the CPU). Under auto (device.fallback set),
+  // a GPU call that fails with cuda::CudaError is not an error: the call is scored on the
+  // CPU (the same counts), the failure is recorded in device.fallback (its listener is
+  // told once), and from then on every evaluator sharing that record scores on the CPU.
+  void use_device(const DeviceSelection& device, std::uint64_t min_samples = std::uint64_t{1} << 23);
+  // The GPU that scores now: null without one, and after a fallback.
   const GpuCounter* gpu() const;
   ~Evaluator();
   Evaluator(const Evaluator&) = delete;

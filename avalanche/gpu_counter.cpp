@@ -71,7 +71,8 @@ struct GpuCounter::Impl {
     cuda::ModuleHandle* module = nullptr;
     cuda::FunctionHandle* kernel = nullptr;
   };
-  std::unique_ptr<cuda::Driver> driver;
+  std::unique_ptr<cuda::Driver> driver;  // null: the stand-in of a fault injected without a GPU
+  GpuFault fault = GpuFault::none;
   GpuDeviceInfo info;
   jit::PtxOptions target;
   jit::CountKernelOptions kernels;
@@ -79,6 +80,7 @@ struct GpuCounter::Impl {
   mutable std::list<Module> modules;  // most recently used first
 
   ~Impl() {
+    if (!driver) return;
     for (Module& m : modules) {
       try {
         driver->unload(m.module);
@@ -98,12 +100,18 @@ struct GpuCounter::Impl {
     Module m;
     m.programs.assign(programs.begin(), programs.end());
     m.exact = exact;
-    m.module = driver->load_ptx(jit::emit_count_ptx(programs, target, kernels,
-                                                    exact ? jit::CountKernels::exact : jit::CountKernels::sampled));
-    m.kernel = driver->function(m.module, exact ? jit::count_kernel_exact : jit::count_kernel_sampled);
+    const std::string ptx =
+        jit::emit_count_ptx(programs, target, kernels, exact ? jit::CountKernels::exact : jit::CountKernels::sampled);
+    if (fault == GpuFault::load)
+      throw cuda::CudaError("cuda: cuModuleLoadDataEx failed: an injected fault (MIXFORGE_FAULT_GPU=load)");
+    // The stand-in keeps null handles: its launches fail (launch fault) before using them.
+    if (driver) {
+      m.module = driver->load_ptx(ptx);
+      m.kernel = driver->function(m.module, exact ? jit::count_kernel_exact : jit::count_kernel_sampled);
+    }
     modules.push_front(std::move(m));
     if (modules.size() > module_cache_size) {
-      driver->unload(modules.back().module);
+      if (driver) driver->unload(modules.back().module);
       modules.pop_back();
     }
     return modules.front().kernel;
@@ -124,6 +132,9 @@ struct GpuCounter::Impl {
   std::vector<std::uint64_t> run(cuda::FunctionHandle* f, std::size_t batch, int n, std::uint64_t first,
                                  std::uint64_t end, std::uint64_t seed, std::uint64_t chunk,
                                  std::uint64_t granule, const std::atomic<bool>* cancel) const {
+    // Before the device memory, so that the stand-in (no driver) fails here too.
+    if (fault == GpuFault::launch)
+      throw cuda::CudaError("cuda: cuLaunchKernel failed: an injected fault (MIXFORGE_FAULT_GPU=launch)");
     const std::size_t bytes = batch * static_cast<std::size_t>(n) * n * sizeof(std::uint64_t);
     const cuda::DevicePtr counts = driver->allocate(bytes);
     struct Free {
@@ -151,11 +162,23 @@ struct GpuCounter::Impl {
 GpuCounter::GpuCounter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 GpuCounter::~GpuCounter() = default;
 
-std::unique_ptr<GpuCounter> GpuCounter::open(const jit::CountKernelOptions& kernels) {
+std::unique_ptr<GpuCounter> GpuCounter::open(const jit::CountKernelOptions& kernels, GpuFault fault) {
   jit::check_kernel_options(kernels);  // before touching the driver
   auto impl = std::make_unique<Impl>();
   impl->kernels = kernels;
-  impl->driver = std::make_unique<cuda::Driver>(0);
+  impl->fault = fault;
+  try {
+    impl->driver = std::make_unique<cuda::Driver>(0);
+  } catch (const cuda::CudaError&) {
+    if (fault == GpuFault::none) throw;
+    // No GPU here, but a fault to test: a stand-in that emits the PTX of a real device
+    // (sm_90) and fails where the fault says, before it would need a driver.
+    impl->target = ptx_target(9);
+    impl->info = {std::string("fault-injection stand-in (MIXFORGE_FAULT_GPU=") + gpu_fault_name(fault) +
+                      ", no CUDA GPU here)",
+                  impl->target.gpu, 9, 0, 0, 0};
+    return std::unique_ptr<GpuCounter>(new GpuCounter(std::move(impl)));
+  }
   const cuda::DeviceInfo& d = impl->driver->device();
   if (d.major < 7 || (d.major == 7 && d.minor < 5))
     throw cuda::CudaError("cuda: " + d.name + " (compute capability " + std::to_string(d.major) + "." +

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "avalanche/counts.hpp"
+#include "avalanche/device.hpp"
 #include "jit/count_kernels.hpp"
 #include "mixer/program.hpp"
 
@@ -29,7 +30,10 @@ class GpuCounter {
  public:
   // The first CUDA device; throws cuda::CudaError saying why there is none. kernels: how
   // the kernels count (jit/count_kernels.hpp); the counts are the same either way.
-  static std::unique_ptr<GpuCounter> open(const jit::CountKernelOptions& kernels = {});
+  // fault (avalanche/device.hpp): every module load, or every launch, throws CudaError;
+  // with a fault and no GPU, a stand-in without a driver that fails the same way.
+  static std::unique_ptr<GpuCounter> open(const jit::CountKernelOptions& kernels = {},
+                                          GpuFault fault = GpuFault::none);
   ~GpuCounter();
   GpuCounter(const GpuCounter&) = delete;
   GpuCounter& operator=(const GpuCounter&) = delete;

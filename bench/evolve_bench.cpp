@@ -152,10 +152,10 @@ struct Curve {
 // One run through the run manager (JIT, defaults except the given fields), recording the
 // exact best against time. stop_at: end the run once the best reaches it.
 Curve run_curve(const std::string& name, RunConfig c, const std::filesystem::path& data,
-                double stop_at = 0, std::shared_ptr<const GpuCounter> gpu = nullptr) {
+                double stop_at = 0, const DeviceSelection& device = {}) {
   RunManager::Options o;
   o.data_dir = data;
-  o.gpu = std::move(gpu);
+  o.device = device;
   RunManager m(o);
   Curve curve;
   curve.name = name;
@@ -412,6 +412,10 @@ int seeds_bench(const SeedsOptions& o) {
     csv << "label,seed,minutes,best_chi2_exact,tournaments_per_s,exact_scored,local_improvements,program\n";
   const DeviceSelection device = select_device(parse_device(o.device));
   std::printf("device: %s %s\n", device.kind.c_str(), device.name.c_str());
+  if (device.fallback)
+    device.fallback->on_fall_back([](const std::string& reason) {
+      std::fprintf(stderr, "device: GPU scoring failed; the CPU scores from now on: %s\n", reason.c_str());
+    });
   for (int seed = o.first_seed; seed < o.first_seed + o.seeds; ++seed) {
     nlohmann::json j = {{"width", 32}, {"max_steps", 5}, {"threads", 2}, {"seed", seed},
                         {"budget", {{"seconds", last * 60}}}};
@@ -419,7 +423,7 @@ int seeds_bench(const SeedsOptions& o) {
     j["seed"] = seed;
     const RunConfig c = run_config_from_json(j);
     std::filesystem::remove_all(data);
-    const Curve r = run_curve(o.label + "-" + std::to_string(seed), c, data, 0, device.gpu);
+    const Curve r = run_curve(o.label + "-" + std::to_string(seed), c, data, 0, device);
     const auto& k = r.summary.counters;
     for (std::size_t m = 0; m < o.minutes.size(); ++m) {
       double b = 0;

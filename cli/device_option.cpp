@@ -19,6 +19,12 @@ DeviceSelection open_device(const std::string& value) {
   try {
     DeviceSelection d = select_device(parse_device(value));
     if (d.gpu) std::cerr << "mixforge: scoring on the GPU: " << d.name << "\n";
+    if (d.fallback)
+      d.fallback->on_fall_back([name = d.name](const std::string& reason) {
+        // One write: scoring threads may print progress meanwhile.
+        std::cerr << ("mixforge: warning: GPU scoring failed on " + name + "; the CPU scores from now on: " + reason +
+                      "\n");
+      });
     return d;
   } catch (const std::exception& e) {
     throw UsageError(e.what());

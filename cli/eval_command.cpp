@@ -42,9 +42,11 @@ struct Result {
   Score score;
   AvalancheCounts counts;
   double seconds = 0;
+  nlohmann::json device;  // where scoring ran: after a GPU failure under auto, the CPU and why
 };
 
-Result evaluate(const Evaluator& ev, const Program& p, const EvalOptions& o, bool batch) {
+Result evaluate(const Evaluator& ev, const DeviceSelection& device, const Program& p, const EvalOptions& o,
+                bool batch) {
   const bool exact = o.exact || (!o.samples && p.width() <= 32 && !batch);
   if (exact && p.width() > 32)
     throw UsageError("--exact needs width <= 32 (width " + std::to_string(p.width()) + " has 2^" +
@@ -52,7 +54,8 @@ Result evaluate(const Evaluator& ev, const Program& p, const EvalOptions& o, boo
   const std::uint64_t n = o.samples.value_or(batch ? (1ull << 20) : default_wide_samples);
   const auto t0 = std::chrono::steady_clock::now();
   ScoredCounts sc = ev.scored_counts(p, exact, n, o.seed);
-  Result r{p, sc.score, std::move(sc.counts), 0};
+  // device_json after the scoring: a GPU failure under auto shows as the CPU and why.
+  Result r{p, sc.score, std::move(sc.counts), 0, device_json(device)};
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }
@@ -71,6 +74,7 @@ nlohmann::json to_json(const Result& r, bool with_matrix) {
   j["samples"] = r.score.samples;
   j["exact"] = r.score.exact;
   j["seconds"] = r.seconds;
+  j["device"] = r.device;
   if (with_matrix) {
     const auto a = avalanche_matrix(r.counts);
     const int n = r.program.width();
@@ -134,7 +138,7 @@ void print_human(const Result& r, bool matrix) {
   if (matrix) print_matrix(r, isatty(STDOUT_FILENO));
 }
 
-int run_batch(const Evaluator& ev, const EvalOptions& o) {
+int run_batch(const Evaluator& ev, const DeviceSelection& device, const EvalOptions& o) {
   std::vector<std::string> lines;
   if (o.batch == "-") {
     for (std::string line; std::getline(std::cin, line);) lines.push_back(line);
@@ -155,7 +159,7 @@ int run_batch(const Evaluator& ev, const EvalOptions& o) {
     if (first == std::string::npos || line.compare(first, 1, "#") == 0 || line.compare(first, 2, "//") == 0) return;
     try {
       const Program p = parse_program(line, {o.width, 64});
-      out[k] = to_json(evaluate(ev, p, o, true), o.matrix).dump();
+      out[k] = to_json(evaluate(ev, device, p, o, true), o.matrix).dump();
     } catch (const ParseError& e) {
       failed[k] = 1;
       out[k] = nlohmann::json{{"line", k + 1}, {"error", e.what()}}.dump();
@@ -195,16 +199,17 @@ void add_eval_command(CLI::App& app) {
   cmd->callback([o] {
     if (o->batch.empty() && o->program.empty()) throw UsageError("eval needs a PROGRAM (or --batch FILE)");
     const auto ev = Evaluator::with_own_engine();
-    ev->use_gpu(open_device(o->device).gpu);
+    const DeviceSelection device = open_device(o->device);
+    ev->use_device(device);
     if (!o->batch.empty()) {
-      const int rc = run_batch(*ev, *o);
+      const int rc = run_batch(*ev, device, *o);
       if (rc) throw ExitStatus{rc};
       return;
     }
     const ParsedText parsed = parse_program_argument(o->program, o->width);
     Result r;
     try {
-      r = evaluate(*ev, parsed.program, *o, false);
+      r = evaluate(*ev, device, parsed.program, *o, false);
     } catch (const std::invalid_argument& e) {
       throw UsageError(e.what());
     }

@@ -125,7 +125,7 @@ void run_evolve(const EvolveOptions& o) {
     evolver::RunManager::Options mo;
     mo.data_dir = data_directory(o.data);
     mo.interpreter_only = o.interpreter;
-    if (!o.interpreter) mo.gpu = open_device(o.device).gpu;
+    if (!o.interpreter) mo.device = open_device(o.device);
     evolver::RunManager manager(mo);
     const std::string id = manager.create(config, true);
     std::cout << "run_id: " << id << std::endl;

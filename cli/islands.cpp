@@ -122,7 +122,7 @@ void work_islands(evolver::MpiSession& mpi, const evolver::IslandOptions& io, co
   std::signal(SIGTERM, on_island_signal);
   const DeviceSelection dev = interpreter ? DeviceSelection{} : open_device(device);
   auto evaluator = interpreter ? std::make_unique<Evaluator>(nullptr) : Evaluator::with_own_engine();
-  evaluator->use_gpu(dev.gpu);
+  evaluator->use_device(dev);
   evolver::island_worker(mpi, io, *evaluator, g_stop);
 }
 
@@ -147,7 +147,7 @@ void run_islands(const evolver::RunConfig& config, const IslandCliOptions& o, co
   std::string id;
   std::optional<evolver::Budget> budget;
   try {
-    mo.gpu = interpreter ? nullptr : open_device(device).gpu;
+    if (!interpreter) mo.device = open_device(device);
     manager = std::make_unique<evolver::RunManager>(mo);
     islands = std::make_unique<evolver::IslandCoordinator>(*mpi, io, *manager);
     if (resume_id.empty()) {

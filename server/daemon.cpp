@@ -140,14 +140,20 @@ struct Daemon::Impl {
     }
     if (!device.note.empty()) log->info("device.cpu", {{"why_not_gpu", device.note}});
     else log->info("device", {{"kind", device.kind}, {"name", device.name}});
+    // auto: the run manager's evaluator and the daemon's share this record, so the first
+    // GPU failure of either is written once. The log outlives both.
+    if (device.fallback)
+      device.fallback->on_fall_back([log = log.get(), from = device.name](const std::string& reason) {
+        log->warn("device.fallback", {{"from", from}, {"to", "cpu"}, {"reason", reason}});
+      });
     evolver::RunManager::Options mo;
     mo.data_dir = o.data_dir;
-    mo.gpu = device.gpu;
+    mo.device = device;
     mo.interpreter_only = o.interpreter_only;
     mo.checkpoint_interval_s = o.checkpoint_interval_s;
     manager = std::make_unique<evolver::RunManager>(mo);
     evaluator = o.interpreter_only ? std::make_unique<Evaluator>(nullptr) : Evaluator::with_own_engine();
-    evaluator->use_gpu(device.gpu);
+    evaluator->use_device(device);
     // Run lifecycle in the log: every state transition the manager publishes.
     lifecycle_subscription = manager->subscribe("", [this](const evolver::RunEvent& e) {
       if (e.type == evolver::RunEvent::Type::state)

@@ -16,12 +16,6 @@
 namespace mixforge::server {
 
 namespace {
-nlohmann::json device_json(const DeviceSelection& d) {
-  nlohmann::json j{{"kind", d.kind}, {"name", d.name}};
-  if (!d.note.empty()) j["note"] = d.note;
-  return j;
-}
-
 Response healthz(ApiContext& ctx, const Request& req) {
   QueryReader q(req, {});
   std::size_t active = 0, total = 0;
@@ -44,9 +38,11 @@ Response healthz(ApiContext& ctx, const Request& req) {
 Response metrics(ApiContext& ctx, const Request& req) {
   QueryReader q(req, {});
   std::string out = ctx.metrics.render_http();
+  // The device that scores now: the CPU once auto has given up a failed GPU.
+  const nlohmann::json device = device_json(ctx.device);
   out += metric_header("mixforge_device_info", "gauge", "The processor that scores (kind cpu or gpu) and its name.");
-  out += "mixforge_device_info{kind=\"" + label_value(ctx.device.kind) + "\",name=\"" + label_value(ctx.device.name) +
-         "\"} 1\n";
+  out += "mixforge_device_info{kind=\"" + label_value(device["kind"].get<std::string>()) + "\",name=\"" +
+         label_value(device["name"].get<std::string>()) + "\"} 1\n";
   const auto runs = ctx.runs.list();
   auto per_run = [&](const std::string& name, const std::string& type, const std::string& help, auto value) {
     out += metric_header(name, type, help);

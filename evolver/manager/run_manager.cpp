@@ -503,7 +503,7 @@ RunManager::RunManager(Options options) : impl_(std::make_unique<Impl>()) {
   } else {
     impl_->owned_evaluator = Evaluator::with_own_engine();
   }
-  impl_->owned_evaluator->use_gpu(impl_->options.gpu);
+  impl_->owned_evaluator->use_device(impl_->options.device);
   impl_->evaluator = impl_->owned_evaluator.get();
   impl_->store = std::make_unique<Store>(impl_->options.data_dir);
   impl_->lease = std::make_unique<ProcessLease>(impl_->options.data_dir, impl_->pid);

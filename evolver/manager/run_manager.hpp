@@ -26,6 +26,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "avalanche/device.hpp"
 #include "evolver/store/note.hpp"
 #include "evolver/search/run_config.hpp"
 #include "evolver/run/run_types.hpp"
@@ -33,7 +34,6 @@
 #include "mixer/program.hpp"
 
 namespace mixforge::jit { class Engine; }
-namespace mixforge { class GpuCounter; }
 
 namespace mixforge::evolver {
 
@@ -48,8 +48,9 @@ class RunManager {
     // (Evaluator::with_own_engine), unless interpreter_only (tests: reference interpreter).
     jit::Engine* engine = nullptr;
     bool interpreter_only = false;
-    // Exact scores and large sampled ones run on this GPU when set (avalanche/device.hpp).
-    std::shared_ptr<const GpuCounter> gpu;
+    // Exact scores and large sampled ones run on its GPU when it has one; under auto a
+    // GPU that fails hands over to the CPU (avalanche/device.hpp, Evaluator::use_device).
+    DeviceSelection device;
     double checkpoint_interval_s = 5;
     double progress_interval_s = 1;
   };

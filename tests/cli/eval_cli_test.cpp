@@ -20,7 +20,7 @@ TEST(EvalCli, JsonOutputHasTheDocumentedFields) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto j = nlohmann::json::parse(r.output);
   for (const char* k : {"id", "width", "text", "steps", "chi2", "chi2_corrected", "chi2_stderr", "bias", "samples",
-                        "exact", "seconds"})
+                        "exact", "seconds", "device"})
     EXPECT_TRUE(j.contains(k)) << k;
   EXPECT_NEAR(j["chi2"].get<double>(), 0.00944598764181137, 1e-9 * 0.0094);
   EXPECT_EQ(j["exact"], true);
@@ -90,6 +90,79 @@ TEST(EvalCli, DeviceOptionNamesBadValuesAndSaysWhyThereIsNoGpu) {
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_EQ(r.output.rfind("mixforge: --device gpu: cuda: ", 0), 0u) << r.output;
   }
+}
+
+// A GPU that fails while scoring, by fault injection (MIXFORGE_FAULT_GPU: every PTX module
+// load, or every launch, fails as a CUDA error; without a GPU a stand-in GPU is selected
+// and fails the same way). Under auto eval scores on the CPU (the same score), warns once
+// on stderr and says so in its JSON device; under gpu the error surfaces (exit 1).
+TEST(EvalCli, AutoFallsBackToTheCpuWhenTheGpuFails) {
+  // 24 bits: above the width exact counts are interpreted at, so the GPU counts them.
+  const std::string p24 = "x ^= x >> 12; x *= 0x9e3779; x ^= x >> 11; x *= 0x2c1b3d; x ^= x >> 13";
+  auto with_fault = [](const std::string& fault, const std::string& args) {
+    return run_mixforge_with("MIXFORGE_FAULT_GPU=" + fault, args);
+  };
+  // stderr (notices) first, then the JSON on the last line.
+  auto last_json = [](const std::string& output) {
+    const auto end = output.find_last_not_of('\n');
+    const auto start = output.rfind('\n', end);
+    return nlohmann::json::parse(output.substr(start == std::string::npos ? 0 : start + 1));
+  };
+  auto count = [](const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  const auto cpu = run_mixforge("eval --device cpu --width 24 --json " + quoted(p24));
+  ASSERT_EQ(cpu.exit_code, 0) << cpu.output;
+  const auto want = nlohmann::json::parse(cpu.output);
+  EXPECT_EQ(want["device"], (nlohmann::json{{"kind", "cpu"}, {"name", "cpu"}}));
+
+  auto r = with_fault("load", "eval --device auto --width 24 --json " + quoted(p24));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto j = last_json(r.output);
+  EXPECT_EQ(j["chi2"], want["chi2"]) << "the CPU's exact score, to the last bit";
+  EXPECT_EQ(j["exact"], true);
+  EXPECT_EQ(j["device"]["kind"], "cpu") << j.dump();
+  EXPECT_EQ(j["device"]["fallback"]["reason"],
+            "cuda: cuModuleLoadDataEx failed: an injected fault (MIXFORGE_FAULT_GPU=load)");
+  EXPECT_EQ(count(r.output, "mixforge: warning: GPU scoring failed on "), 1u) << r.output;
+  EXPECT_NE(r.output.find("; the CPU scores from now on: cuda: cuModuleLoadDataEx failed"), std::string::npos)
+      << r.output;
+
+  // Many programs scored in parallel (--batch), sampled at the GPU's threshold: one
+  // warning, every line the CPU's score.
+  const std::string wide = "x ^= x >> 20; x *= 0x9e3779b97f; x ^= x >> 19";
+  const std::string lines = wide + "\n" + wide + "\n" + wide + "\n" + wide;
+  const auto cpu_batch = run_mixforge("eval --device cpu --width 40 --samples 8388608 --batch -", lines);
+  ASSERT_EQ(cpu_batch.exit_code, 0) << cpu_batch.output;
+  r = run_mixforge_with("MIXFORGE_FAULT_GPU=launch", "eval --device auto --width 40 --samples 8388608 --batch -",
+                        lines);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(count(r.output, "mixforge: warning: GPU scoring failed on "), 1u) << r.output;
+  std::istringstream out(r.output);
+  int scored = 0;
+  for (std::string line; std::getline(out, line);) {
+    if (line.empty() || line[0] != '{') continue;
+    const auto k = nlohmann::json::parse(line);
+    EXPECT_EQ(k["chi2"], last_json(cpu_batch.output)["chi2"]) << line;
+    EXPECT_EQ(k["device"]["fallback"]["reason"],
+              "cuda: cuLaunchKernel failed: an injected fault (MIXFORGE_FAULT_GPU=launch)")
+        << line;
+    ++scored;
+  }
+  EXPECT_EQ(scored, 4) << r.output;
+
+  // --device gpu: the failure is the answer, as before.
+  r = with_fault("load", "eval --device gpu --width 24 --json " + quoted(p24));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("mixforge: error: cuda: cuModuleLoadDataEx failed: an injected fault"), std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("warning"), std::string::npos) << r.output;
+
+  r = with_fault("sometimes", "eval --device auto --width 24 " + quoted(p24));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_EQ(r.output, "mixforge: MIXFORGE_FAULT_GPU=\"sometimes\" is not one of load, launch\n");
 }
 
 TEST(EvalCli, BatchPrintsOneObjectPerLineAndFlagsBadLines) {
