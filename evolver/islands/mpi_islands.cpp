@@ -255,7 +255,10 @@ struct IslandCoordinator::Impl {
 
   // Reports of the other islands: counters and bests for the attached run; checkpoints for
   // whichever run they name (a late final report of an earlier attachment still counts).
+  // A report with new bests has the islands stored at once: the run's best is the best
+  // over its islands (RunManager::set_islands) as soon as rank 0 hears of it.
   void take_reports() {
+    bool new_bests = false;
     while (auto m = receive(MPI_ANY_SOURCE, tag_report)) {
       const auto r = static_cast<std::size_t>(m->first);
       const nlohmann::json& j = m->second;
@@ -292,6 +295,7 @@ struct IslandCoordinator::Impl {
         }
       }
       if (!entries.empty()) {
+        new_bests = true;
         try {
           manager.add_hall_of_fame(entries);
         } catch (const std::exception& e) {
@@ -305,6 +309,7 @@ struct IslandCoordinator::Impl {
     for (std::size_t r = 1; r < islands.size(); ++r)
       if (!islands[r].finished && !islands[r].lost && seconds_since(heard[r]) > o.rank_timeout_s)
         islands[r].lost = true;  // recorded; the run goes on
+    if (new_bests) store_islands();
   }
 
   // Every island but rank 0's has ended (final report) or is lost.
@@ -439,9 +444,9 @@ std::vector<IslandStatus> IslandCoordinator::detach() {
     tick();
   }
   try {
-    const RunSummary s = d.manager.get(d.run_id);
-    d.islands[0].counters = s.counters;
-    if (s.best) d.islands[0].best = s.best;
+    d.islands[0].counters = d.manager.get(d.run_id).counters;
+    // Rank 0's island's own best: the run's (get) is the best over all islands.
+    if (auto own = d.manager.own_best(d.run_id)) d.islands[0].best = own;
   } catch (const std::exception&) {
   }
   d.islands[0].finished = true;
