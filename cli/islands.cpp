@@ -6,7 +6,10 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <exception>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "avalanche/evaluator.hpp"
 #include "cli/commands.hpp"
@@ -107,6 +110,50 @@ evolver::IslandOptions island_options(const IslandCliOptions& o) {
   return io;
 }
 
+// Rank 0, last, after the other ranks were told to exit: MPI_Finalize waits for every rank
+// of the job, so with a rank that never answered (hung: stopped, deadlocked, on a stalled
+// machine) it would wait forever, and so would mpirun. Open MPI 4.1 cannot drop one rank
+// from a job (an abort on any communicator ends them all), so rank 0 ends the whole job
+// with MPI_Abort: Open MPI kills every rank, the hung one too, and mpirun exits with
+// `code` after its own MPI_ABORT notice. Everything is stored by then, the ranks that
+// answered have ended their islands, and the hung rank's island keeps its last checkpoint.
+void end_job_if_hung(evolver::MpiSession& mpi, const evolver::IslandOptions& io, const std::vector<int>& silent,
+                     int code) {
+  if (silent.empty()) return;
+  std::string who;
+  for (int r : silent) {
+    if (!who.empty()) who += ", ";
+    who += "island " + std::to_string(r) + " (host " + mpi.hosts()[static_cast<std::size_t>(r)] + ")";
+  }
+  std::cout.flush();
+  std::fprintf(stderr,
+               "mixforge: %s has not answered for --rank-timeout %g s: the run is stored without it. MPI_Finalize "
+               "would wait for it forever, so rank 0 ends the job with MPI_Abort (mpirun exits with code %d)\n",
+               who.c_str(), io.rank_timeout_s, code);
+  std::fflush(nullptr);
+  mpi.abort(code);
+}
+
+// Rank 0 failed, and the other ranks were told to exit: rethrows the failure; with a rank
+// that did not answer, says the error here (as main would) and ends the job with the exit
+// code it would have had (end_job_if_hung).
+[[noreturn]] void fail(evolver::MpiSession& mpi, const evolver::IslandOptions& io, const std::vector<int>& silent,
+                       const std::exception_ptr& failure) {
+  if (silent.empty()) std::rethrow_exception(failure);
+  int code = 1;
+  try {
+    std::rethrow_exception(failure);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "mixforge: %s\n", e.what());
+    code = 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "mixforge: error: %s\n", e.what());
+  } catch (...) {
+  }
+  end_job_if_hung(mpi, io, silent, code);
+  std::rethrow_exception(failure);  // not reached
+}
+
 std::unique_ptr<evolver::MpiSession> start_mpi(const char* command) {
   try {
     return std::make_unique<evolver::MpiSession>(nullptr, nullptr);
@@ -179,8 +226,7 @@ void run_islands(const evolver::RunConfig& config, const IslandCliOptions& o, co
     }
   } catch (...) {
     // The other ranks wait for an island to evolve: tell them there is none.
-    evolver::dismiss_workers(*mpi, io);
-    throw;
+    fail(*mpi, io, evolver::dismiss_workers(*mpi, io), std::current_exception());
   }
   std::cout << "run_id: " << id << std::endl;
   const evolver::MigrationConfig used = manager->get(id).config.migration.value_or(migration_of(io));
@@ -188,6 +234,7 @@ void run_islands(const evolver::RunConfig& config, const IslandCliOptions& o, co
             << (resume_id.empty() ? "" : ", resumed") << "\n";
   const auto statuses = evolver::drive_island_run(*islands, *manager, id, budget, g_stop);
   // The outcome is reported before the other ranks are told to exit (see drive_island_run).
+  std::exception_ptr failure;
   try {
     print_islands(stderr, statuses);
     if (json) {
@@ -199,10 +246,13 @@ void run_islands(const evolver::RunConfig& config, const IslandCliOptions& o, co
       std::cout << j.dump() << std::endl;
     }
   } catch (...) {
-    islands->shutdown();
-    throw;
+    failure = std::current_exception();
   }
-  islands->shutdown();
+  const std::vector<int> silent = islands->shutdown();
+  islands.reset();
+  manager.reset();  // the store closed before the job may end
+  if (failure) fail(*mpi, io, silent, failure);
+  end_job_if_hung(*mpi, io, silent, hung_rank_exit_code);
 }
 
 int serve_islands(const server::DaemonOptions& options, const IslandCliOptions& o, const std::string& device,
@@ -217,8 +267,8 @@ int serve_islands(const server::DaemonOptions& options, const IslandCliOptions& 
   try {
     daemon = std::make_unique<server::Daemon>(options);
   } catch (...) {
-    evolver::dismiss_workers(*mpi, io);  // they wait for islands that will not come
-    throw;
+    // They wait for islands that will not come.
+    fail(*mpi, io, evolver::dismiss_workers(*mpi, io), std::current_exception());
   }
   // MPI stays on this thread (MPI_THREAD_FUNNELED); the daemon serves on its own threads
   // and takes SIGINT/SIGTERM itself. Its shutdown checkpoints rank 0's runs; then the other
@@ -229,11 +279,17 @@ int serve_islands(const server::DaemonOptions& options, const IslandCliOptions& 
     rc = daemon->run();
     stopping.store(true);
   });
+  std::vector<int> silent;
   {
     evolver::IslandCoordinator islands(*mpi, io, daemon->manager());
-    evolver::follow_running_runs(islands, daemon->manager(), stopping);
+    silent = evolver::follow_running_runs(islands, daemon->manager(), stopping);
   }
   http.join();
+  if (!silent.empty()) {
+    // Everything is stored; the store is closed first unless work was left behind.
+    if (!daemon->left_work_behind()) daemon.reset();
+    end_job_if_hung(*mpi, io, silent, rc ? rc : hung_rank_exit_code);  // does not return
+  }
   if (daemon->left_work_behind()) {
     mpi.reset();  // MPI_Finalize, so that mpirun sees a clean exit
     std::_Exit(rc);

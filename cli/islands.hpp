@@ -25,6 +25,11 @@ struct IslandCliOptions {
   std::vector<std::string> migration_flags;
 };
 
+// mpirun's exit code when an island run ended with a rank that hung (it stopped answering
+// and did not exit): the run is stored and reported without that island, and rank 0 ended
+// the job with MPI_Abort, since MPI_Finalize would wait for the hung rank forever.
+constexpr int hung_rank_exit_code = 3;
+
 void add_island_options(CLI::App* command, IslandCliOptions* options);
 // The islands table (host, counters, migrants, bests) of an island run.
 void print_islands(std::FILE* out, const std::vector<evolver::IslandStatus>& islands);

@@ -2,8 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <list>
@@ -34,6 +36,7 @@ MpiSession::MpiSession(int*, char***) {
                     "openmpi-bin, then rebuild)");
 }
 MpiSession::~MpiSession() = default;
+void MpiSession::abort(int) { no_mpi(); }
 struct IslandCoordinator::Impl {};
 IslandCoordinator::IslandCoordinator(MpiSession&, IslandOptions, RunManager&) { no_mpi(); }
 IslandCoordinator::~IslandCoordinator() = default;
@@ -43,13 +46,13 @@ const std::string& IslandCoordinator::run_id() const { no_mpi(); }
 bool IslandCoordinator::step() { no_mpi(); }
 void IslandCoordinator::await_budgets(const std::atomic<bool>&) { no_mpi(); }
 std::vector<IslandStatus> IslandCoordinator::detach() { no_mpi(); }
-void IslandCoordinator::shutdown() { no_mpi(); }
+std::vector<int> IslandCoordinator::shutdown() { no_mpi(); }
 std::vector<IslandStatus> drive_island_run(IslandCoordinator&, RunManager&, const std::string&,
                                            std::optional<Budget>, const std::atomic<bool>&) {
   no_mpi();
 }
-void follow_running_runs(IslandCoordinator&, RunManager&, const std::atomic<bool>&) { no_mpi(); }
-void dismiss_workers(MpiSession&, const IslandOptions&) { no_mpi(); }
+std::vector<int> follow_running_runs(IslandCoordinator&, RunManager&, const std::atomic<bool>&) { no_mpi(); }
+std::vector<int> dismiss_workers(MpiSession&, const IslandOptions&) { no_mpi(); }
 void island_worker(MpiSession&, const IslandOptions&, const Evaluator&, const std::atomic<bool>&) { no_mpi(); }
 
 #else
@@ -63,6 +66,7 @@ constexpr int tag_report = 2;    // {run_id, status..., hall_of_fame, checkpoint
 constexpr int tag_stop = 3;      // {run_id}: end your island of this run          0 -> rank > 0
 constexpr int tag_start = 4;     // {run_id, config, checkpoint, status}           0 -> rank > 0
 constexpr int tag_exit = 5;      // {}                                             0 -> rank > 0
+constexpr int tag_bye = 6;       // {}: exiting, the answer to tag_exit             rank > 0 -> 0
 constexpr double tick_s = 0.02;
 
 using Clock = std::chrono::steady_clock;
@@ -108,18 +112,62 @@ class Outbox {
   std::list<Pending> pending_;
 };
 
-// The next message with this tag from `from` (MPI_ANY_SOURCE: anyone), if one is waiting.
-// A payload that is not JSON comes back discarded (is_discarded()).
+// Messages are taken in without ever blocking: MPI_Improbe matches one, MPI_Imrecv takes it
+// in while the caller goes on, and it is handed out once complete. An MPI_Recv after a probe
+// waits for the whole message, and a large one (a report with its checkpoint goes by
+// rendezvous, in fragments the sender pushes) from a rank that hangs halfway never comes:
+// rank 0 then waited forever in the middle of the run instead of marking that island lost
+// (hung_rank_test.sh, 1 run in 6).
+class Inbox {
+ public:
+  // The next complete message with this tag from `from` (MPI_ANY_SOURCE: anyone); those of
+  // one rank in the order it sent them.
+  std::optional<std::pair<int, std::string>> take(int from, int tag) {
+    for (;;) {
+      int found = 0;
+      MPI_Message message;
+      MPI_Status status;
+      MPI_Improbe(from, tag, MPI_COMM_WORLD, &found, &message, &status);
+      if (!found) break;
+      int size = 0;
+      MPI_Get_count(&status, MPI_CHAR, &size);
+      pending_.push_back({status.MPI_SOURCE, tag, std::string(static_cast<std::size_t>(size), '\0')});
+      Pending& p = pending_.back();
+      MPI_Imrecv(p.text.data(), size, MPI_CHAR, &message, &p.request);
+    }
+    std::vector<int> waiting;  // ranks with an earlier message of this tag still coming in
+    for (auto it = pending_.begin(); it != pending_.end(); ++it) {
+      if (it->tag != tag || (from != MPI_ANY_SOURCE && it->source != from)) continue;
+      if (std::find(waiting.begin(), waiting.end(), it->source) != waiting.end()) continue;
+      int done = 0;
+      MPI_Test(&it->request, &done, MPI_STATUS_IGNORE);
+      if (!done) {
+        waiting.push_back(it->source);
+        continue;
+      }
+      auto out = std::make_pair(it->source, std::move(it->text));
+      pending_.erase(it);
+      return out;
+    }
+    return std::nullopt;
+  }
+
+ private:
+  struct Pending {
+    int source, tag;
+    std::string text;
+    MPI_Request request = MPI_REQUEST_NULL;
+  };
+  std::list<Pending> pending_;
+};
+
+// The next message with this tag from `from` (MPI_ANY_SOURCE: anyone), if one has come in
+// whole. A payload that is not JSON comes back discarded (is_discarded()).
 std::optional<std::pair<int, nlohmann::json>> receive(int from, int tag) {
-  int waiting = 0;
-  MPI_Status status;
-  MPI_Iprobe(from, tag, MPI_COMM_WORLD, &waiting, &status);
-  if (!waiting) return std::nullopt;
-  int size = 0;
-  MPI_Get_count(&status, MPI_CHAR, &size);
-  std::string text(static_cast<std::size_t>(size), '\0');
-  MPI_Recv(text.data(), size, MPI_CHAR, status.MPI_SOURCE, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  return std::make_pair(status.MPI_SOURCE, nlohmann::json::parse(text, nullptr, false));
+  static Inbox inbox;  // only the main thread calls MPI (MPI_THREAD_FUNNELED)
+  auto m = inbox.take(from, tag);
+  if (!m) return std::nullopt;
+  return std::make_pair(m->first, nlohmann::json::parse(m->second, nullptr, false));
 }
 
 std::string run_of(const nlohmann::json& message) {
@@ -147,10 +195,15 @@ IslandOptions for_run(IslandOptions o, const RunConfig& config) {
   return o;
 }
 
-// Migration for one island of run `run_id`: sends on the tournament clock, takes in what
-// arrives for the same run (migrants of an earlier island run are dropped).
+// Migration for one island of run `run_id`: sends on the tournament clock, at every multiple
+// of the interval, takes in what arrives for the same run (migrants of an earlier island run
+// are dropped).
 class Migration {
  public:
+  // The first send is due at the next multiple of the interval after tournaments_now: not an
+  // interval after it, since rank 0 attaches to a run that has already started, and on a
+  // busy machine its island had made some tournaments by then (16 to 26 in 3 of 8 tries),
+  // which put its sends off the run's clock (none at all in a run of one interval).
   Migration(const MpiSession& mpi, const IslandOptions& o, std::string run_id, IslandStatus& status,
             std::uint64_t tournaments_now)
       : mpi_(mpi), o_(o), run_id_(std::move(run_id)), status_(status),
@@ -241,6 +294,11 @@ MpiSession::MpiSession(int* argc, char*** argv) {
 
 MpiSession::~MpiSession() { MPI_Finalize(); }
 
+void MpiSession::abort(int code) {
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::_Exit(code);  // MPI_Abort does not return; this is for the compiler
+}
+
 // --- rank 0 ------------------------------------------------------------------------------
 
 struct IslandCoordinator::Impl {
@@ -258,7 +316,10 @@ struct IslandCoordinator::Impl {
 
   // Reports of the other islands: counters and bests for the attached run; checkpoints for
   // whichever run they name (a late final report of an earlier attachment still counts).
+  // A report with new bests has the islands stored at once: the run's best is the best
+  // over its islands (RunManager::set_islands) as soon as rank 0 hears of it.
   void take_reports() {
+    bool new_bests = false;
     while (auto m = receive(MPI_ANY_SOURCE, tag_report)) {
       const auto r = static_cast<std::size_t>(m->first);
       const nlohmann::json& j = m->second;
@@ -295,6 +356,7 @@ struct IslandCoordinator::Impl {
         }
       }
       if (!entries.empty()) {
+        new_bests = true;
         try {
           manager.add_hall_of_fame(entries);
         } catch (const std::exception& e) {
@@ -308,6 +370,7 @@ struct IslandCoordinator::Impl {
     for (std::size_t r = 1; r < islands.size(); ++r)
       if (!islands[r].finished && !islands[r].lost && seconds_since(heard[r]) > o.rank_timeout_s)
         islands[r].lost = true;  // recorded; the run goes on
+    if (new_bests) store_islands();
   }
 
   // Every island but rank 0's has ended (final report) or is lost.
@@ -442,9 +505,9 @@ std::vector<IslandStatus> IslandCoordinator::detach() {
     tick();
   }
   try {
-    const RunSummary s = d.manager.get(d.run_id);
-    d.islands[0].counters = s.counters;
-    if (s.best) d.islands[0].best = s.best;
+    d.islands[0].counters = d.manager.get(d.run_id).counters;
+    // Rank 0's island's own best: the run's (get) is the best over all islands.
+    if (auto own = d.manager.own_best(d.run_id)) d.islands[0].best = own;
   } catch (const std::exception&) {
   }
   d.islands[0].finished = true;
@@ -456,15 +519,29 @@ std::vector<IslandStatus> IslandCoordinator::detach() {
   return islands;
 }
 
-void IslandCoordinator::shutdown() {
+std::vector<int> IslandCoordinator::shutdown() {
   impl_->out.drain(impl_->o.rank_timeout_s);
-  dismiss_workers(impl_->mpi, impl_->o);
+  return dismiss_workers(impl_->mpi, impl_->o);
 }
 
-void dismiss_workers(MpiSession& mpi, const IslandOptions& o) {
+std::vector<int> dismiss_workers(MpiSession& mpi, const IslandOptions& o) {
   Outbox out;
+  std::vector<bool> answered(static_cast<std::size_t>(mpi.size()), false);
   for (int r = 1; r < mpi.size(); ++r) out.send(r, tag_exit, "{}");
-  out.drain(o.rank_timeout_s);
+  const auto asked = Clock::now();
+  auto all_answered = [&] { return std::find(answered.begin() + 1, answered.end(), false) == answered.end(); };
+  while (!all_answered() && seconds_since(asked) < o.rank_timeout_s) {
+    while (auto m = receive(MPI_ANY_SOURCE, tag_bye)) answered[static_cast<std::size_t>(m->first)] = true;
+    drop_waiting(tag_report);  // late ones: nothing is attached any more
+    drop_waiting(tag_migrants);
+    out.progress();
+    tick();
+  }
+  out.drain(0);  // what a silent rank never took is cancelled
+  std::vector<int> silent;
+  for (int r = 1; r < mpi.size(); ++r)
+    if (!answered[static_cast<std::size_t>(r)]) silent.push_back(r);
+  return silent;
 }
 
 std::vector<IslandStatus> drive_island_run(IslandCoordinator& islands, RunManager& manager, const std::string& run_id,
@@ -485,7 +562,7 @@ std::vector<IslandStatus> drive_island_run(IslandCoordinator& islands, RunManage
   return islands.detach();
 }
 
-void follow_running_runs(IslandCoordinator& islands, RunManager& manager, const std::atomic<bool>& stop) {
+std::vector<int> follow_running_runs(IslandCoordinator& islands, RunManager& manager, const std::atomic<bool>& stop) {
   auto last_look = Clock::now() - std::chrono::hours(1);
   while (!stop.load()) {
     if (islands.attached()) {
@@ -505,7 +582,7 @@ void follow_running_runs(IslandCoordinator& islands, RunManager& manager, const 
     tick();
   }
   if (islands.attached()) islands.detach();
-  islands.shutdown();
+  return islands.shutdown();
 }
 
 // --- ranks > 0 ---------------------------------------------------------------------------
@@ -576,8 +653,12 @@ void island_worker(MpiSession& mpi, const IslandOptions& o, const Evaluator& eva
                    const std::atomic<bool>& stop) {
   Outbox out;
   std::optional<Clock::time_point> stopping_since;
+  bool dismissed = false;  // rank 0 said to exit
   while (true) {
-    if (receive(0, tag_exit)) break;
+    if (receive(0, tag_exit)) {
+      dismissed = true;
+      break;
+    }
     if (auto start = receive(0, tag_start)) {
       if (stop.load()) continue;  // shutting down: no new island
       bool exit = false;
@@ -588,7 +669,10 @@ void island_worker(MpiSession& mpi, const IslandOptions& o, const Evaluator& eva
         // island lost after the rank timeout; the run goes on without it.
         std::fprintf(stderr, "mixforge: island %d: %s\n", mpi.rank(), e.what());
       }
-      if (exit) break;
+      if (exit) {
+        dismissed = true;
+        break;
+      }
     }
     drop_waiting(tag_migrants);  // for an island that is no longer here
     drop_waiting(tag_stop);
@@ -601,6 +685,9 @@ void island_worker(MpiSession& mpi, const IslandOptions& o, const Evaluator& eva
     }
     tick();
   }
+  // Rank 0 waits for this answer: a rank that gives none is hung, and rank 0 then ends the
+  // job (MpiSession::abort) rather than wait forever in MPI_Finalize.
+  if (dismissed) out.send(0, tag_bye, "{}");
   out.drain(o.rank_timeout_s);
 }
 

@@ -52,6 +52,10 @@ class MpiSession {
   // Every rank's machine (MPI_Get_processor_name), in rank order: exchanged once at start,
   // so rank 0 knows where each island runs even if that rank never reports.
   const std::vector<std::string>& hosts() const { return hosts_; }
+  // Ends the whole job at once (MPI_Abort): Open MPI kills every rank, and mpirun exits with
+  // `code`. For a rank that hangs, which MPI_Finalize would wait for forever; call it last,
+  // with everything stored.
+  [[noreturn]] void abort(int code);
 
  private:
   int rank_ = 0, size_ = 1;
@@ -87,8 +91,9 @@ class IslandCoordinator {
   // Stops the other islands and waits for their final reports and checkpoints (each at
   // most the rank timeout), stores them, and returns every island's status.
   std::vector<IslandStatus> detach();
-  // Tells every other rank to exit; call once, last.
-  void shutdown();
+  // Tells every other rank to exit; call once, last. Returns the ranks that did not answer
+  // within the rank timeout (dismiss_workers).
+  std::vector<int> shutdown();
 
  private:
   struct Impl;
@@ -106,11 +111,13 @@ std::vector<IslandStatus> drive_island_run(IslandCoordinator& islands, RunManage
 // Rank 0 of `serve --islands`: until *stop turns true the islands follow the oldest
 // running run of the manager, one run at a time (pausing, stopping or the end of that run
 // detaches them; resuming it attaches them again from their checkpoints). Then detaches
-// and shuts the other ranks down.
-void follow_running_runs(IslandCoordinator& islands, RunManager& manager, const std::atomic<bool>& stop);
-// Rank 0: tells every other rank to exit (IslandCoordinator::shutdown does it; this is for
-// a rank 0 that failed before it had a coordinator).
-void dismiss_workers(MpiSession& mpi, const IslandOptions& options);
+// and shuts the other ranks down; returns the ranks that did not answer (shutdown()).
+std::vector<int> follow_running_runs(IslandCoordinator& islands, RunManager& manager, const std::atomic<bool>& stop);
+// Rank 0: tells every other rank to exit and waits up to the rank timeout for each to
+// answer that it is exiting (IslandCoordinator::shutdown does it; this is for a rank 0 that
+// failed before it had a coordinator). Returns the ranks that did not answer: hung ones
+// (stopped, deadlocked, on a machine that stalls), for which MPI_Finalize would wait forever.
+std::vector<int> dismiss_workers(MpiSession& mpi, const IslandOptions& options);
 // Ranks > 0: evolves the islands rank 0 starts here with `evaluator`, one after the other,
 // until rank 0 says to exit (or *stop turns true and rank 0 stays silent for the rank
 // timeout). Their runs exist only here: rank 0 stores what they report.

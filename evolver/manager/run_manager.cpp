@@ -60,6 +60,30 @@ std::vector<ScoredFunction> rank_leaders(const std::vector<Member>& pool,
   return exact;
 }
 
+// Which of two bests of one run is the better, as a run ranks its own (Run's best): an exact
+// score outranks an estimate, else the lower rank (the objective's total where known).
+bool better(const ScoredFunction& a, const ScoredFunction& b) {
+  const bool ae = a.exact || a.chi2_exact.has_value(), be = b.exact || b.chi2_exact.has_value();
+  if (ae != be) return ae;
+  return a.rank() < b.rank();
+}
+bool better(const HistoryPoint& a, const HistoryPoint& b) {
+  if (a.best_exact != b.best_exact) return a.best_exact;
+  return a.best_chi2 < b.best_chi2;
+}
+
+std::optional<ScoredFunction> best_of(std::optional<ScoredFunction> a, const std::optional<ScoredFunction>& b) {
+  if (b && (!a || better(*b, *a))) return b;
+  return a;
+}
+
+// The best any island of an island run has reported (nullopt for an ordinary run).
+std::optional<ScoredFunction> islands_best(const std::vector<IslandStatus>& islands) {
+  std::optional<ScoredFunction> best;
+  for (const IslandStatus& i : islands) best = best_of(std::move(best), i.best);
+  return best;
+}
+
 }  // namespace
 
 // Locks, in the order they may be taken (never the reverse):
@@ -84,6 +108,16 @@ struct RunManager::Impl {
     bool suspend = false;         // by shutdown(): keep the resume intent and a pause
     bool session_done = false;
     Progress progress;
+    // Island runs (set_islands): the best the islands have reported, and each time it got
+    // better, at the run's own clock: a history point where it beat the run's best (`news`)
+    // and, for the run's later points, a floor (their best is never worse than it).
+    struct Elsewhere {
+      HistoryPoint point;
+      bool news = false;
+    };
+    std::optional<ScoredFunction> elsewhere;
+    std::vector<Elsewhere> elsewhere_steps;
+    std::size_t elsewhere_stored = 0;  // steps already merged into the stored history
 
     // The state and whether the session is ending, read together.
     std::pair<RunState, bool> state_and_ending() {
@@ -203,6 +237,10 @@ struct RunManager::Impl {
     p.current_samples = a.run->current_samples();
     p.pool_size = a.run->pool_size();
     if (auto b = a.run->best()) p.best = scored_function(*b);
+    {
+      std::lock_guard lk(a.m);
+      p.best = best_of(std::move(p.best), a.elsewhere);  // an island run's other islands
+    }
     p.checkpoint_pause_max_s = a.run->max_snapshot_pause();
     return p;
   }
@@ -217,9 +255,34 @@ struct RunManager::Impl {
   void write_checkpoint(const std::string& id, Active& a, RunState state, const std::string& error = {},
                         std::optional<bool> resume_on_start = std::nullopt) {
     const Checkpoint c = a.run->snapshot();
-    const std::vector<HistoryPoint> h = a.run->drain_history();
+    std::vector<HistoryPoint> h = a.run->drain_history();
+    merge_elsewhere(a, h);
     std::lock_guard lk(store_mu);
     store->checkpoint(id, state, c, h, pid, error, resume_on_start);
+  }
+
+  // An island run's history: the points of bests its other islands reported go in among the
+  // run's own (by the run's tournaments), and no later point of its own says worse than such
+  // a best. Not with an objective: the history's chi2 is then not what ranks the bests.
+  static void merge_elsewhere(Active& a, std::vector<HistoryPoint>& h) {
+    std::lock_guard lk(a.m);
+    if (a.elsewhere_steps.empty()) return;
+    for (std::size_t i = a.elsewhere_stored; i < a.elsewhere_steps.size(); ++i)
+      if (a.elsewhere_steps[i].news) h.push_back(a.elsewhere_steps[i].point);
+    a.elsewhere_stored = a.elsewhere_steps.size();
+    std::stable_sort(h.begin(), h.end(), [](const HistoryPoint& x, const HistoryPoint& y) {
+      return std::pair(x.tournaments, x.elapsed_s) < std::pair(y.tournaments, y.elapsed_s);
+    });
+    if (a.run->config().objective.enabled()) return;
+    for (HistoryPoint& p : h) {
+      const HistoryPoint* floor = nullptr;  // the best reported by then (the steps improve)
+      for (const Active::Elsewhere& e : a.elsewhere_steps)
+        if (e.point.tournaments <= p.tournaments) floor = &e.point;
+      if (floor && better(*floor, p)) {
+        p.best_chi2 = floor->best_chi2;
+        p.best_exact = floor->best_exact;
+      }
+    }
   }
 
   void flush_hall_of_fame(const std::string& id, Active& a) {
@@ -431,7 +494,17 @@ struct RunManager::Impl {
     return store->pool(id);
   }
 
+  // An island run's best is the best over its islands: rank 0's own (this run) and what the
+  // others reported (RunSummary::islands, stored by set_islands), so that it is the best of
+  // the run from the moment rank 0 hears of it, not once a migrant has brought it here.
   RunSummary summary(const StoredRun& r) const {
+    RunSummary s = own_summary(r);
+    s.best = best_of(std::move(s.best), islands_best(s.islands));
+    return s;
+  }
+
+  // The run as this process's search sees it: for an island run, rank 0's island alone.
+  RunSummary own_summary(const StoredRun& r) const {
     RunSummary s = r.summary;
     s.state = resting_state(r);
     if (auto a = find_active(s.id)) {
@@ -650,7 +723,7 @@ void RunManager::stop(const std::string& id) {
   p.run_id = id;
   p.counters = r.summary.counters;
   p.current_samples = r.summary.current_samples;
-  p.best = r.summary.best;
+  p.best = best_of(r.summary.best, islands_best(r.summary.islands));
   impl_->emit_state(id, to, p);
 }
 
@@ -727,8 +800,54 @@ bool RunManager::with_active_run(const std::string& id, const std::function<void
 }
 
 void RunManager::set_islands(const std::string& id, const std::vector<IslandStatus>& islands) {
-  std::lock_guard lk(impl_->store_mu);
-  impl_->store->set_islands(id, islands);
+  const std::optional<ScoredFunction> reported = islands_best(islands);
+  const auto a = impl_->find_active(id);
+  // Orders this with the session's checkpoints: a best that comes while the session is not
+  // ending goes into its next checkpoint's history, else straight into the store.
+  std::unique_lock<std::mutex> persist;
+  if (a) persist = std::unique_lock(a->persist);
+  const RunSummary before = impl_->summary(impl_->stored(id));  // the run's best until now
+  {
+    std::lock_guard lk(impl_->store_mu);
+    impl_->store->set_islands(id, islands);
+  }
+  if (!reported) return;
+  const bool news = !before.best || better(*reported, *before.best);
+  bool live = false;
+  if (a) {
+    std::lock_guard lk(a->m);
+    live = !a->ending && !a->session_done;
+  }
+  const RunCounters at = live ? a->run->counters() : before.counters;
+  HistoryPoint point;
+  point.elapsed_s = at.elapsed_s;
+  point.tournaments = at.tournaments;
+  point.scored = at.scored;
+  point.best_chi2 = reported->chi2;
+  point.best_exact = reported->exact;
+  if (live) {
+    std::lock_guard lk(a->m);
+    if (!a->elsewhere || better(*reported, *a->elsewhere)) {
+      a->elsewhere = reported;
+      a->elsewhere_steps.push_back({point, news});
+    }
+  } else if (news) {
+    std::lock_guard lk(impl_->store_mu);
+    impl_->store->add_history(id, {point});
+  }
+  if (persist.owns_lock()) persist.unlock();
+  if (!news) return;
+  RunEvent ev;
+  ev.type = RunEvent::Type::new_best;
+  ev.run_id = id;
+  ev.best = reported;
+  ev.progress = live ? impl_->latest_progress(*a) : progress(id);
+  ev.progress.best = reported;
+  impl_->emit(ev);
+}
+
+std::optional<ScoredFunction> RunManager::own_best(const std::string& id) const {
+  return impl_->own_summary(impl_->stored(id)).best;
 }
 
 void RunManager::set_island_checkpoint(const std::string& id, int rank, const Checkpoint& checkpoint) {

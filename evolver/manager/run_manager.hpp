@@ -92,8 +92,13 @@ class RunManager {
   bool with_active_run(const std::string& id, const std::function<void(Run&)>& fn);
   // Hall-of-fame entries found elsewhere (another island of the run) into the store.
   void add_hall_of_fame(const std::vector<HallOfFameEntry>& entries);
-  // What rank 0 knows of each island (RunSummary::islands; GET /runs/{id} shows them).
+  // What rank 0 knows of each island (RunSummary::islands; GET /runs/{id} shows them). The
+  // run's best (get, list, progress, history) is from then on the best over its islands:
+  // an island's best that beats it is published as a new_best event and a history point.
   void set_islands(const std::string& id, const std::vector<IslandStatus>& islands);
+  // The best of the run's own search: for an island run, rank 0's island alone (get() gives
+  // the best over all islands).
+  std::optional<ScoredFunction> own_best(const std::string& id) const;
   // The last checkpoint of another rank's island (rank > 0), and all of them by rank: a
   // resumed island run restarts every rank from these (rank 0's is the run's own).
   void set_island_checkpoint(const std::string& id, int rank, const Checkpoint& checkpoint);

@@ -279,6 +279,29 @@ void Store::create_run(const std::string& id, const RunConfig& config, double cr
   q.exec();
 }
 
+// After the run's last point (seq), in one statement per point; within the caller's transaction.
+static void append_history(SQLite::Database& db, const std::string& id, const std::vector<HistoryPoint>& points) {
+  if (points.empty()) return;
+  SQLite::Statement last(db, "SELECT COALESCE(MAX(seq), -1) FROM history WHERE run_id=?");
+  last.bind(1, id);
+  last.executeStep();
+  std::int64_t seq = last.getColumn(0).getInt64();
+  SQLite::Statement ins(db,
+                        "INSERT INTO history(run_id, seq, elapsed_s, tournaments, scored, best_chi2, "
+                        "best_exact) VALUES (?,?,?,?,?,?,?)");
+  for (const HistoryPoint& h : points) {
+    ins.bind(1, id);
+    ins.bind(2, ++seq);
+    ins.bind(3, h.elapsed_s);
+    ins.bind(4, static_cast<std::int64_t>(h.tournaments));
+    ins.bind(5, static_cast<std::int64_t>(h.scored));
+    ins.bind(6, h.best_chi2);
+    ins.bind(7, h.best_exact ? 1 : 0);
+    ins.exec();
+    ins.reset();
+  }
+}
+
 void Store::checkpoint(const std::string& id, RunState state, const Checkpoint& c,
                        const std::vector<HistoryPoint>& new_history, int owner_pid,
                        const std::string& error, std::optional<bool> resume_on_start) {
@@ -341,26 +364,7 @@ void Store::checkpoint(const std::string& id, RunState state, const Checkpoint& 
       ins.reset();
     }
   }
-  if (!new_history.empty()) {
-    SQLite::Statement last(db, "SELECT COALESCE(MAX(seq), -1) FROM history WHERE run_id=?");
-    last.bind(1, id);
-    last.executeStep();
-    std::int64_t seq = last.getColumn(0).getInt64();
-    SQLite::Statement ins(db,
-                          "INSERT INTO history(run_id, seq, elapsed_s, tournaments, scored, best_chi2, "
-                          "best_exact) VALUES (?,?,?,?,?,?,?)");
-    for (const HistoryPoint& h : new_history) {
-      ins.bind(1, id);
-      ins.bind(2, ++seq);
-      ins.bind(3, h.elapsed_s);
-      ins.bind(4, static_cast<std::int64_t>(h.tournaments));
-      ins.bind(5, static_cast<std::int64_t>(h.scored));
-      ins.bind(6, h.best_chi2);
-      ins.bind(7, h.best_exact ? 1 : 0);
-      ins.exec();
-      ins.reset();
-    }
-  }
+  append_history(db, id, new_history);
   t.commit();
 }
 
@@ -379,6 +383,13 @@ void Store::set_state(const std::string& id, RunState state, int owner_pid, cons
     q.bind(5);
   q.bind(6, id);
   if (q.exec() != 1) throw RunNotFound(id);
+}
+
+void Store::add_history(const std::string& id, const std::vector<HistoryPoint>& points) {
+  if (!run(id)) throw RunNotFound(id);
+  SQLite::Transaction t(impl_->db);
+  append_history(impl_->db, id, points);
+  t.commit();
 }
 
 void Store::add_hall_of_fame(const std::vector<HallOfFameEntry>& entries) {

@@ -49,6 +49,9 @@ class Store {
   void set_state(const std::string& id, RunState state, int owner_pid, const std::string& error = {},
                  std::optional<bool> resume_on_start = std::nullopt);
   void add_hall_of_fame(const std::vector<HallOfFameEntry>& entries);
+  // History points after the run's last ones, outside a checkpoint (an island run's best
+  // reported by another island after rank 0's own island has ended). RunNotFound.
+  void add_history(const std::string& id, const std::vector<HistoryPoint>& points);
   // The islands of an island run (RunSummary::islands), replaced whole. RunNotFound.
   void set_islands(const std::string& id, const std::vector<IslandStatus>& islands);
   // The last checkpoint of island `rank` (> 0) of an island run, replaced whole. RunNotFound.

@@ -2,6 +2,7 @@
 // event per transition, and control calls racing each other and the run's own end.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -500,4 +501,85 @@ TEST(RunManager, ResumeTakesTheHallOfFamesBestOnlyWithoutAnObjective) {
   };
   EXPECT_EQ(best_after_resume(false), parse_program("x *= 0x95; x ^= x >> 3;", {.width = 8}));
   EXPECT_EQ(best_after_resume(true), parse_program("x *= 0x3b; x ^= x >> 4;", {.width = 8}));
+}
+
+// Issue 41 (part B): an island run's best is the best over all its islands as soon as rank 0
+// stores what they report (RunManager::set_islands), not only once a migrant reaches rank
+// 0's own island (4.81 was reported while another island held 2.69): in the summary (get,
+// list), the progress, a new_best event and the history, while the run is active and after
+// it has ended. The islands' bests are made up (fractions of rank 0's own chi2) so that only
+// the rule decides.
+TEST(RunManager, AnIslandRunsBestIsTheBestOverAllItsIslands) {
+  const mixforge::test::TempDir tmp("manager-island-best");
+  RunManager m(options(tmp.path()));
+  const std::string id = m.create(endless());
+  std::mutex mu;
+  std::vector<ScoredFunction> news;
+  const auto subscription = m.subscribe(id, [&](const RunEvent& e) {
+    if (e.type != RunEvent::Type::new_best || !e.best) return;
+    std::lock_guard lk(mu);
+    news.push_back(*e.best);
+  });
+  auto announced = [&](const Program& p) {
+    std::lock_guard lk(mu);
+    return std::any_of(news.begin(), news.end(), [&](const ScoredFunction& f) { return f.program == p; });
+  };
+  for (int i = 0; i < 600 && !m.get(id).best; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  m.pause(id);  // rank 0's own best holds still meanwhile
+  const ScoredFunction own = *m.get(id).best;
+  ASSERT_TRUE(own.exact);
+  auto island = [&](int rank, const char* text, double chi2) {
+    IslandStatus s;
+    s.rank = rank;
+    ScoredFunction f = own;
+    f.program = parse_program(text, {.width = 8});
+    f.id = f.program.id();
+    f.text = format_program(f.program);
+    f.chi2 = chi2;
+    f.chi2_exact = chi2;
+    s.best = f;
+    return s;
+  };
+  IslandStatus zero;
+  zero.best = own;
+  const IslandStatus ahead = island(2, "x *= 0x95; x ^= x >> 3;", own.chi2 / 2);
+  m.set_islands(id, {zero, island(1, "x ^= x >> 2; x *= 0x2d;", own.chi2 * 2), ahead});
+
+  EXPECT_EQ(m.get(id).best->text, ahead.best->text) << "the summary says rank 0's own best";
+  for (const RunSummary& s : m.list())
+    if (s.id == id) {
+      EXPECT_EQ(s.best->text, ahead.best->text) << "the listing says rank 0's own best";
+    }
+  EXPECT_TRUE(announced(ahead.best->program)) << "no new_best event for the island's best";
+  bool progressed = false;
+  for (int i = 0; i < 100 && !progressed; ++i) {
+    const auto p = m.progress(id).best;
+    progressed = p && p->text == ahead.best->text;
+    if (!progressed) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_TRUE(progressed) << "the progress says rank 0's own best";
+
+  // The run goes on, and stops: the stored best is still the best over the islands, and the
+  // history has the island's best from when it was reported on, never worse after it.
+  m.resume(id);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  m.stop(id);
+  const double limit = ahead.best->chi2;
+  EXPECT_LE(m.get(id).best->chi2, limit);
+  const std::vector<HistoryPoint> h = m.history(id);
+  const auto from = std::find_if(h.begin(), h.end(), [&](const HistoryPoint& p) { return p.best_chi2 == limit; });
+  ASSERT_NE(from, h.end()) << "the island's best is not in the history";
+  for (auto p = from; p != h.end(); ++p) EXPECT_LE(p->best_chi2, limit) << "at " << p->tournaments << " tournaments";
+
+  // After the run has ended (rank 0 waits for islands that are still evolving): the same.
+  const double later = m.get(id).best->chi2 / 2;
+  const IslandStatus again = island(1, "x *= 0x3b; x ^= x >> 4;", later);
+  m.set_islands(id, {zero, again, ahead});
+  EXPECT_EQ(m.get(id).best->text, again.best->text);
+  EXPECT_EQ(m.history(id).back().best_chi2, later);
+  EXPECT_TRUE(announced(again.best->program));
+  // Rank 0's island's own best stays its own (its row of the islands table).
+  ASSERT_TRUE(m.own_best(id));
+  EXPECT_GT(m.own_best(id)->chi2, later);
+  m.unsubscribe(subscription);
 }

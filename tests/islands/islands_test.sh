@@ -12,27 +12,7 @@
 # Usage: islands_test.sh MIXFORGE_BINARY. Exit 77 (skipped) without mpirun or MPI support.
 set -euo pipefail
 exe=$1
-command -v mpirun > /dev/null || { echo "SKIPPED: mpirun (openmpi-bin) not installed"; exit 77; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1  # CI containers run as root
-# Keep Open MPI off the network interfaces of CI machines: one node, shared memory.
-export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-# Child processes of a pid, from /proc (no procps needed).
-children_of() {
-  local stat
-  for stat in /proc/[0-9]*/stat; do
-    read -r -a f < "$stat" 2> /dev/null || continue
-    [ "${f[3]:-}" = "$1" ] && echo "${f[0]}"
-  done
-  return 0
-}
-
-# One island without mpirun (an MPI singleton), or the message of a build without MPI.
-probe=$(timeout 120 "$exe" evolve --islands --width 4 --max-steps 2 --tournaments 20 --pool 8 --threads 1 \
-  --device cpu --data "$work/probe" 2>&1 || true)
-if grep -q "built without" <<< "$probe"; then echo "SKIPPED: $probe"; exit 77; fi
+source "$(dirname "$0")/common.sh"
 
 echo "== 1. three islands, 12 bits, 3000 tournaments each"
 timeout 300 mpirun --oversubscribe -np 3 "$exe" evolve --islands --width 12 --max-steps 4 --tournaments 3000 \
@@ -128,14 +108,6 @@ echo "ok: mpirun exited $rc ${took}s after the kill; rank 0's run $run is stoppe
   || { cat "$work/resume.out"; fail "the stopped island run does not resume"; }
 echo "ok: the run resumes (rank 0's island)"
 
-show() { "$exe" runs show "$1" --json --data "$2"; }
-# The pid of MPI rank $2 of the job mpirun $1 runs.
-rank_pid() {
-  local p
-  for p in $(children_of "$1"); do
-    if tr '\0' '\n' < "/proc/$p/environ" 2> /dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$2"; then echo "$p"; return; fi
-  done
-}
 # The clean stop of an island run is SIGTERM to rank 0 alone: it stops the other islands,
 # stores their final checkpoints and lets every rank exit (mpirun's own SIGTERM gives the
 # ranks one second before SIGKILL: then the last periodic checkpoints are what is kept).
