@@ -26,7 +26,7 @@ commit="$(git -C "$here/.." rev-parse --short HEAD)"
 plain='{}'
 label=memetic
 if [ "${PLAIN:-0}" = 1 ]; then
-  plain='{"memetic":{"local_search_rate":0,"crossover_rate":0,"species_rate":0}}'
+  plain='{"memetic":{"local_search_rate":0,"crossover_rate":0,"species_rate":0,"shape_share":1}}'
   label=plain
 fi
 for arena in "$@"; do

@@ -827,8 +827,36 @@ void Run::commit_offspring_locked(const Breeding& b, Offspring o) {
   counters_.samples += o.counters.samples;
   counters_.samples_saved += o.counters.samples_saved;
   ++counters_.tournaments;
+  std::optional<std::uint64_t> out = b.loser;
+  // One shape may hold at most memetic.shape_share of the pool: a child of a shape that has
+  // its share replaces the worst member of its own shape (or is dropped, and the loser
+  // stays), not a loser of another shape, so one lineage cannot take the whole pool and
+  // lock it into its shape.
+  if (o.child && shape_.kind_sequence.empty() && config_.memetic.shape_share < 1) {
+    std::size_t same = 0;
+    std::optional<std::size_t> worst;
+    bool loser_same = false;
+    for (std::size_t i = 0; i < pool_.size(); ++i) {
+      if (!same_shape(pool_[i].program, o.child->program)) continue;
+      ++same;
+      loser_same = loser_same || pool_[i].hash == b.loser;
+      if (!worst || pool_[i].estimate.rank() > pool_[*worst].estimate.rank()) worst = i;
+    }
+    if (!loser_same && double(same) >= config_.memetic.shape_share * double(pool_target_)) {
+      if (o.child->estimate.rank() < pool_[*worst].estimate.rank()) {
+        out = pool_[*worst].hash;
+      } else {
+        o.child.reset();
+        out.reset();
+      }
+    }
+  }
+  if (!out) {
+    cv_.notify_all();
+    return;
+  }
   ++counters_.removals;
-  if (auto i = pool_.find(b.loser)) pool_.remove_at(*i);
+  if (auto i = pool_.find(*out)) pool_.remove_at(*i);
   // Another worker may have removed the same loser meanwhile: never grow past the target.
   // A child bred before a full restart would bring back the pool the restart replaced.
   if (o.child && b.generation == pool_generation_ && pool_.size() + pending_ < pool_target_) {

@@ -146,6 +146,7 @@ const std::vector<Field>& fields() {
       nested("memetic.max_moves", &RunConfig::memetic, &MemeticConfig::max_moves),
       nested("memetic.crossover_rate", &RunConfig::memetic, &MemeticConfig::crossover_rate),
       nested("memetic.species_rate", &RunConfig::memetic, &MemeticConfig::species_rate),
+      nested("memetic.shape_share", &RunConfig::memetic, &MemeticConfig::shape_share),
       nested("memetic.score_cache", &RunConfig::memetic, &MemeticConfig::score_cache),
       nested("restart.stagnation_seconds", &RunConfig::restart, &RestartConfig::stagnation_seconds),
       nested("restart.stagnation_tournaments", &RunConfig::restart, &RestartConfig::stagnation_tournaments),
@@ -290,9 +291,11 @@ RunConfig run_config_from_json(const nlohmann::json& j) {
                                    (std::isnan(w) ? "NaN" : std::isinf(w) ? "infinite" : std::to_string(w).c_str()));
   for (const auto& [field, r] : {std::pair{"memetic.local_search_rate", c.memetic.local_search_rate},
                                  std::pair{"memetic.crossover_rate", c.memetic.crossover_rate},
-                                 std::pair{"memetic.species_rate", c.memetic.species_rate}})
+                                 std::pair{"memetic.species_rate", c.memetic.species_rate},
+                                 std::pair{"memetic.shape_share", c.memetic.shape_share}})
     if (!(r >= 0 && r <= 1)) throw ConfigError(field, "must be a share from 0 to 1, not " + std::to_string(r));
   if (c.memetic.max_moves < 1) throw ConfigError("memetic.max_moves", "must be at least 1");
+  if (!(c.memetic.shape_share > 0)) throw ConfigError("memetic.shape_share", "must be above 0 (1: no limit)");
   if (c.precision.initial_samples > c.precision.max_samples)
     throw ConfigError("precision.initial_samples", "exceeds precision.max_samples");
   if (c.local_search.first_samples > c.local_search.max_samples)

@@ -92,9 +92,13 @@ struct MemeticConfig {
   // A fresh program takes the step kinds of one of the pool's best members (new operands),
   // so a good shape is tried with many constants before one lineage fills the pool.
   double species_rate = 0.5;
+  // The largest share of the pool one shape (sequence of step kinds) may hold: a child
+  // whose shape has it replaces the worst member of that shape instead of the tournament's
+  // loser. 1: no limit. Not applied with a kind_sequence (one shape only).
+  double shape_share = 0.5;
   // Exact scores kept by canonical id (evolver/search/score_cache.hpp); 0: none.
   std::uint64_t score_cache = std::uint64_t{1} << 20;
-  bool enabled() const { return local_search_rate > 0 || crossover_rate > 0 || species_rate > 0; }
+  bool enabled() const { return local_search_rate > 0 || crossover_rate > 0 || species_rate > 0 || shape_share < 1; }
 };
 
 // Restarts against stagnation (evolver/search/restart.hpp): when the pool's best has made no

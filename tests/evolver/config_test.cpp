@@ -125,7 +125,7 @@ TEST(RunConfig, EveryFieldRoundTrips) {
                                  {"exact_leaders", false}, {"exact_max_seconds", 30.0}}},
                   {"local_search", {{"enabled", false}, {"first_samples", 4096}, {"max_samples", 1 << 20}, {"z", 0.5}}},
                   {"memetic", {{"local_search_rate", 0.25}, {"max_moves", 7}, {"crossover_rate", 0.5},
-                               {"species_rate", 0.75}, {"score_cache", 4096}}},
+                               {"species_rate", 0.75}, {"shape_share", 0.25}, {"score_cache", 4096}}},
                   {"restart", {{"stagnation_seconds", 90.0}, {"stagnation_tournaments", 0}, {"fraction", 0.25}, {"min_gain", 0.5},
                                {"patience", 1.5}, {"keep_leaders", false}, {"trap_tournaments", 2500}}},
                   {"objective", {{"bic_weight", 0.5}, {"higher_order_weight", 2.0}, {"samples", 4096}}},
@@ -152,6 +152,7 @@ TEST(RunConfig, SchemaErrorsNameTheField) {
   EXPECT_EQ(field_of({{"memetic", {{"crossover_rate", -0.1}}}}), "memetic.crossover_rate");
   EXPECT_EQ(field_of({{"memetic", {{"species_rate", "half"}}}}), "memetic.species_rate");
   EXPECT_EQ(field_of({{"memetic", {{"max_moves", 0}}}}), "memetic.max_moves");
+  EXPECT_EQ(field_of({{"memetic", {{"shape_share", 0}}}}), "memetic.shape_share");
   EXPECT_EQ(field_of({{"memetic", {{"score_cache", -1}}}}), "memetic.score_cache");
   EXPECT_EQ(field_of({{"restart", {{"stagnation_seconds", -5}}}}), "restart.stagnation_seconds");
   EXPECT_EQ(field_of({{"restart", {{"min_gain", 1}}}}), "restart.min_gain");

@@ -125,3 +125,31 @@ TEST(MemeticRun, ResumedRunsGoOnExactlyWithEveryOperator) {
 }
 
 }  // namespace
+
+namespace {
+
+std::size_t largest_shape(const Checkpoint& c) {
+  std::size_t most = 0;
+  for (const Member& m : c.pool) {
+    std::size_t same = 0;
+    for (const Member& o : c.pool) same += same_shape(m.program, o.program);
+    most = std::max(most, same);
+  }
+  return most;
+}
+
+// One lineage took whole pools (a 16-bit run held mul, xsr, mul, xsr, mul at 0.17 for five
+// minutes); with shape_share no shape holds more than its share of the pool.
+TEST(MemeticRun, NoShapeHoldsMoreThanItsShareOfThePool) {
+  const Evaluator ev(nullptr);
+  RunConfig c = evolver_test::small_exact_config(4000);
+  c.memetic.shape_share = 1;
+  const std::size_t free_most = largest_shape(run_to_end(c, ev));
+  c.memetic.shape_share = 0.3;
+  const Checkpoint capped = run_to_end(c, ev);
+  EXPECT_GT(free_most, 30u);  // without the limit one shape takes more
+  EXPECT_LE(largest_shape(capped), 30u);
+  EXPECT_EQ(capped.pool.size(), 100u);
+}
+
+}  // namespace

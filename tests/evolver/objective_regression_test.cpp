@@ -49,6 +49,7 @@ void plain_tournament(RunConfig& c) {
   c.memetic.local_search_rate = 0;
   c.memetic.crossover_rate = 0;
   c.memetic.species_rate = 0;
+  c.memetic.shape_share = 1;
 }
 
 Golden run_once(RunConfig c, bool compare_best) {
