@@ -502,3 +502,40 @@ TEST(Determinism, MultiThreadedQuakeBakesGiveTheSameBits) {
         << "bake " << k + 2;
   }
 }
+
+// A wall thinner than a texel (tests/baker/data/thin_wall.map: two rooms sharing a 4-unit
+// wall, the west one lit by a point light, the east one with none) lets no light through:
+// at 16- and 32-unit texels (4 and 8 times the wall) every texel of the east room stays
+// below 1e-4 of the west room's mean, after two bounces. The floor, ceiling and long walls
+// are single brushes spanning both rooms: their inner faces used to be one chart each, and
+// bilinear reads at the foot of the wall blended in texels of the other room.
+TEST(ThinWall, TheDarkRoomStaysDarkAt16And32UnitTexels) {
+  const Scene s = load_scene((fs::path(MIXFORGE_SOURCE_DIR) / "tests/baker/data/thin_wall.map").string());
+  for (float texel : {16.0f, 32.0f}) {
+    SCOPED_TRACE(texel);
+    BakeConfig c;
+    c.spp = 16;
+    c.bounces = 2;
+    c.texel = texel;
+    c.preview_width = c.preview_height = 8;
+    const auto out = bake(s, c, default_mixer4());
+    double lit = 0, dark_max = 0;
+    std::size_t lit_n = 0, dark_n = 0;
+    for (const AtlasTexel& t : out.atlas.texels) {
+      const Vec3 v = out.result.lightmap.at(t.x, t.y);
+      if (t.position.x < 256) {
+        lit += (v.x + v.y + v.z) / 3;
+        ++lit_n;
+      } else {
+        dark_max = std::max({dark_max, double(v.x), double(v.y), double(v.z)});
+        ++dark_n;
+      }
+    }
+    ASSERT_GT(lit_n, 100u);
+    ASSERT_GT(dark_n, 100u);
+    lit /= double(lit_n);
+    RecordProperty("dark_max_" + std::to_string(int(texel)), std::to_string(dark_max));
+    EXPECT_GT(lit, 0.05);
+    EXPECT_LE(dark_max, 1e-4 * lit) << "the dark room's brightest texel, against the lit room's mean " << lit;
+  }
+}
