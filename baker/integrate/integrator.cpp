@@ -65,6 +65,10 @@ class ProgressReporter {
   double last_ = -1;
 };
 
+// Every ray starts this far from its surface along the normal and ignores hits closer than
+// this along the ray (tnear: Embree's tnear, Vulkan's tMin): a surface that passes within
+// the offset of the start point (a neighbouring face at a corner, a coplanar face) is not
+// hit at a distance of a few ulps, which the two back ends round differently (issue 40).
 float scene_epsilon(const Scene& scene) { return 1e-4f * std::max(bounds(scene).diagonal(), 1e-3f); }
 
 // Analytic lights at texels [begin, end) (irradiance / pi), with shadow rays. The shadow
@@ -84,6 +88,7 @@ std::vector<Vec3> direct_analytic(const Scene& scene, const Atlas& atlas, std::s
       if (l.kind == LightKind::sky) continue;  // gathered with the hemisphere rays
       Ray ray;
       ray.origin = origin;
+      ray.tnear = eps;
       Vec3 e;
       if (l.kind == LightKind::sun) {
         ray.direction = normalize(-l.direction);
@@ -270,6 +275,7 @@ IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTrac
               const LightSample ls = lights.sample(ul[k]);
               Ray ray;
               ray.origin = t.position + t.normal * eps;
+              ray.tnear = eps;
               const Vec3 d = ls.point - ray.origin;
               const float dist2 = dot(d, d);
               if (!(dist2 > 0)) continue;
@@ -293,6 +299,7 @@ IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTrac
           for (std::size_t k = 0; k < n; ++k) {
             const AtlasTexel& t = atlas.texels[tile.begin + k];
             batch[k].origin = t.position + t.normal * eps;
+            batch[k].tnear = eps;
             batch[k].direction = frames[k].to_world(cosine_hemisphere(u[k]));
           }
           if (!options.coherent) {
