@@ -71,6 +71,7 @@ Atlas build_atlas(const Scene& scene, const AtlasOptions& options) {
   for (std::uint32_t i = 0; i < nt; ++i) {
     const Triangle& t = scene.triangles[i];
     atlas.triangle_normal[i] = normalize(cross(t.v[1] - t.v[0], t.v[2] - t.v[0]));
+    if (scene.materials[t.material].sky) continue;  // a window onto the sky: no texels
     if (t.face >= 0)
       faces[t.face].push_back(i);
     else

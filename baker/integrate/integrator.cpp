@@ -71,6 +71,11 @@ class ProgressReporter {
 // hit at a distance of a few ulps, which the two back ends round differently (issue 40).
 float scene_epsilon(const Scene& scene) { return 1e-4f * std::max(bounds(scene).diagonal(), 1e-3f); }
 
+// A sky face (Material::sky) is where a ray reaches the sky.
+bool reaches_sky(const Scene& scene, std::uint32_t triangle) {
+  return scene.materials[scene.triangles[triangle].material].sky;
+}
+
 // Analytic lights at texels [begin, end) (irradiance / pi), with shadow rays. The shadow
 // rays of all those texels go to the tracer in one call: a back end with a per-call cost
 // (Vulkan: one queue submission per call) pays it once per tile, not once per ray. Each
@@ -78,9 +83,13 @@ float scene_epsilon(const Scene& scene) { return 1e-4f * std::max(bounds(scene).
 std::vector<Vec3> direct_analytic(const Scene& scene, const Atlas& atlas, std::size_t begin, std::size_t end,
                                   const RayTracer& tracer, float eps, std::uint64_t& rays) {
   std::vector<Vec3> sums(end - begin);
+  // Point and spot lights: anything in between blocks them. Suns: traced to their first
+  // hit, which lets the light in when it is a sky face (Material::sky: the ray has reached
+  // the sky, and nothing beyond a sky face casts a shadow).
   std::vector<Ray> shadow;
   std::vector<Vec3> contribution;
   std::vector<std::uint32_t> owner;
+  std::vector<std::uint8_t> to_sun;
   for (std::size_t k = 0; k < end - begin; ++k) {
     const AtlasTexel& texel = atlas.texels[begin + k];
     const Vec3 origin = texel.position + texel.normal * eps;
@@ -116,12 +125,27 @@ std::vector<Vec3> direct_analytic(const Scene& scene, const Atlas& atlas, std::s
       shadow.push_back(ray);
       contribution.push_back(e * inv_pi);
       owner.push_back(static_cast<std::uint32_t>(k));
+      to_sun.push_back(l.kind == LightKind::sun);
     }
   }
   if (shadow.empty()) return sums;
   std::vector<std::uint8_t> blocked(shadow.size());
-  tracer.occluded(shadow, blocked, false);
+  std::vector<Ray> others, suns;
+  for (std::size_t i = 0; i < shadow.size(); ++i) (to_sun[i] ? suns : others).push_back(shadow[i]);
+  std::vector<std::uint8_t> others_blocked(others.size());
+  if (!others.empty()) tracer.occluded(others, others_blocked, false);
+  std::vector<Hit> sun_hits(suns.size());
+  if (!suns.empty()) tracer.intersect(suns, sun_hits, false);
+  for (std::size_t i = 0, o = 0, u = 0; i < shadow.size(); ++i) {
+    if (!to_sun[i]) {
+      blocked[i] = others_blocked[o++];
+      continue;
+    }
+    const std::uint32_t hit = sun_hits[u++].triangle;
+    blocked[i] = hit != no_hit && !reaches_sky(scene, hit);
+  }
   rays += shadow.size();
+  // Each texel's sum adds its lights in scene order.
   for (std::size_t i = 0; i < shadow.size(); ++i)
     if (!blocked[i]) sums[owner[i]] += contribution[i];
   return sums;
@@ -186,6 +210,7 @@ Vec2 hit_uv(const Atlas& atlas, const Hit& hit) {
 
 Vec3 shade(const Scene& scene, const Atlas& atlas, const Lightmap& lightmap, const Hit& hit) {
   const Material& m = scene.materials[scene.triangles[hit.triangle].material];
+  if (m.sky) return {};  // no texels: shown as a miss
   return m.albedo * lightmap.bilinear(hit_uv(atlas, hit)) + m.emission;
 }
 
@@ -311,7 +336,7 @@ IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTrac
           rays += n;
           for (std::size_t k = 0; k < n; ++k) {
             const Hit& h = hits[k];
-            if (h.triangle == no_hit) {
+            if (h.triangle == no_hit || reaches_sky(scene, h.triangle)) {
               if (pass == 0) sum[k] += sky;
               continue;
             }
@@ -336,7 +361,7 @@ IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTrac
           for (std::size_t i = 0; i < perm.size(); ++i) {
             const Hit& h = all_hits[i];
             const std::uint32_t k = owner[perm[i]];
-            if (h.triangle == no_hit) {
+            if (h.triangle == no_hit || reaches_sky(scene, h.triangle)) {
               if (pass == 0) sum[k] += sky;
               continue;
             }

@@ -6,7 +6,9 @@
 // gathers, at the first hit of each hemisphere ray, albedo x the lightmap of bounce k-1
 // (bilinear, dilated). The lightmap stores incident irradiance / pi, so a surface shows
 // albedo x lightmap + emission, and a closed furnace of albedo rho and emission E gives
-// E (1 - rho^(B+1)) / (1 - rho).
+// E (1 - rho^(B+1)) / (1 - rho). A ray that hits a sky face (Material::sky) has reached the
+// sky as one that hits nothing: hemisphere rays gather the sky dome there, and a sun's shadow
+// ray, traced to its first hit, is unblocked when that hit is a sky face.
 #include <atomic>
 #include <cstdint>
 #include <functional>

@@ -121,13 +121,14 @@ QuakeScene to_scene(const QuakeMap& map, const QuakeSceneOptions& options) {
       baker::Material m;
       m.name = texture;
       m.albedo = rgb(texture_albedo(texture), 1);
+      m.sky = surface_kind(texture) == SurfaceKind::sky;
       if (auto e = emission.find(texture); e != emission.end()) m.emission = rgb(e->second, 1);
       scene.materials.push_back(m);
     }
     return it->second;
   };
 
-  std::size_t skipped_brushes = 0, sky_faces = 0, liquid_faces = 0;
+  std::size_t skipped_brushes = 0, hidden_sky = 0, liquid_faces = 0;
   std::vector<Brush> brushes;
   for (Brush& brush : build_brushes(map, options.selection)) {
     bool removed = false;
@@ -140,7 +141,8 @@ QuakeScene to_scene(const QuakeMap& map, const QuakeSceneOptions& options) {
     brushes.push_back(std::move(brush));
   }
   // Which brushes hide what lies inside them or against them (qbsp's contents order): a
-  // closed opaque brush (every face a drawn solid texture, none a fence '{...') hides every
+  // closed opaque brush (every face a drawn solid or sky texture, none a fence '{...': a sky
+  // brush is opaque, a ray that reaches it has reached the sky) hides every
   // face; a closed fence brush ('{' textures with solid ones) hides the faces of other fence
   // brushes, a closed liquid brush those of other liquid brushes (the faces between two
   // touching ones: both are drawn, and nothing is seen through them there). Closed: every
@@ -151,7 +153,7 @@ QuakeScene to_scene(const QuakeMap& map, const QuakeSceneOptions& options) {
     bool solid = true, fence = false, liquid = true;
     for (const BrushFace& f : brushes[i].faces) {
       const SurfaceKind kind = surface_kind(f.texture);
-      solid &= kind == SurfaceKind::solid;
+      solid &= kind == SurfaceKind::solid || kind == SurfaceKind::sky;
       fence |= kind == SurfaceKind::solid && f.texture.rfind('{', 0) == 0;
       liquid &= kind == SurfaceKind::liquid;
     }
@@ -172,20 +174,17 @@ QuakeScene to_scene(const QuakeMap& map, const QuakeSceneOptions& options) {
       const BrushFace& f = brush.faces[fi];
       const SurfaceKind kind = surface_kind(f.texture);
       if (kind == SurfaceKind::face_removed) continue;
-      if (kind == SurfaceKind::sky) {
-        ++sky_faces;
-        continue;
-      }
       if (kind == SurfaceKind::liquid && !options.include_liquids) {
         ++liquid_faces;
         continue;
       }
       const auto& pieces = visible[bi][fi];
+      const bool sky = kind == SurfaceKind::sky;
       if (pieces.empty()) {
-        ++out.hidden_faces;
+        ++(sky ? hidden_sky : out.hidden_faces);
         continue;
       }
-      if (pieces.size() > 1 || pieces.front() != f.polygon) ++out.cut_faces;
+      if (!sky && (pieces.size() > 1 || pieces.front() != f.polygon)) ++out.cut_faces;
       const std::uint32_t m = material(f.texture);
       // Pieces that do not touch (a floor cut in two by a wall standing on it) are separate
       // faces: one chart each, so no bilinear read or dilation reaches across the wall.
@@ -205,7 +204,7 @@ QuakeScene to_scene(const QuakeMap& map, const QuakeSceneOptions& options) {
         }
       }
       face_id += static_cast<std::int64_t>(groups);
-      ++out.faces;
+      ++(sky ? out.sky_faces : out.faces);
       contributed = true;
     }
     out.brushes += contributed;
@@ -219,9 +218,10 @@ QuakeScene to_scene(const QuakeMap& map, const QuakeSceneOptions& options) {
                         " faces hidden between touching brushes left out, " +
                         std::to_string(out.cut_faces) + " cut to their visible part");
   }
-  if (sky_faces > 0) {
-    out.notes.push_back(map.file + ": " + std::to_string(sky_faces) +
-                        " sky faces left open (sunlight and the sky dome enter there)");
+  if (out.sky_faces > 0) {
+    out.notes.push_back(map.file + ": " + std::to_string(out.sky_faces) +
+                        " sky faces (" + std::to_string(hidden_sky) +
+                        " more hidden): a ray that hits one has reached the sky");
   }
   if (liquid_faces > 0) {
     out.notes.push_back(map.file + ": " + std::to_string(liquid_faces) +

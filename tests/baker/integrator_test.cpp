@@ -539,3 +539,62 @@ TEST(ThinWall, TheDarkRoomStaysDarkAt16And32UnitTexels) {
     EXPECT_LE(dark_max, 1e-4 * lit) << "the dark room's brightest texel, against the lit room's mean " << lit;
   }
 }
+
+namespace {
+
+// The view factor from a point to a parallel rectangle whose corner lies right above it
+// (sides w and l, at height h): the classic closed form.
+double corner_view_factor(double w, double l, double h) {
+  const double x = w / h, y = l / h;
+  return (x / std::sqrt(1 + x * x) * std::atan(y / std::sqrt(1 + x * x)) +
+          y / std::sqrt(1 + y * y) * std::atan(x / std::sqrt(1 + y * y))) /
+         (2 * 3.14159265358979323846);
+}
+
+}  // namespace
+
+// Quake sky faces: a ray that hits one has reached the sky (tests/baker/data/sky_room.map: a
+// closed room under a sky brush, and a slab outside the map above it). The sky faces were
+// holes, and the slab shadowed the whole floor from the sun and the sky dome.
+TEST(Sky, SunAndSkyDomeComeInThroughSkyFacesWhateverLiesBeyond) {
+  const Scene s = load_scene((fs::path(MIXFORGE_SOURCE_DIR) / "tests/baker/data/sky_room.map").string());
+  AtlasOptions ao;
+  ao.texel_size = 16;
+  const Atlas a = build_atlas(s, ao);
+  std::size_t sky_triangles = 0;
+  for (const Triangle& t : s.triangles) sky_triangles += s.materials[t.material].sky;
+  EXPECT_GT(sky_triangles, 0u);
+  for (const AtlasTexel& t : a.texels) ASSERT_FALSE(s.materials[s.triangles[t.triangle].material].sky);
+  const auto floor = [](const AtlasTexel& t) { return t.normal.z > 0.99f && std::fabs(t.position.z) < 1e-3f; };
+  // The sun alone, straight down: every floor texel gets L / 128 (ericw's 100 on a full-bright
+  // 128 scale; the lightmap stores irradiance / pi).
+  Scene sun = s;
+  std::erase_if(sun.lights, [](const Light& l) { return l.kind != LightKind::sun; });
+  ASSERT_EQ(sun.lights.size(), 1u);
+  const auto lit = run(sun, a, SamplerKind::mixforge_cmj, 4, 0);
+  std::size_t floor_texels = 0;
+  for (const AtlasTexel& t : a.texels) {
+    if (!floor(t)) continue;
+    ++floor_texels;
+    ASSERT_NEAR(lit.passes[0].at(t.x, t.y).x, 100.0 / 128, 1e-4) << t.position.x << " " << t.position.y;
+  }
+  EXPECT_GT(floor_texels, 200u);
+  // The sky dome alone: the floor sees it through the whole ceiling, radiance R times the
+  // view factor of the 256 x 256 opening 128 units up, in the mean over the floor within 2 %.
+  Scene dome = s;
+  std::erase_if(dome.lights, [](const Light& l) { return l.kind != LightKind::sky; });
+  ASSERT_EQ(dome.lights.size(), 1u);
+  const double radiance = dome.lights[0].intensity.x;
+  const auto gathered = run(dome, a, SamplerKind::mixforge_cmj, 64, 0);
+  double got = 0, want = 0;
+  for (const AtlasTexel& t : a.texels) {
+    if (!floor(t)) continue;
+    const double x = t.position.x, y = t.position.y;
+    want += radiance * (corner_view_factor(x, y, 128) + corner_view_factor(256 - x, y, 128) +
+                        corner_view_factor(x, 256 - y, 128) + corner_view_factor(256 - x, 256 - y, 128));
+    got += gathered.passes[0].at(t.x, t.y).x;
+  }
+  EXPECT_GT(want, 0);
+  RecordProperty("dome_over_view_factor", std::to_string(got / want));
+  EXPECT_NEAR(got / want, 1, 0.02) << "floor mean " << got / double(floor_texels);
+}

@@ -81,20 +81,25 @@ double baker_point(const b::Light& l, b::Vec3 p, b::Vec3 n, int channel) {
 
 TEST(QuakeScene, GeometryKeepsDrawnFacesOnly) {
   const q::QuakeScene s = room_scene("");
-  // Floor: 6 sides; crate: 5 (skip bottom gone); sky lid, clip brush, water, door: none.
+  // Floor: 6 sides; crate: 5 (skip bottom gone); sky lid: 6 sky windows (no texels); clip
+  // brush, water, door: none.
   EXPECT_EQ(s.faces, 11u);
-  EXPECT_EQ(s.brushes, 2u);
-  EXPECT_EQ(s.scene.triangles.size(), 22u);  // each rectangle fans into two triangles
+  EXPECT_EQ(s.sky_faces, 6u);
+  EXPECT_EQ(s.brushes, 3u);
+  EXPECT_EQ(s.scene.triangles.size(), 34u);  // each rectangle fans into two triangles
   std::set<std::string> names;
-  for (const auto& m : s.scene.materials) names.insert(m.name);
-  EXPECT_EQ(names, (std::set<std::string>{"floor_yellow_c", "wall_red_a"}));
+  for (const auto& m : s.scene.materials) {
+    names.insert(m.name);
+    EXPECT_EQ(m.sky, m.name == "sky_day") << m.name;
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"floor_yellow_c", "wall_red_a", "sky_day"}));
   std::map<std::int64_t, int> per_face;
   for (const auto& t : s.scene.triangles) {
     ++per_face[t.face];
     EXPECT_LT(t.material, s.scene.materials.size());
     EXPECT_FALSE(t.uv2.has_value());
   }
-  EXPECT_EQ(per_face.size(), 11u);
+  EXPECT_EQ(per_face.size(), 17u);
   for (const auto& [face, n] : per_face) EXPECT_EQ(n, 2) << face;
   // The floor's top side (z = 0) winds counter-clockwise seen from above: its normal is +z.
   bool found_top = false;
@@ -133,13 +138,15 @@ double area_in_plane(const q::QuakeScene& s, const char* name, b::Vec3 n, float 
 }
 
 // Triangles whose front side, just off their centroid, lies inside a closed opaque brush
-// (every face solid, none a fence '{' texture): a face hidden there.
+// (every face solid or sky, none a fence '{' texture): a face hidden there.
 std::size_t triangles_facing_into_brushes(const q::QuakeMap& map, const q::QuakeScene& s) {
   std::vector<q::Brush> solid;
   for (q::Brush& brush : q::build_brushes(map)) {
     bool opaque = true;
     for (const auto& f : brush.faces)
-      opaque &= q::surface_kind(f.texture) == q::SurfaceKind::solid && f.texture[0] != '{';
+      opaque &= (q::surface_kind(f.texture) == q::SurfaceKind::solid ||
+                 q::surface_kind(f.texture) == q::SurfaceKind::sky) &&
+                f.texture[0] != '{';
     if (opaque) solid.push_back(std::move(brush));
   }
   std::size_t inside = 0;
@@ -323,18 +330,19 @@ TEST(QuakeScene, SurfaceLightsEmitAndCameraFromPlayerStart) {
 TEST(QuakeScene, LibreQuakeMapsBecomeScenes) {
   struct Expected {
     const char* file;
-    std::size_t brushes, drawn, hidden, materials, point_lights, suns, skies;
+    std::size_t brushes, drawn, hidden, sky_faces, materials, point_lights, suns, skies;
   };
   // `drawn` counted independently from the map text (tests/baker/quake_map_test.cpp's
   // method): sides of static brushes without clip/hint/origin faces, minus sky/liquid/skip
   // faces. Of those, `hidden` lie wholly inside or against other brushes (the loader's
   // count; FacesHiddenBetweenTouchingBrushesAreLeftOut checks that none that remain face
   // into a brush). A brush all of whose sides are hidden contributes nothing (slope.map has
-  // one), nor does a texture all of whose faces are (end.map has one).
+  // one), nor does a texture all of whose faces are (end.map has one). Sky sides are sky
+  // windows, counted apart (brushes and materials include the sky's).
   const Expected maps[] = {
-      {"lqdm1.map", 382, 2294, 857, 4, 44, 0, 0},
-      {"end.map", 69, 414, 216, 21, 0, 1, 1},
-      {"slope.map", 97, 572, 218, 18, 0, 1, 1},
+      {"lqdm1.map", 382, 2294, 857, 0, 4, 44, 0, 0},
+      {"end.map", 70, 414, 216, 2, 22, 0, 1, 1},
+      {"slope.map", 102, 572, 222, 18, 19, 0, 1, 1},
   };
   for (const auto& m : maps) {
     SCOPED_TRACE(m.file);
@@ -342,6 +350,7 @@ TEST(QuakeScene, LibreQuakeMapsBecomeScenes) {
     EXPECT_EQ(s.brushes, m.brushes);
     EXPECT_EQ(s.faces + s.hidden_faces, m.drawn);
     EXPECT_EQ(s.hidden_faces, m.hidden);
+    EXPECT_EQ(s.sky_faces, m.sky_faces);
     EXPECT_EQ(s.scene.materials.size(), m.materials);
     std::size_t points = 0, suns = 0, skies = 0;
     for (const auto& l : s.scene.lights) {

@@ -310,6 +310,38 @@ TEST(VulkanBackend, QuakeMapLightmapsEqualEmbreesWhereBrushesTouch) {
   }
 }
 
+// Sky faces on both back ends: the sun's shadow rays traced to their first hit and the sky
+// dome's hemisphere rays stop at the sky (tests/baker/data/sky_room.map; Sky.* in
+// integrator_test.cpp checks the light against closed forms with Embree).
+TEST(VulkanBackend, SkyFacesLetTheSunAndTheSkyInAsOnEmbree) {
+  REQUIRE_VULKAN_RT();
+  const Scene scene = load_scene((fs::path(MIXFORGE_SOURCE_DIR) / "tests/baker/data/sky_room.map").string());
+  BakeConfig c;
+  c.spp = 4;
+  c.bounces = 1;
+  c.texel = 16;
+  c.preview_width = c.preview_height = 8;
+  c.backend = "embree";
+  const auto em = bake(scene, c, default_mixer4());
+  c.backend = "vulkan";
+  const auto vk = bake(scene, c, default_mixer4());
+  ASSERT_EQ(vk.report["backend"], "vulkan");
+  double sq = 0, floor_sum = 0;
+  std::size_t n = 0, floor_n = 0;
+  for (const AtlasTexel& t : em.atlas.texels) {
+    const Vec3 x = em.result.passes[0].at(t.x, t.y), y = vk.result.passes[0].at(t.x, t.y);
+    for (int ch = 0; ch < 3; ++ch) sq += (double(x[ch]) - y[ch]) * (double(x[ch]) - y[ch]);
+    n += 3;
+    if (t.normal.z > 0.99f && std::fabs(t.position.z) < 1e-3f) {
+      floor_sum += y.x;
+      ++floor_n;
+    }
+  }
+  ASSERT_GT(floor_n, 0u);
+  EXPECT_GT(floor_sum / double(floor_n), 100.0 / 128);  // the sun's share alone is 100 / 128
+  EXPECT_LT(std::sqrt(sq / double(n)), 1e-6);
+}
+
 // Analytic lights: the shadow rays of a tile go to the back end in one call; with a point
 // light and a spot light in the Cornell room (the tall block casts shadows), the direct
 // light equals Embree's.
