@@ -172,8 +172,23 @@ Atlas build_atlas(const Scene& scene, const AtlasOptions& options) {
     }
     for (std::uint32_t py = 0; py < c.h; ++py)
       for (std::uint32_t px = 0; px < c.w; ++px) {
-        const Vec2 p{px + 0.5f, py + 0.5f};
+        // Coverage is decided at the texel's centre; the sample point is the centre moved by
+        // a few thousandths of a texel. A centre lies on Quake's grid as brush corners and
+        // light origins do, and a ray from there to a light passes exactly through corner
+        // edges, which the back ends count differently (a tie either way); moved off the
+        // grid, it does not.
+        const Vec2 centre{px + 0.5f, py + 0.5f};
         float best = INFINITY;
+        for (std::size_t k = 0; k < c.triangles.size(); ++k) {
+          const auto& l = c.local[k];
+          const auto b = closest_barycentric(centre, l[0], l[1], l[2]);
+          const Vec2 q{b[0] * l[0].x + b[1] * l[1].x + b[2] * l[2].x,
+                       b[0] * l[0].y + b[1] * l[1].y + b[2] * l[2].y};
+          best = std::min(best, dot2(sub(centre, q), sub(centre, q)));
+        }
+        if (best > reach2) continue;
+        const Vec2 p{centre.x + kSampleShift.x, centre.y + kSampleShift.y};
+        best = INFINITY;
         AtlasTexel texel;
         for (std::size_t k = 0; k < c.triangles.size(); ++k) {
           const auto& l = c.local[k];
@@ -193,7 +208,6 @@ Atlas build_atlas(const Scene& scene, const AtlasOptions& options) {
             texel.triangle = c.triangles[k];
           }
         }
-        if (best > reach2) continue;
         texel.x = c.ox + px;
         texel.y = c.oy + py;
         texel.normal = atlas.triangle_normal[texel.triangle];

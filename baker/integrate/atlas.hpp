@@ -19,6 +19,10 @@ struct AtlasOptions {
   std::uint32_t max_size = 16384;  // the atlas may not be larger than this on either side
 };
 
+// Where in its texel a texel's sample point lies, from the centre (texels): off the grid
+// that brush corners and light origins lie on (see build_atlas).
+inline constexpr Vec2 kSampleShift{0.0014142f, 0.0017321f};
+
 struct AtlasTexel {
   std::uint32_t x = 0, y = 0;  // atlas coordinates
   Vec3 position;               // on the surface, clamped into its triangle

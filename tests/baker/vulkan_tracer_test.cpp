@@ -276,9 +276,12 @@ TEST(VulkanBackend, CornellLightmapEqualsEmbreesWithinNoise) {
 // (Embree and Vulkan rounded the tie differently: end.map's lightmaps differed by RMSE
 // 0.031, slope.map's by 0.009). With the hidden faces left out (quake_scene.hpp) and every
 // ray ignoring hits closer than its start offset, both back ends give the same lightmap.
+// lqdm1.map's shadow rays from texel centres passed exactly through corner edges (centres,
+// light origins and brush corners on one grid; Embree counts an edge hit, lavapipe mostly
+// not): with the sample points off the grid (kSampleShift) it agrees too.
 TEST(VulkanBackend, QuakeMapLightmapsEqualEmbreesWhereBrushesTouch) {
   REQUIRE_VULKAN_RT();
-  for (const char* file : {"end.map", "slope.map"}) {
+  for (const char* file : {"end.map", "slope.map", "lqdm1.map"}) {
     SCOPED_TRACE(file);
     const Scene scene = load_scene((fs::path(MIXFORGE_SOURCE_DIR) / "baker/scenes/librequake" / file).string());
     BakeConfig c;
@@ -292,22 +295,27 @@ TEST(VulkanBackend, QuakeMapLightmapsEqualEmbreesWhereBrushesTouch) {
     const auto vk = bake(scene, c, default_mixer4());
     ASSERT_EQ(vk.report["backend"], "vulkan");
     EXPECT_EQ(vk.report["rays"], em.report["rays"]);
-    double sq = 0, mean = 0, worst = 0;
+    // The direct light (pass 0) and the whole lightmap (with the bounce, which reads the
+    // direct light bilinearly at hit points whose barycentrics the back ends round apart).
+    double direct_sq = 0, sq = 0, mean = 0, worst = 0;
     std::size_t n = 0;
     for (const AtlasTexel& t : em.atlas.texels)
       for (int ch = 0; ch < 3; ++ch) {
         const double x = em.result.lightmap.at(t.x, t.y)[ch], y = vk.result.lightmap.at(t.x, t.y)[ch];
+        const double dx = em.result.passes[0].at(t.x, t.y)[ch], dy = vk.result.passes[0].at(t.x, t.y)[ch];
+        direct_sq += (dx - dy) * (dx - dy);
         sq += (x - y) * (x - y);
         worst = std::max(worst, std::fabs(x - y));
         mean += x;
         ++n;
       }
-    const double rmse = std::sqrt(sq / double(n));
+    const double direct = std::sqrt(direct_sq / double(n)), rmse = std::sqrt(sq / double(n));
     RecordProperty(std::string(file) + "_rmse", std::to_string(rmse));
-    std::printf("%s: %zu texels, %s rays, mean %.4g, RMSE Embree-Vulkan %.3g, largest difference %.3g\n", file,
-                em.atlas.texels.size(), em.report["rays"].dump().c_str(), mean / double(n), rmse, worst);
+    std::printf("%s: %zu texels, %s rays, mean %.4g, RMSE Embree-Vulkan %.3g (direct light %.3g), largest difference %.3g\n",
+                file, em.atlas.texels.size(), em.report["rays"].dump().c_str(), mean / double(n), rmse, direct, worst);
     EXPECT_GT(mean / double(n), 0.01);
-    EXPECT_LT(rmse, 1e-6);
+    EXPECT_LT(direct, 1e-8);
+    EXPECT_LT(rmse, 1e-5);
   }
 }
 
@@ -341,71 +349,6 @@ TEST(VulkanBackend, SkyFacesLetTheSunAndTheSkyInAsOnEmbree) {
   ASSERT_GT(floor_n, 0u);
   EXPECT_GT(floor_sum / double(floor_n), 100.0 / 128);  // the sun's share alone is 100 / 128
   EXPECT_LT(std::sqrt(sq / double(n)), 1e-6);
-}
-
-// What is left between the back ends on lqdm1.map (RMSE 0.0018 of its direct light at texel
-// 32, where end.map's and slope.map's direct light agree to 6e-10 and 0): shadow rays that
-// pass exactly through an edge where two faces meet. Texel centres, light origins and brush
-// corners all lie on Quake's grid, so a ray from a texel to a light often passes exactly
-// through a corner edge; Embree counts a hit on the edge, lavapipe mostly does not. These
-// are the point lights' shadow rays as the integrator makes them; every one on which the
-// back ends differ meets a triangle within 1e-6 (barycentric) of an edge, and moved off the
-// grid by a fraction of the ray offset in the surface's plane, none differs.
-TEST(VulkanBackend, QuakeShadowRaysDisagreeOnlyExactlyThroughEdges) {
-  REQUIRE_VULKAN_RT();
-  const Scene scene = load_scene((fs::path(MIXFORGE_SOURCE_DIR) / "baker/scenes/librequake/lqdm1.map").string());
-  AtlasOptions ao;
-  ao.texel_size = 32;
-  const Atlas a = build_atlas(scene, ao);
-  const float eps = 1e-4f * std::max(bounds(scene).diagonal(), 1e-3f);  // the integrator's offset
-  const auto em = make_embree_tracer(scene);
-  const auto vk = make_vulkan_tracer(scene);
-  for (const bool off_grid : {false, true}) {
-    SCOPED_TRACE(off_grid ? "off the grid" : "texel centres");
-    std::vector<Ray> rays;
-    for (const AtlasTexel& t : a.texels)
-      for (const Light& l : scene.lights) {
-        Ray r;
-        r.origin = t.position + t.normal * eps;
-        if (off_grid) {
-          const Frame f(t.normal);
-          r.origin = r.origin + f.t * (0.37f * eps) + f.b * (0.61f * eps);
-        }
-        r.tnear = eps;
-        const Vec3 d = l.position - r.origin;
-        const float dist = length(d);
-        if (dist == 0 || (l.range > 0 && dist > l.range)) continue;
-        r.direction = d / dist;
-        if (dot(r.direction, t.normal) <= 0) continue;
-        r.tfar = dist * (1 - 1e-4f);
-        rays.push_back(r);
-      }
-    std::vector<std::uint8_t> oe(rays.size()), ov(rays.size());
-    em->occluded(rays, oe, true);
-    vk->occluded(rays, ov, true);
-    std::vector<Ray> differ;
-    std::vector<std::uint8_t> embree_blocked;
-    for (std::size_t i = 0; i < rays.size(); ++i)
-      if (oe[i] != ov[i]) {
-        differ.push_back(rays[i]);
-        embree_blocked.push_back(oe[i]);
-      }
-    std::vector<Hit> he(differ.size()), hv(differ.size());
-    em->intersect(differ, he, false);
-    vk->intersect(differ, hv, false);
-    std::size_t on_edges = 0, blocked_on_embree = 0;
-    for (std::size_t i = 0; i < differ.size(); ++i) {
-      const Hit& h = embree_blocked[i] ? he[i] : hv[i];
-      blocked_on_embree += embree_blocked[i];
-      on_edges += h.triangle != no_hit && std::min({1 - h.u - h.v, h.u, h.v}) < 1e-6f;
-    }
-    std::printf("%s: %zu of %zu shadow rays differ (%zu blocked on Embree only), %zu of them through an edge\n",
-                off_grid ? "off the grid" : "texel centres", differ.size(), rays.size(), blocked_on_embree, on_edges);
-    EXPECT_GT(rays.size(), 1000000u);
-    EXPECT_EQ(on_edges, differ.size());
-    EXPECT_LE(differ.size(), rays.size() / 10000);
-    if (off_grid) EXPECT_EQ(differ.size(), 0u);
-  }
 }
 
 // Analytic lights: the shadow rays of a tile go to the back end in one call; with a point
