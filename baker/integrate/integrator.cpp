@@ -65,11 +65,27 @@ class ProgressReporter {
   double last_ = -1;
 };
 
-// Every ray starts this far from its surface along the normal and ignores hits closer than
-// this along the ray (tnear: Embree's tnear, Vulkan's tMin): a surface that passes within
-// the offset of the start point (a neighbouring face at a corner, a coplanar face) is not
-// hit at a distance of a few ulps, which the two back ends round differently (issue 40).
-float scene_epsilon(const Scene& scene) { return 1e-4f * std::max(bounds(scene).diagonal(), 1e-3f); }
+}  // namespace
+
+RayStart ray_start(const Scene& scene, const AtlasTexel& texel) {
+  // The texel's position is the float rounding of a point on its triangle (atlas.cpp computes
+  // it in double, kEdgeClearance offsets from its edges): off the triangle's plane by at most
+  // half an ulp per axis, well within surface_offset (atlas.hpp).
+  const Vec3 n = texel.normal;
+  const float offset = surface_offset(scene.triangles[texel.triangle]);
+  RayStart start;
+  start.origin = texel.position + n * offset;
+  // Rounded away from the surface (pbrt-v4's OffsetRayOrigin), so the rounding of the sum
+  // does not give the offset back.
+  for (int c = 0; c < 3; ++c) {
+    if (n[c] > 0) start.origin[c] = std::nextafter(start.origin[c], INFINITY);
+    if (n[c] < 0) start.origin[c] = std::nextafter(start.origin[c], -INFINITY);
+  }
+  start.tnear = offset;
+  return start;
+}
+
+namespace {
 
 // A sky face (Material::sky) is where a ray reaches the sky.
 bool reaches_sky(const Scene& scene, std::uint32_t triangle) {
@@ -81,7 +97,7 @@ bool reaches_sky(const Scene& scene, std::uint32_t triangle) {
 // (Vulkan: one queue submission per call) pays it once per tile, not once per ray. Each
 // texel's sum adds its lights in scene order, as one texel at a time would.
 std::vector<Vec3> direct_analytic(const Scene& scene, const Atlas& atlas, std::size_t begin, std::size_t end,
-                                  const RayTracer& tracer, float eps, std::uint64_t& rays) {
+                                  const RayTracer& tracer, std::uint64_t& rays) {
   std::vector<Vec3> sums(end - begin);
   // Point and spot lights: anything in between blocks them. Suns: traced to their first
   // hit, which lets the light in when it is a sky face (Material::sky: the ray has reached
@@ -92,12 +108,12 @@ std::vector<Vec3> direct_analytic(const Scene& scene, const Atlas& atlas, std::s
   std::vector<std::uint8_t> to_sun;
   for (std::size_t k = 0; k < end - begin; ++k) {
     const AtlasTexel& texel = atlas.texels[begin + k];
-    const Vec3 origin = texel.position + texel.normal * eps;
+    const RayStart start = ray_start(scene, texel);
     for (const Light& l : scene.lights) {
       if (l.kind == LightKind::sky) continue;  // gathered with the hemisphere rays
       Ray ray;
-      ray.origin = origin;
-      ray.tnear = eps;
+      ray.origin = start.origin;
+      ray.tnear = start.tnear;
       Vec3 e;
       if (l.kind == LightKind::sun) {
         ray.direction = normalize(-l.direction);
@@ -105,7 +121,7 @@ std::vector<Vec3> direct_analytic(const Scene& scene, const Atlas& atlas, std::s
         if (c <= 0) continue;
         e = l.intensity * c;
       } else {
-        const Vec3 d = l.position - origin;
+        const Vec3 d = l.position - start.origin;
         const float dist2 = dot(d, d);
         const float dist = std::sqrt(dist2);
         if (dist == 0 || (l.range > 0 && dist > l.range)) continue;
@@ -219,7 +235,6 @@ IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTrac
   IntegratorResult result;
   const std::uint32_t passes = options.bounces + 1;
   const std::uint32_t spp = sampler.count();
-  const float eps = scene_epsilon(scene);
   Vec3 sky{};
   for (const Light& l : scene.lights)
     if (l.kind == LightKind::sky) sky += l.intensity;
@@ -260,7 +275,7 @@ IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTrac
       std::uint64_t rays = 0;
       std::vector<Vec3> sum(n);
       if (pass == 0) {
-        const std::vector<Vec3> direct = direct_analytic(scene, atlas, tile.begin, tile.end, tracer, eps, rays);
+        const std::vector<Vec3> direct = direct_analytic(scene, atlas, tile.begin, tile.end, tracer, rays);
         for (std::size_t k = 0; k < n; ++k)
           sum[k] = direct[k] * float(spp);  // divided by spp below with the gathered light
       }
@@ -299,14 +314,17 @@ IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTrac
               const AtlasTexel& t = atlas.texels[tile.begin + k];
               const LightSample ls = lights.sample(ul[k]);
               Ray ray;
-              ray.origin = t.position + t.normal * eps;
-              ray.tnear = eps;
+              const RayStart start = ray_start(scene, t);
+              ray.origin = start.origin;
+              ray.tnear = start.tnear;
               const Vec3 d = ls.point - ray.origin;
               const float dist2 = dot(d, d);
               if (!(dist2 > 0)) continue;
               const float dist = std::sqrt(dist2);
               ray.direction = d / dist;
-              ray.tfar = dist * (1 - 1e-4f);  // stop short of the emitter itself
+              // Stop short of the emitter itself: by 1e-4 of the way, and at least by 8 of the
+              // emitter's own ray offsets (its point's float error, far from the origin).
+              ray.tfar = std::min(dist * (1 - 1e-4f), dist - 8 * surface_offset(scene.triangles[ls.triangle]));
               const float cos_texel = dot(t.normal, ray.direction);
               const float cos_light = -dot(atlas.triangle_normal[ls.triangle], ray.direction);
               if (cos_texel <= 0 || cos_light <= 0) continue;  // below the texel, or the emitter's back
@@ -323,8 +341,9 @@ IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTrac
           sampler.generate(states, s, u);
           for (std::size_t k = 0; k < n; ++k) {
             const AtlasTexel& t = atlas.texels[tile.begin + k];
-            batch[k].origin = t.position + t.normal * eps;
-            batch[k].tnear = eps;
+            const RayStart start = ray_start(scene, t);
+            batch[k].origin = start.origin;
+            batch[k].tnear = start.tnear;
             batch[k].direction = frames[k].to_world(cosine_hemisphere(u[k]));
           }
           if (!options.coherent) {

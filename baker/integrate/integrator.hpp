@@ -75,6 +75,17 @@ struct IntegratorResult {
 IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTracer& tracer,
                            const Sampler& sampler, const IntegratorOptions& options);
 
+// Where the rays of a texel start (every ray of the integrator: shadow, light and hemisphere
+// rays): off the surface along its normal by a bound on the float error of the texel's
+// position, which grows with the triangle's distance from the origin (pbrt-v4's error-bounds
+// offset), rounded away from the surface; and hits closer than that offset are ignored
+// (tnear: Embree's tnear, the raygen shader's tMin). Both back ends trace these same rays.
+struct RayStart {
+  Vec3 origin;
+  float tnear = 0;
+};
+RayStart ray_start(const Scene& scene, const AtlasTexel& texel);
+
 // Surface colour at a hit: albedo x lightmap + emission.
 Vec3 shade(const Scene& scene, const Atlas& atlas, const Lightmap& lightmap, const Hit& hit);
 // The hit's atlas coordinates.
