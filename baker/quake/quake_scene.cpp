@@ -142,11 +142,11 @@ QuakeScene to_scene(const QuakeMap& map, const QuakeSceneOptions& options) {
   }
   // Which brushes hide what lies inside them or against them (qbsp's contents order): a
   // closed opaque brush (every face a drawn solid or sky texture, none a fence '{...': a sky
-  // brush is opaque, a ray that reaches it has reached the sky) hides every
-  // face; a closed fence brush ('{' textures with solid ones) hides the faces of other fence
-  // brushes, a closed liquid brush those of other liquid brushes (the faces between two
-  // touching ones: both are drawn, and nothing is seen through them there). Closed: every
-  // face drawn, so that cutting a face leaves no hole into the open.
+  // brush is opaque, a ray that reaches it has reached the sky) hides every face; a closed
+  // fence brush ('{' textures with solid ones) hides the faces of other fence brushes, a
+  // closed liquid brush those of other liquid brushes (the faces between two touching ones:
+  // both are drawn, and nothing is seen through them there). Closed: every face drawn, so
+  // that cutting a face leaves no hole into the open.
   enum class Contents { open, opaque, fence, liquid };
   std::vector<Contents> contents(brushes.size(), Contents::opaque);
   for (std::size_t i = 0; i < brushes.size(); ++i) {
