@@ -54,7 +54,53 @@ std::array<float, 3> closest_barycentric(Vec2 p, Vec2 a, Vec2 b, Vec2 c) {
   return {1 - v - w, v, w};
 }
 
+// The point with weights b on t, at least kEdgeClearance ray offsets from each edge (the
+// weights mapped into the smaller triangle whose sides lie that far inside; the incentre when
+// the triangle is too small), computed in double from weights that sum to 1: the position's
+// only error is its rounding to float, half an ulp per axis, which the ray offset covers.
+Vec3 clear_of_edges(const Triangle& t, std::array<float, 3> b) {
+  double w[3], p[3][3];
+  for (int k = 0; k < 3; ++k)
+    for (int c = 0; c < 3; ++c) p[k][c] = t.v[k][c];
+  const auto edge = [&](int k) {  // the side opposite vertex k
+    const double* a = p[(k + 1) % 3];
+    const double* e = p[(k + 2) % 3];
+    return std::sqrt((a[0] - e[0]) * (a[0] - e[0]) + (a[1] - e[1]) * (a[1] - e[1]) + (a[2] - e[2]) * (a[2] - e[2]));
+  };
+  const double u[3] = {p[1][0] - p[0][0], p[1][1] - p[0][1], p[1][2] - p[0][2]};
+  const double v[3] = {p[2][0] - p[0][0], p[2][1] - p[0][1], p[2][2] - p[0][2]};
+  const double cx = u[1] * v[2] - u[2] * v[1], cy = u[2] * v[0] - u[0] * v[2], cz = u[0] * v[1] - u[1] * v[0];
+  const double area2 = std::sqrt(cx * cx + cy * cy + cz * cz);  // twice the area
+  const double clearance = double(kEdgeClearance) * surface_offset(t);
+  double sides[3], margin[3], total_margin = 0, perimeter = 0;
+  for (int k = 0; k < 3; ++k) {
+    sides[k] = edge(k);
+    perimeter += sides[k];
+    // Weight k is the distance from side k over the altitude onto it (area2 / side).
+    margin[k] = area2 > 0 ? clearance * sides[k] / area2 : 0;
+    total_margin += margin[k];
+  }
+  const double sum = double(b[0]) + double(b[1]) + double(b[2]);
+  for (int k = 0; k < 3; ++k) {
+    if (total_margin >= 1 && perimeter > 0)
+      w[k] = sides[k] / perimeter;  // the incentre
+    else
+      w[k] = margin[k] + (1 - total_margin) * (double(b[k]) / sum);
+  }
+  Vec3 out;
+  for (int c = 0; c < 3; ++c) out[c] = static_cast<float>(w[0] * p[0][c] + w[1] * p[1][c] + w[2] * p[2][c]);
+  return out;
+}
+
 }  // namespace
+
+float surface_offset(const Triangle& t) {
+  float m = 0;
+  for (int c = 0; c < 3; ++c)
+    m = std::max({m, std::fabs(t.v[0][c]), std::fabs(t.v[1][c]), std::fabs(t.v[2][c])});
+  const float ulp = std::nextafter(m, INFINITY) - m;
+  return std::max(4 * ulp, 1e-30f);
+}
 
 Atlas build_atlas(const Scene& scene, const AtlasOptions& options) {
   if (!(options.texel_size > 0) || !std::isfinite(options.texel_size))
@@ -71,6 +117,7 @@ Atlas build_atlas(const Scene& scene, const AtlasOptions& options) {
   for (std::uint32_t i = 0; i < nt; ++i) {
     const Triangle& t = scene.triangles[i];
     atlas.triangle_normal[i] = normalize(cross(t.v[1] - t.v[0], t.v[2] - t.v[0]));
+    if (scene.materials[t.material].sky) continue;  // a window onto the sky: no texels
     if (t.face >= 0)
       faces[t.face].push_back(i);
     else
@@ -171,8 +218,23 @@ Atlas build_atlas(const Scene& scene, const AtlasOptions& options) {
     }
     for (std::uint32_t py = 0; py < c.h; ++py)
       for (std::uint32_t px = 0; px < c.w; ++px) {
-        const Vec2 p{px + 0.5f, py + 0.5f};
+        // Coverage is decided at the texel's centre; the sample point is the centre moved by
+        // a few thousandths of a texel. A centre lies on Quake's grid as brush corners and
+        // light origins do, and a ray from there to a light passes exactly through corner
+        // edges, which the back ends count differently (a tie either way); moved off the
+        // grid, it does not.
+        const Vec2 centre{px + 0.5f, py + 0.5f};
         float best = INFINITY;
+        for (std::size_t k = 0; k < c.triangles.size(); ++k) {
+          const auto& l = c.local[k];
+          const auto b = closest_barycentric(centre, l[0], l[1], l[2]);
+          const Vec2 q{b[0] * l[0].x + b[1] * l[1].x + b[2] * l[2].x,
+                       b[0] * l[0].y + b[1] * l[1].y + b[2] * l[2].y};
+          best = std::min(best, dot2(sub(centre, q), sub(centre, q)));
+        }
+        if (best > reach2) continue;
+        const Vec2 p{centre.x + kSampleShift.x, centre.y + kSampleShift.y};
+        best = INFINITY;
         AtlasTexel texel;
         for (std::size_t k = 0; k < c.triangles.size(); ++k) {
           const auto& l = c.local[k];
@@ -186,13 +248,15 @@ Atlas build_atlas(const Scene& scene, const AtlasOptions& options) {
             // A centre outside the triangle is clamped onto its border; pull it slightly
             // inside, so that a texel on a corner of a closed room does not start its rays
             // in the plane of the neighbouring wall (where they could slip out).
-            const float inset = d2 > 0 ? 1e-3f : 0.0f;
+            // So also a point on the border itself. Then at least kEdgeClearance ray offsets
+            // from every edge, computed in double (clear_of_edges).
+            const bool border = d2 > 0 || b[0] <= 0 || b[1] <= 0 || b[2] <= 0;
+            const float inset = border ? 1e-3f : 0.0f;
             for (float& w : b) w = w * (1 - inset) + inset / 3;
-            texel.position = t.v[0] * b[0] + t.v[1] * b[1] + t.v[2] * b[2];
+            texel.position = clear_of_edges(t, b);
             texel.triangle = c.triangles[k];
           }
         }
-        if (best > reach2) continue;
         texel.x = c.ox + px;
         texel.y = c.oy + py;
         texel.normal = atlas.triangle_normal[texel.triangle];

@@ -19,6 +19,21 @@ struct AtlasOptions {
   std::uint32_t max_size = 16384;  // the atlas may not be larger than this on either side
 };
 
+// How far the rays of a point on `t` start from its plane: 4 ulps of the triangle's largest
+// coordinate on any axis (pbrt-v4's error bound for a point interpolated on a triangle,
+// gamma(7) |p|, is 1.75 to 3.5 ulps; a tracer computes a plane's distance from all three
+// axes, so a floor at z = 0 far from x = 0 counts its x). It follows the triangle's distance
+// from the origin, not the scene's size. Never 0.
+float surface_offset(const Triangle& t);
+// How far a texel's sample point stays from its triangle's edges (when the triangle is large
+// enough): 16 ray offsets, so that a neighbouring face meeting the triangle at an edge is hit,
+// if at all, at a distance far beyond the offset (no tie at tnear).
+inline constexpr float kEdgeClearance = 16;
+
+// Where in its texel a texel's sample point lies, from the centre (texels): off the grid
+// that brush corners and light origins lie on (see build_atlas).
+inline constexpr Vec2 kSampleShift{0.0014142f, 0.0017321f};
+
 struct AtlasTexel {
   std::uint32_t x = 0, y = 0;  // atlas coordinates
   Vec3 position;               // on the surface, clamped into its triangle

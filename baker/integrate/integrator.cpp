@@ -65,25 +65,55 @@ class ProgressReporter {
   double last_ = -1;
 };
 
-float scene_epsilon(const Scene& scene) { return 1e-4f * std::max(bounds(scene).diagonal(), 1e-3f); }
+}  // namespace
+
+RayStart ray_start(const Scene& scene, const AtlasTexel& texel) {
+  // The texel's position is the float rounding of a point on its triangle (atlas.cpp computes
+  // it in double, kEdgeClearance offsets from its edges): off the triangle's plane by at most
+  // half an ulp per axis, well within surface_offset (atlas.hpp).
+  const Vec3 n = texel.normal;
+  const float offset = surface_offset(scene.triangles[texel.triangle]);
+  RayStart start;
+  start.origin = texel.position + n * offset;
+  // Rounded away from the surface (pbrt-v4's OffsetRayOrigin), so the rounding of the sum
+  // does not give the offset back.
+  for (int c = 0; c < 3; ++c) {
+    if (n[c] > 0) start.origin[c] = std::nextafter(start.origin[c], INFINITY);
+    if (n[c] < 0) start.origin[c] = std::nextafter(start.origin[c], -INFINITY);
+  }
+  start.tnear = offset;
+  return start;
+}
+
+namespace {
+
+// A sky face (Material::sky) is where a ray reaches the sky.
+bool reaches_sky(const Scene& scene, std::uint32_t triangle) {
+  return scene.materials[scene.triangles[triangle].material].sky;
+}
 
 // Analytic lights at texels [begin, end) (irradiance / pi), with shadow rays. The shadow
 // rays of all those texels go to the tracer in one call: a back end with a per-call cost
 // (Vulkan: one queue submission per call) pays it once per tile, not once per ray. Each
 // texel's sum adds its lights in scene order, as one texel at a time would.
 std::vector<Vec3> direct_analytic(const Scene& scene, const Atlas& atlas, std::size_t begin, std::size_t end,
-                                  const RayTracer& tracer, float eps, std::uint64_t& rays) {
+                                  const RayTracer& tracer, std::uint64_t& rays) {
   std::vector<Vec3> sums(end - begin);
+  // Point and spot lights: anything in between blocks them. Suns: traced to their first
+  // hit, which lets the light in when it is a sky face (Material::sky: the ray has reached
+  // the sky, and nothing beyond a sky face casts a shadow).
   std::vector<Ray> shadow;
   std::vector<Vec3> contribution;
   std::vector<std::uint32_t> owner;
+  std::vector<std::uint8_t> to_sun;
   for (std::size_t k = 0; k < end - begin; ++k) {
     const AtlasTexel& texel = atlas.texels[begin + k];
-    const Vec3 origin = texel.position + texel.normal * eps;
+    const RayStart start = ray_start(scene, texel);
     for (const Light& l : scene.lights) {
       if (l.kind == LightKind::sky) continue;  // gathered with the hemisphere rays
       Ray ray;
-      ray.origin = origin;
+      ray.origin = start.origin;
+      ray.tnear = start.tnear;
       Vec3 e;
       if (l.kind == LightKind::sun) {
         ray.direction = normalize(-l.direction);
@@ -91,7 +121,7 @@ std::vector<Vec3> direct_analytic(const Scene& scene, const Atlas& atlas, std::s
         if (c <= 0) continue;
         e = l.intensity * c;
       } else {
-        const Vec3 d = l.position - origin;
+        const Vec3 d = l.position - start.origin;
         const float dist2 = dot(d, d);
         const float dist = std::sqrt(dist2);
         if (dist == 0 || (l.range > 0 && dist > l.range)) continue;
@@ -111,12 +141,27 @@ std::vector<Vec3> direct_analytic(const Scene& scene, const Atlas& atlas, std::s
       shadow.push_back(ray);
       contribution.push_back(e * inv_pi);
       owner.push_back(static_cast<std::uint32_t>(k));
+      to_sun.push_back(l.kind == LightKind::sun);
     }
   }
   if (shadow.empty()) return sums;
   std::vector<std::uint8_t> blocked(shadow.size());
-  tracer.occluded(shadow, blocked, false);
+  std::vector<Ray> others, suns;
+  for (std::size_t i = 0; i < shadow.size(); ++i) (to_sun[i] ? suns : others).push_back(shadow[i]);
+  std::vector<std::uint8_t> others_blocked(others.size());
+  if (!others.empty()) tracer.occluded(others, others_blocked, false);
+  std::vector<Hit> sun_hits(suns.size());
+  if (!suns.empty()) tracer.intersect(suns, sun_hits, false);
+  for (std::size_t i = 0, o = 0, u = 0; i < shadow.size(); ++i) {
+    if (!to_sun[i]) {
+      blocked[i] = others_blocked[o++];
+      continue;
+    }
+    const std::uint32_t hit = sun_hits[u++].triangle;
+    blocked[i] = hit != no_hit && !reaches_sky(scene, hit);
+  }
   rays += shadow.size();
+  // Each texel's sum adds its lights in scene order.
   for (std::size_t i = 0; i < shadow.size(); ++i)
     if (!blocked[i]) sums[owner[i]] += contribution[i];
   return sums;
@@ -181,6 +226,7 @@ Vec2 hit_uv(const Atlas& atlas, const Hit& hit) {
 
 Vec3 shade(const Scene& scene, const Atlas& atlas, const Lightmap& lightmap, const Hit& hit) {
   const Material& m = scene.materials[scene.triangles[hit.triangle].material];
+  if (m.sky) return {};  // no texels: shown as a miss
   return m.albedo * lightmap.bilinear(hit_uv(atlas, hit)) + m.emission;
 }
 
@@ -189,7 +235,6 @@ IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTrac
   IntegratorResult result;
   const std::uint32_t passes = options.bounces + 1;
   const std::uint32_t spp = sampler.count();
-  const float eps = scene_epsilon(scene);
   Vec3 sky{};
   for (const Light& l : scene.lights)
     if (l.kind == LightKind::sky) sky += l.intensity;
@@ -230,7 +275,7 @@ IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTrac
       std::uint64_t rays = 0;
       std::vector<Vec3> sum(n);
       if (pass == 0) {
-        const std::vector<Vec3> direct = direct_analytic(scene, atlas, tile.begin, tile.end, tracer, eps, rays);
+        const std::vector<Vec3> direct = direct_analytic(scene, atlas, tile.begin, tile.end, tracer, rays);
         for (std::size_t k = 0; k < n; ++k)
           sum[k] = direct[k] * float(spp);  // divided by spp below with the gathered light
       }
@@ -269,13 +314,17 @@ IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTrac
               const AtlasTexel& t = atlas.texels[tile.begin + k];
               const LightSample ls = lights.sample(ul[k]);
               Ray ray;
-              ray.origin = t.position + t.normal * eps;
+              const RayStart start = ray_start(scene, t);
+              ray.origin = start.origin;
+              ray.tnear = start.tnear;
               const Vec3 d = ls.point - ray.origin;
               const float dist2 = dot(d, d);
               if (!(dist2 > 0)) continue;
               const float dist = std::sqrt(dist2);
               ray.direction = d / dist;
-              ray.tfar = dist * (1 - 1e-4f);  // stop short of the emitter itself
+              // Stop short of the emitter itself: by 1e-4 of the way, and at least by 8 of the
+              // emitter's own ray offsets (its point's float error, far from the origin).
+              ray.tfar = std::min(dist * (1 - 1e-4f), dist - 8 * surface_offset(scene.triangles[ls.triangle]));
               const float cos_texel = dot(t.normal, ray.direction);
               const float cos_light = -dot(atlas.triangle_normal[ls.triangle], ray.direction);
               if (cos_texel <= 0 || cos_light <= 0) continue;  // below the texel, or the emitter's back
@@ -292,7 +341,9 @@ IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTrac
           sampler.generate(states, s, u);
           for (std::size_t k = 0; k < n; ++k) {
             const AtlasTexel& t = atlas.texels[tile.begin + k];
-            batch[k].origin = t.position + t.normal * eps;
+            const RayStart start = ray_start(scene, t);
+            batch[k].origin = start.origin;
+            batch[k].tnear = start.tnear;
             batch[k].direction = frames[k].to_world(cosine_hemisphere(u[k]));
           }
           if (!options.coherent) {
@@ -304,7 +355,7 @@ IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTrac
           rays += n;
           for (std::size_t k = 0; k < n; ++k) {
             const Hit& h = hits[k];
-            if (h.triangle == no_hit) {
+            if (h.triangle == no_hit || reaches_sky(scene, h.triangle)) {
               if (pass == 0) sum[k] += sky;
               continue;
             }
@@ -329,7 +380,7 @@ IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTrac
           for (std::size_t i = 0; i < perm.size(); ++i) {
             const Hit& h = all_hits[i];
             const std::uint32_t k = owner[perm[i]];
-            if (h.triangle == no_hit) {
+            if (h.triangle == no_hit || reaches_sky(scene, h.triangle)) {
               if (pass == 0) sum[k] += sky;
               continue;
             }

@@ -6,7 +6,9 @@
 // gathers, at the first hit of each hemisphere ray, albedo x the lightmap of bounce k-1
 // (bilinear, dilated). The lightmap stores incident irradiance / pi, so a surface shows
 // albedo x lightmap + emission, and a closed furnace of albedo rho and emission E gives
-// E (1 - rho^(B+1)) / (1 - rho).
+// E (1 - rho^(B+1)) / (1 - rho). A ray that hits a sky face (Material::sky) has reached the
+// sky as one that hits nothing: hemisphere rays gather the sky dome there, and a sun's shadow
+// ray, traced to its first hit, is unblocked when that hit is a sky face.
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -72,6 +74,17 @@ struct IntegratorResult {
 
 IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTracer& tracer,
                            const Sampler& sampler, const IntegratorOptions& options);
+
+// Where the rays of a texel start (every ray of the integrator: shadow, light and hemisphere
+// rays): off the surface along its normal by a bound on the float error of the texel's
+// position, which grows with the triangle's distance from the origin (pbrt-v4's error-bounds
+// offset), rounded away from the surface; and hits closer than that offset are ignored
+// (tnear: Embree's tnear, the raygen shader's tMin). Both back ends trace these same rays.
+struct RayStart {
+  Vec3 origin;
+  float tnear = 0;
+};
+RayStart ray_start(const Scene& scene, const AtlasTexel& texel);
 
 // Surface colour at a hit: albedo x lightmap + emission.
 Vec3 shade(const Scene& scene, const Atlas& atlas, const Lightmap& lightmap, const Hit& hit);

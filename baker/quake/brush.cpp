@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <optional>
 
 namespace mixforge::quake {
 
@@ -142,6 +144,36 @@ ConvexPolyhedron intersect_half_spaces(std::span<const Plane> planes, double bou
 
 double polygon_area(const std::vector<Vec3>& polygon) { return length(newell(polygon)); }
 
+PolygonSplit split_polygon(const std::vector<Vec3>& poly, const Plane& p) {
+  const std::size_t count = poly.size();
+  std::vector<double> dist(count);
+  std::vector<int> side(count);  // 1 front, -1 back, 0 on
+  bool any_front = false, any_back = false;
+  for (std::size_t i = 0; i < count; ++i) {
+    dist[i] = dot(p.normal, poly[i]) - p.distance;
+    side[i] = dist[i] > kPlaneEpsilon ? 1 : dist[i] < -kPlaneEpsilon ? -1 : 0;
+    any_front |= side[i] == 1;
+    any_back |= side[i] == -1;
+  }
+  PolygonSplit out;
+  if (!any_front && !any_back) {
+    out.on = true;
+    return out;
+  }
+  if (!any_back) {
+    out.front = poly;
+    return out;
+  }
+  if (!any_front) {
+    out.back = poly;
+    return out;
+  }
+  // clip_back keeps the back; the front is the back of the flipped plane.
+  out.back = tidy(clip_back(poly, p));
+  out.front = tidy(clip_back(poly, Plane{p.normal * -1, -p.distance}));
+  return out;
+}
+
 double polyhedron_volume(const ConvexPolyhedron& solid) {
   double volume = 0;
   for (const auto& f : solid.faces) {
@@ -196,6 +228,127 @@ std::vector<Brush> build_brushes(const QuakeMap& map, const BrushSelection& sele
     for (const BrushDef& b : entity.brushes) out.push_back(build_brush(b, map.file, e));
   }
   return out;
+}
+
+namespace {
+
+struct Box {
+  Vec3 lo, hi;
+};
+
+Box bounds_of(const Brush& b) {
+  Box box{b.faces.front().polygon.front(), b.faces.front().polygon.front()};
+  for (const BrushFace& f : b.faces)
+    for (const Vec3& v : f.polygon) {
+      box.lo = {std::min(box.lo.x, v.x), std::min(box.lo.y, v.y), std::min(box.lo.z, v.z)};
+      box.hi = {std::max(box.hi.x, v.x), std::max(box.hi.y, v.y), std::max(box.hi.z, v.z)};
+    }
+  return box;
+}
+
+bool boxes_touch(const Box& a, const Box& b) {
+  const double e = kPlaneEpsilon;
+  return a.lo.x <= b.hi.x + e && b.lo.x <= a.hi.x + e && a.lo.y <= b.hi.y + e &&
+         b.lo.y <= a.hi.y + e && a.lo.z <= b.hi.z + e && b.lo.z <= a.hi.z + e;
+}
+
+// ericw-tools' ClipInside for one face piece against one brush: the pieces of `piece` outside
+// `occluder`, or nullopt when no part of it is hidden (the piece stays whole). `later`: the
+// occluder comes after the piece's brush (it wins a same-facing coplanar overlap).
+std::optional<std::vector<std::vector<Vec3>>> outside_of(const std::vector<Vec3>& piece,
+                                                          Vec3 normal, const Brush& occluder,
+                                                          bool later) {
+  std::vector<std::vector<Vec3>> outside;
+  std::vector<Vec3> inside = piece;
+  for (const BrushFace& g : occluder.faces) {
+    PolygonSplit split = split_polygon(inside, Plane{g.normal, g.distance});
+    if (split.on) {
+      // In the occluder's face plane: hidden when facing into the occluder (back to back),
+      // or facing the same way under a later brush's face; else it is the visible one.
+      if (dot(normal, g.normal) > 0 && !later) return std::nullopt;
+      continue;
+    }
+    if (!split.front.empty()) outside.push_back(std::move(split.front));
+    inside = std::move(split.back);
+    if (inside.empty()) return std::nullopt;
+  }
+  return outside;
+}
+
+}  // namespace
+
+std::vector<std::vector<std::vector<std::vector<Vec3>>>> visible_parts(
+    const std::vector<Brush>& brushes,
+    const std::function<bool(std::size_t hider, std::size_t hidden)>& hides) {
+  std::vector<Box> boxes;
+  boxes.reserve(brushes.size());
+  for (const Brush& b : brushes) boxes.push_back(bounds_of(b));
+  std::vector<std::vector<std::vector<std::vector<Vec3>>>> out(brushes.size());
+  for (std::size_t a = 0; a < brushes.size(); ++a) {
+    out[a].resize(brushes[a].faces.size());
+    for (std::size_t f = 0; f < brushes[a].faces.size(); ++f) {
+      const BrushFace& face = brushes[a].faces[f];
+      std::vector<std::vector<Vec3>> pieces{face.polygon};
+      for (std::size_t b = 0; b < brushes.size() && !pieces.empty(); ++b) {
+        if (b == a || !boxes_touch(boxes[a], boxes[b]) || !hides(b, a)) continue;
+        std::vector<std::vector<Vec3>> next;
+        for (auto& piece : pieces) {
+          auto outside = outside_of(piece, face.normal, brushes[b], b > a);
+          if (!outside) {
+            next.push_back(std::move(piece));
+            continue;
+          }
+          for (auto& o : *outside) next.push_back(std::move(o));
+        }
+        pieces = std::move(next);
+      }
+      out[a][f] = std::move(pieces);
+    }
+  }
+  return out;
+}
+
+std::vector<std::size_t> piece_groups(const std::vector<std::vector<Vec3>>& pieces) {
+  std::vector<std::size_t> parent(pieces.size());
+  for (std::size_t i = 0; i < parent.size(); ++i) parent[i] = i;
+  const auto root = [&](std::size_t i) {
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  // Two edges share a stretch: q0 and q1 lie on p0-p1's line and the spans overlap.
+  constexpr double tolerance = 1e-4;
+  const auto share = [&](Vec3 p0, Vec3 p1, Vec3 q0, Vec3 q1) {
+    const double len = length(p1 - p0);
+    if (len <= kPlaneEpsilon) return false;
+    const Vec3 d = (p1 - p0) * (1 / len);
+    const auto off_line = [&](Vec3 q) {
+      const Vec3 r = q - p0;
+      return length(r - d * dot(r, d));
+    };
+    if (off_line(q0) > tolerance || off_line(q1) > tolerance) return false;
+    const double t0 = dot(q0 - p0, d), t1 = dot(q1 - p0, d);
+    return std::min(len, std::max(t0, t1)) - std::max(0.0, std::min(t0, t1)) > kPlaneEpsilon;
+  };
+  for (std::size_t i = 0; i < pieces.size(); ++i)
+    for (std::size_t j = i + 1; j < pieces.size(); ++j) {
+      if (root(i) == root(j)) continue;
+      const auto& a = pieces[i];
+      const auto& b = pieces[j];
+      bool joined = false;
+      for (std::size_t k = 0; k < a.size() && !joined; ++k)
+        for (std::size_t l = 0; l < b.size() && !joined; ++l)
+          joined = share(a[k], a[(k + 1) % a.size()], b[l], b[(l + 1) % b.size()]);
+      if (joined) parent[root(i)] = root(j);
+    }
+  std::vector<std::size_t> group(pieces.size());
+  std::vector<std::size_t> number(pieces.size(), SIZE_MAX);
+  std::size_t next = 0;
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    const std::size_t r = root(i);
+    if (number[r] == SIZE_MAX) number[r] = next++;
+    group[i] = number[r];
+  }
+  return group;
 }
 
 }  // namespace mixforge::quake

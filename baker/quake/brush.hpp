@@ -8,6 +8,7 @@
 // kPlaneEpsilon of a plane count as on it, so coplanar edges and corners do not split.
 #pragma once
 
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -37,6 +38,15 @@ struct ConvexPolyhedron {
 ConvexPolyhedron intersect_half_spaces(std::span<const Plane> planes,
                                        double bound = 2 * kMaxCoordinate);
 double polygon_area(const std::vector<Vec3>& polygon);
+// A convex polygon cut by a plane: the part in front (dot(normal, x) > distance) and the part
+// behind, each convex and tidied (empty when nothing of area remains). Points within
+// kPlaneEpsilon of the plane count as on it; a polygon with every vertex on the plane is
+// `on` (front and back empty).
+struct PolygonSplit {
+  std::vector<Vec3> front, back;
+  bool on = false;
+};
+PolygonSplit split_polygon(const std::vector<Vec3>& polygon, const Plane& plane);
 // Volume by the divergence theorem (sum of signed pyramid volumes from the origin).
 double polyhedron_volume(const ConvexPolyhedron& solid);
 
@@ -80,5 +90,20 @@ struct BrushSelection {
 
 // Builds every brush of the selected entities, in file order (throws MapError as above).
 std::vector<Brush> build_brushes(const QuakeMap& map, const BrushSelection& selection = {});
+
+// What is left of each brush face once the parts hidden inside other brushes are cut away,
+// as qbsp's CSG does (ericw-tools' ClipInside conventions): a part of a face of brush a is
+// hidden by brush b (b != a, hides(b, a)) when it lies inside b or on b's surface facing
+// into b (two brushes back to back hide both touching faces); where two faces lie in one
+// plane facing the same way (overlapping brushes), the later brush's face is kept and the
+// earlier one's part under it is cut. visible[a][f] lists the convex pieces of brush a's
+// face f: the face's own polygon when nothing of it is hidden, none when all of it is.
+// Pieces of one face meet along shared edges or not at all; piece_groups() tells which.
+std::vector<std::vector<std::vector<std::vector<Vec3>>>> visible_parts(
+    const std::vector<Brush>& brushes,
+    const std::function<bool(std::size_t hider, std::size_t hidden)>& hides);
+// Groups the pieces of one face into connected parts (pieces that share a stretch of edge
+// longer than kPlaneEpsilon): group[i] for piece i, numbered from 0 in order of first piece.
+std::vector<std::size_t> piece_groups(const std::vector<std::vector<Vec3>>& pieces);
 
 }  // namespace mixforge::quake

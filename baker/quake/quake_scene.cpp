@@ -121,15 +121,16 @@ QuakeScene to_scene(const QuakeMap& map, const QuakeSceneOptions& options) {
       baker::Material m;
       m.name = texture;
       m.albedo = rgb(texture_albedo(texture), 1);
+      m.sky = surface_kind(texture) == SurfaceKind::sky;
       if (auto e = emission.find(texture); e != emission.end()) m.emission = rgb(e->second, 1);
       scene.materials.push_back(m);
     }
     return it->second;
   };
 
-  std::size_t skipped_brushes = 0, sky_faces = 0, liquid_faces = 0;
-  std::int64_t face_id = 0;
-  for (const Brush& brush : build_brushes(map, options.selection)) {
+  std::size_t skipped_brushes = 0, hidden_sky = 0, liquid_faces = 0;
+  std::vector<Brush> brushes;
+  for (Brush& brush : build_brushes(map, options.selection)) {
     bool removed = false;
     for (const BrushFace& f : brush.faces)
       removed |= surface_kind(f.texture) == SurfaceKind::brush_removed;
@@ -137,30 +138,73 @@ QuakeScene to_scene(const QuakeMap& map, const QuakeSceneOptions& options) {
       ++skipped_brushes;
       continue;
     }
+    brushes.push_back(std::move(brush));
+  }
+  // Which brushes hide what lies inside them or against them (qbsp's contents order): a
+  // closed opaque brush (every face a drawn solid or sky texture, none a fence '{...': a sky
+  // brush is opaque, a ray that reaches it has reached the sky) hides every face; a closed
+  // fence brush ('{' textures with solid ones) hides the faces of other fence brushes, a
+  // closed liquid brush those of other liquid brushes (the faces between two touching ones:
+  // both are drawn, and nothing is seen through them there). Closed: every face drawn, so
+  // that cutting a face leaves no hole into the open.
+  enum class Contents { open, opaque, fence, liquid };
+  std::vector<Contents> contents(brushes.size(), Contents::opaque);
+  for (std::size_t i = 0; i < brushes.size(); ++i) {
+    bool solid = true, fence = false, liquid = true;
+    for (const BrushFace& f : brushes[i].faces) {
+      const SurfaceKind kind = surface_kind(f.texture);
+      solid &= kind == SurfaceKind::solid || kind == SurfaceKind::sky;
+      fence |= kind == SurfaceKind::solid && f.texture.rfind('{', 0) == 0;
+      liquid &= kind == SurfaceKind::liquid;
+    }
+    contents[i] = solid ? (fence ? Contents::fence : Contents::opaque)
+                  : liquid && options.include_liquids ? Contents::liquid
+                                                      : Contents::open;
+  }
+  const auto visible = visible_parts(brushes, [&](std::size_t hider, std::size_t hidden) {
+    return contents[hider] == Contents::opaque ||
+           (contents[hider] != Contents::open && contents[hider] == contents[hidden]);
+  });
+
+  std::int64_t face_id = 0;
+  for (std::size_t bi = 0; bi < brushes.size(); ++bi) {
+    const Brush& brush = brushes[bi];
     bool contributed = false;
-    for (const BrushFace& f : brush.faces) {
+    for (std::size_t fi = 0; fi < brush.faces.size(); ++fi) {
+      const BrushFace& f = brush.faces[fi];
       const SurfaceKind kind = surface_kind(f.texture);
       if (kind == SurfaceKind::face_removed) continue;
-      if (kind == SurfaceKind::sky) {
-        ++sky_faces;
-        continue;
-      }
       if (kind == SurfaceKind::liquid && !options.include_liquids) {
         ++liquid_faces;
         continue;
       }
-      const std::uint32_t m = material(f.texture);
-      for (std::size_t i = 1; i + 1 < f.polygon.size(); ++i) {
-        baker::Triangle t;
-        t.v[0] = to_baker(f.polygon[0]);
-        t.v[1] = to_baker(f.polygon[i]);
-        t.v[2] = to_baker(f.polygon[i + 1]);
-        t.material = m;
-        t.face = face_id;
-        scene.triangles.push_back(t);
+      const auto& pieces = visible[bi][fi];
+      const bool sky = kind == SurfaceKind::sky;
+      if (pieces.empty()) {
+        ++(sky ? hidden_sky : out.hidden_faces);
+        continue;
       }
-      ++face_id;
-      ++out.faces;
+      if (!sky && (pieces.size() > 1 || pieces.front() != f.polygon)) ++out.cut_faces;
+      const std::uint32_t m = material(f.texture);
+      // Pieces that do not touch (a floor cut in two by a wall standing on it) are separate
+      // faces: one chart each, so no bilinear read or dilation reaches across the wall.
+      const std::vector<std::size_t> group = piece_groups(pieces);
+      std::size_t groups = 0;
+      for (std::size_t g : group) groups = std::max(groups, g + 1);
+      for (std::size_t p = 0; p < pieces.size(); ++p) {
+        const auto& poly = pieces[p];
+        for (std::size_t i = 1; i + 1 < poly.size(); ++i) {
+          baker::Triangle t;
+          t.v[0] = to_baker(poly[0]);
+          t.v[1] = to_baker(poly[i]);
+          t.v[2] = to_baker(poly[i + 1]);
+          t.material = m;
+          t.face = face_id + static_cast<std::int64_t>(group[p]);
+          scene.triangles.push_back(t);
+        }
+      }
+      face_id += static_cast<std::int64_t>(groups);
+      ++(sky ? out.sky_faces : out.faces);
       contributed = true;
     }
     out.brushes += contributed;
@@ -169,9 +213,15 @@ QuakeScene to_scene(const QuakeMap& map, const QuakeSceneOptions& options) {
     out.notes.push_back(map.file + ": " + std::to_string(skipped_brushes) +
                         " clip/hint/origin brushes left out");
   }
-  if (sky_faces > 0) {
-    out.notes.push_back(map.file + ": " + std::to_string(sky_faces) +
-                        " sky faces left open (sunlight and the sky dome enter there)");
+  if (out.hidden_faces + out.cut_faces > 0) {
+    out.notes.push_back(map.file + ": " + std::to_string(out.hidden_faces) +
+                        " faces hidden between touching brushes left out, " +
+                        std::to_string(out.cut_faces) + " cut to their visible part");
+  }
+  if (out.sky_faces > 0) {
+    out.notes.push_back(map.file + ": " + std::to_string(out.sky_faces) +
+                        " sky faces (" + std::to_string(hidden_sky) +
+                        " more hidden): a ray that hits one has reached the sky");
   }
   if (liquid_faces > 0) {
     out.notes.push_back(map.file + ": " + std::to_string(liquid_faces) +

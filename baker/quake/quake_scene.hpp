@@ -3,10 +3,22 @@
 //
 // Geometry: the static brushes (BrushSelection's default) clipped to convex polygons, each
 // fanned into triangles that share a face id (one lightmap chart per brush side, as Quake).
-// Removed: brushes with a clip/hint/origin face, skip/trigger/... faces, sky faces (the
-// holes through which the sun and the sky dome shine in: a sealed map is open only there)
-// and, unless include_liquids, liquid faces (Quake gives liquids no lightmap and ericw lets
-// light through them). One material per texture name; albedo from texture_albedo().
+// Removed: brushes with a clip/hint/origin face, skip/trigger/... faces and, unless
+// include_liquids, liquid faces (Quake gives liquids no lightmap and ericw lets light
+// through them). Sky faces (textures sky*) are kept as sky windows (Material::sky, no
+// texels): a ray that hits one has reached the sky, so sunlight and the sky dome enter there
+// and nothing beyond a sky face (outside the sealed map) casts a shadow (ericw-tools'
+// convention; they used to be holes, through which a sun's shadow ray went on and could hit
+// geometry outside the map). One material per texture name; albedo from texture_albedo().
+// Hidden faces (issue 40): as qbsp's CSG, the parts of faces that lie inside another brush,
+// or against it back to back, are cut away (brush.hpp's visible_parts), where that brush is
+// closed (every face drawn) and opaque (solid or sky textures only); a closed fence brush ('{'
+// textures, seen through in Quake) hides only other fence brushes' faces, a closed liquid
+// brush only other liquids'. Of two faces in one plane facing the same way, the later
+// brush's is kept. This applies across all static entities (a func_wall hides what it
+// stands in too: the baker traces them all as one world). A face cut into pieces that do
+// not touch becomes one face (one chart) per connected part, so that no bilinear read or
+// dilation reaches across a wall.
 //
 // Light units. ericw adds `color/255 * v` to a lightmap where 128 is a texture at full
 // brightness; the baker's lightmap holds irradiance / pi (what a white surface reflects),
@@ -55,7 +67,10 @@ struct QuakeScene {
   baker::Scene scene;
   std::vector<std::string> notes;  // approximations made and things left out, located
   std::size_t brushes = 0;         // brushes that contributed triangles
-  std::size_t faces = 0;           // brush sides that became triangles
+  std::size_t faces = 0;           // brush sides that became triangles (whole or in part)
+  std::size_t hidden_faces = 0;    // drawn brush sides wholly hidden inside other brushes
+  std::size_t cut_faces = 0;       // brush sides of which only a visible part was kept
+  std::size_t sky_faces = 0;       // sky sides kept (not in `faces`: they get no texels)
 };
 
 // Throws MapError for malformed maps (as build_brushes and read_lights do).

@@ -17,6 +17,11 @@ struct Material {
   std::string name;
   Vec3 albedo{0.5f, 0.5f, 0.5f};  // diffuse reflectance, each channel in [0, 1)
   Vec3 emission{0, 0, 0};         // emitted radiance (W sr^-1 m^-2 per channel)
+  // A window onto the sky (Quake's sky faces): a ray that hits it has reached the sky, as one
+  // that hits nothing: a hemisphere ray gathers the sky dome there, a sun's shadow ray is
+  // unblocked (nothing beyond it casts a shadow); point, spot and emitter shadow rays are
+  // blocked by it as by any surface. It gets no texels.
+  bool sky = false;
 };
 
 // Vertices in counter-clockwise order seen from the side the normal points to; that side

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "baker/quake/light_entities.hpp"
+#include "baker/quake/texture_albedo.hpp"
 
 namespace q = mixforge::quake;
 namespace b = mixforge::baker;
@@ -80,20 +81,25 @@ double baker_point(const b::Light& l, b::Vec3 p, b::Vec3 n, int channel) {
 
 TEST(QuakeScene, GeometryKeepsDrawnFacesOnly) {
   const q::QuakeScene s = room_scene("");
-  // Floor: 6 sides; crate: 5 (skip bottom gone); sky lid, clip brush, water, door: none.
+  // Floor: 6 sides; crate: 5 (skip bottom gone); sky lid: 6 sky windows (no texels); clip
+  // brush, water, door: none.
   EXPECT_EQ(s.faces, 11u);
-  EXPECT_EQ(s.brushes, 2u);
-  EXPECT_EQ(s.scene.triangles.size(), 22u);  // each rectangle fans into two triangles
+  EXPECT_EQ(s.sky_faces, 6u);
+  EXPECT_EQ(s.brushes, 3u);
+  EXPECT_EQ(s.scene.triangles.size(), 34u);  // each rectangle fans into two triangles
   std::set<std::string> names;
-  for (const auto& m : s.scene.materials) names.insert(m.name);
-  EXPECT_EQ(names, (std::set<std::string>{"floor_yellow_c", "wall_red_a"}));
+  for (const auto& m : s.scene.materials) {
+    names.insert(m.name);
+    EXPECT_EQ(m.sky, m.name == "sky_day") << m.name;
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"floor_yellow_c", "wall_red_a", "sky_day"}));
   std::map<std::int64_t, int> per_face;
   for (const auto& t : s.scene.triangles) {
     ++per_face[t.face];
     EXPECT_LT(t.material, s.scene.materials.size());
     EXPECT_FALSE(t.uv2.has_value());
   }
-  EXPECT_EQ(per_face.size(), 11u);
+  EXPECT_EQ(per_face.size(), 17u);
   for (const auto& [face, n] : per_face) EXPECT_EQ(n, 2) << face;
   // The floor's top side (z = 0) winds counter-clockwise seen from above: its normal is +z.
   bool found_top = false;
@@ -114,6 +120,108 @@ TEST(QuakeScene, GeometryKeepsDrawnFacesOnly) {
   std::string text = kRoom;
   text += box(100, 100, -8, 150, 150, 0, all("*water")) + "}\n";
   EXPECT_EQ(q::to_scene(q::parse_quake_map(text, "w.map"), with_water).faces, 6u);
+}
+
+namespace {
+
+// Area of the triangles of material `name` lying in the plane dot(n, x) = d.
+double area_in_plane(const q::QuakeScene& s, const char* name, b::Vec3 n, float d) {
+  double area = 0;
+  for (const auto& t : s.scene.triangles) {
+    if (s.scene.materials[t.material].name != name) continue;
+    const b::Vec3 c = b::cross(t.v[1] - t.v[0], t.v[2] - t.v[0]);
+    if (b::dot(b::normalize(c), n) < 0.999f) continue;
+    if (std::fabs(b::dot(t.v[0], n) - d) > 1e-3f) continue;
+    area += 0.5 * b::length(c);
+  }
+  return area;
+}
+
+// Triangles whose front side, just off their centroid, lies inside a closed opaque brush
+// (every face solid or sky, none a fence '{' texture): a face hidden there.
+std::size_t triangles_facing_into_brushes(const q::QuakeMap& map, const q::QuakeScene& s) {
+  std::vector<q::Brush> solid;
+  for (q::Brush& brush : q::build_brushes(map)) {
+    bool opaque = true;
+    for (const auto& f : brush.faces)
+      opaque &= (q::surface_kind(f.texture) == q::SurfaceKind::solid ||
+                 q::surface_kind(f.texture) == q::SurfaceKind::sky) &&
+                f.texture[0] != '{';
+    if (opaque) solid.push_back(std::move(brush));
+  }
+  std::size_t inside = 0;
+  for (const auto& t : s.scene.triangles) {
+    const b::Vec3 c = (t.v[0] + t.v[1] + t.v[2]) * (1.0f / 3);
+    const b::Vec3 p = c + normal_of(t) * 0.05f;
+    const q::Vec3 x{p.x, p.y, p.z};
+    for (const q::Brush& brush : solid) {
+      bool in = true;
+      for (const auto& f : brush.faces) in &= q::dot(f.normal, x) - f.distance < -0.01;
+      if (in) {
+        ++inside;
+        break;
+      }
+    }
+  }
+  return inside;
+}
+
+}  // namespace
+
+// qbsp's CSG: a face part inside another closed opaque brush, or against one back to back,
+// is not a surface; the loader used to bake every brush face (black texels bleeding into
+// visible ones, and back-to-back faces that the two back ends tie differently).
+TEST(QuakeScene, FacesHiddenBetweenTouchingBrushesAreLeftOut) {
+  std::string text = "{\n\"classname\" \"worldspawn\"\n";
+  text += box(0, 0, -16, 256, 128, 0, all("floor"));
+  text += box(124, 0, 0, 132, 128, 128, all("wall"));  // stands on the floor, cuts it in two
+  text += box(16, 16, 0, 48, 48, 32, all("crate"));    // on the floor ...
+  text += box(48, 16, 0, 80, 48, 32, all("crate"));    // ... back to back with the first
+  text += box(160, 32, 0, 224, 96, 8, all("step"));    // two overlapping steps:
+  text += box(192, 32, 0, 240, 96, 8, all("step"));    // the later one's faces are kept
+  text += box(96, 16, 0, 112, 32, 16, all("{grate"));  // a fence hides only fences:
+  text += box(96, 32, 0, 112, 48, 16, all("{grate"));  // the two touching sides go
+  text += "}\n";
+  const q::QuakeMap map = q::parse_quake_map(text, "touch.map");
+  const q::QuakeScene s = q::to_scene(map);
+  // Floor top: 256 x 128 less the wall (8 x 128), both crates (64 x 32) and the steps'
+  // union (80 x 64); the grates' footprint stays.
+  EXPECT_NEAR(area_in_plane(s, "floor", {0, 0, 1}, 0), 256.0 * 128 - 8 * 128 - 64 * 32 - 80 * 64,
+              1e-2);
+  EXPECT_NEAR(area_in_plane(s, "crate", {0, 0, -1}, 0), 0, 1e-9);  // bottoms
+  EXPECT_NEAR(area_in_plane(s, "crate", {1, 0, 0}, 48), 0, 1e-9);  // back to back
+  EXPECT_NEAR(area_in_plane(s, "crate", {-1, 0, 0}, -48), 0, 1e-9);
+  EXPECT_NEAR(area_in_plane(s, "wall", {0, 0, -1}, 0), 0, 1e-9);
+  EXPECT_NEAR(area_in_plane(s, "{grate", {0, 0, -1}, 0), 0, 1e-9);  // the floor hides them
+  EXPECT_NEAR(area_in_plane(s, "{grate", {0, 1, 0}, 32), 0, 1e-9);
+  EXPECT_NEAR(area_in_plane(s, "{grate", {0, -1, 0}, -32), 0, 1e-9);
+  EXPECT_NEAR(area_in_plane(s, "{grate", {0, -1, 0}, -16), 16.0 * 16, 1e-9);
+  // The steps' tops cover their union once (64 x 64 + 48 x 64 if both were kept).
+  EXPECT_NEAR(area_in_plane(s, "step", {0, 0, 1}, 8), 80.0 * 64, 1e-2);
+  EXPECT_NEAR(area_in_plane(s, "step", {0, -1, 0}, -32), 80.0 * 8, 1e-2);
+  // Hidden: 2 crate bottoms, 2 crate sides, the wall's bottom, 2 step bottoms, the steps'
+  // sides inside each other, the grates' bottoms and touching sides. Cut: the floor top, the
+  // first step's top and its two long sides.
+  EXPECT_EQ(s.hidden_faces, 13u);
+  EXPECT_EQ(s.cut_faces, 4u);
+  EXPECT_EQ(triangles_facing_into_brushes(map, s), 0u);
+  // The floor top, cut in two by the wall, is two faces (two charts: no bilinear read or
+  // dilation across the wall); the crates' hole leaves the left one in one piece.
+  std::set<std::int64_t> floor_top;
+  for (const auto& t : s.scene.triangles)
+    if (s.scene.materials[t.material].name == "floor" && normal_of(t).z > 0.999f)
+      floor_top.insert(t.face);
+  EXPECT_EQ(floor_top.size(), 2u);
+  bool noted = false;
+  for (const auto& n : s.notes)
+    noted |= n.find("13 faces hidden between touching brushes") != std::string::npos;
+  EXPECT_TRUE(noted);
+  // The LibreQuake maps: no face left facing into a brush.
+  for (const char* file : {"end.map", "slope.map", "lqdm1.map"}) {
+    SCOPED_TRACE(file);
+    const q::QuakeMap m = q::read_quake_map(kScenes / file);
+    EXPECT_EQ(triangles_facing_into_brushes(m, q::to_scene(m)), 0u);
+  }
 }
 
 TEST(QuakeScene, InverseSquareLightsConvertExactly) {
@@ -222,20 +330,27 @@ TEST(QuakeScene, SurfaceLightsEmitAndCameraFromPlayerStart) {
 TEST(QuakeScene, LibreQuakeMapsBecomeScenes) {
   struct Expected {
     const char* file;
-    std::size_t brushes, faces, materials, point_lights, suns, skies;
+    std::size_t brushes, drawn, hidden, sky_faces, materials, point_lights, suns, skies;
   };
-  // Counted independently from the map text (tests/baker/quake_map_test.cpp's method):
-  // static brushes without clip/hint/origin faces, minus sky/liquid/skip faces.
+  // `drawn` counted independently from the map text (tests/baker/quake_map_test.cpp's
+  // method): sides of static brushes without clip/hint/origin faces, minus sky/liquid/skip
+  // faces. Of those, `hidden` lie wholly inside or against other brushes (the loader's
+  // count; FacesHiddenBetweenTouchingBrushesAreLeftOut checks that none that remain face
+  // into a brush). A brush all of whose sides are hidden contributes nothing (slope.map has
+  // one), nor does a texture all of whose faces are (end.map has one). Sky sides are sky
+  // windows, counted apart (brushes and materials include the sky's).
   const Expected maps[] = {
-      {"lqdm1.map", 382, 2294, 4, 44, 0, 0},
-      {"end.map", 69, 414, 22, 0, 1, 1},
-      {"slope.map", 98, 572, 18, 0, 1, 1},
+      {"lqdm1.map", 382, 2294, 857, 0, 4, 44, 0, 0},
+      {"end.map", 70, 414, 216, 2, 22, 0, 1, 1},
+      {"slope.map", 102, 572, 222, 18, 19, 0, 1, 1},
   };
   for (const auto& m : maps) {
     SCOPED_TRACE(m.file);
     const q::QuakeScene s = q::to_scene(q::read_quake_map(kScenes / m.file));
     EXPECT_EQ(s.brushes, m.brushes);
-    EXPECT_EQ(s.faces, m.faces);
+    EXPECT_EQ(s.faces + s.hidden_faces, m.drawn);
+    EXPECT_EQ(s.hidden_faces, m.hidden);
+    EXPECT_EQ(s.sky_faces, m.sky_faces);
     EXPECT_EQ(s.scene.materials.size(), m.materials);
     std::size_t points = 0, suns = 0, skies = 0;
     for (const auto& l : s.scene.lights) {
