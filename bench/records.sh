@@ -34,8 +34,8 @@ for arena in "$@"; do
     free16x5) json='{"width":16,"max_steps":5}' ;;
     shape16x2) json='{"width":16,"kind_sequence":["xsr","mul","xsr","mul","xsr"]}' ;;
     free16x7) json='{"width":16,"max_steps":7}' ;;
-    shape16x3) json='{"width":16,"kind_sequence":["xsr","mul","xsr","mul","xsr","mul","xsr"]}' ;;
-    shape16adds) json='{"width":16,"kind_sequence":["add-shift","xsr","add-shift","xsr","add-shift","xsr","add-shift","xsr"]}' ;;
+    shape16x3) json='{"width":16,"max_steps":7,"kind_sequence":["xsr","mul","xsr","mul","xsr","mul","xsr"]}' ;;
+    shape16adds) json='{"width":16,"max_steps":8,"kind_sequence":["add-shift","xsr","add-shift","xsr","add-shift","xsr","add-shift","xsr"]}' ;;
     free32x5) json='{"width":32,"max_steps":5}' ;;
     *) echo "records.sh: unknown arena '$arena'" >&2; exit 2 ;;
   esac
