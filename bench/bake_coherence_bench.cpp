@@ -232,6 +232,8 @@ int main(int argc, char** argv) {
     atlas.triangle_normal.push_back(normalize(cross(e1, e2)));
     const Vec2 c{static_cast<float>(atlas.texels[0].x) + 0.5f, static_cast<float>(atlas.texels[0].y) + 0.5f};
     atlas.triangle_uv.push_back({c, c, c});
+    atlas.two_sided.push_back(0);
+    atlas.triangle_back_uv.push_back({c, c, c});
   }
   const auto t0 = std::chrono::steady_clock::now();
   const auto tracer = make_embree_tracer(scene, EmbreeMode::single);

@@ -42,6 +42,7 @@ struct Opts {
   std::string texel;  // empty: the default (scene diagonal / 200)
   std::string backend = "auto";
   std::string light_sampling = "auto";
+  bool two_sided = false;
   std::string out = "bake-out";
   std::string reference;
   std::string seed = "1";
@@ -209,6 +210,7 @@ void run(const Opts& o) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("bake: --light-sampling: ") + e.what());
   }
+  config.two_sided = o.two_sided;
   // Bad --reference and --out are bad input (exit 2), found before the bake, not after it.
   if (!o.reference.empty()) {
     try {
@@ -271,6 +273,11 @@ void run(const Opts& o) {
               out.atlas.texels.size(), o.spp, o.bounces, o.sampler.c_str(), r["backend"].get<std::string>().c_str());
   if (r.contains("backend_choice") && r["backend_choice"].is_string())
     std::printf("backend %s\n", r["backend_choice"].get<std::string>().c_str());
+  if (const auto& b = r["back_hits"]; b["rays"].get<std::uint64_t>() > 0)
+    std::printf("back hits: %llu rays on %llu triangles (%llu rays on %llu one-sided triangles gathered black)\n",
+                (unsigned long long)b["rays"].get<std::uint64_t>(), (unsigned long long)b["triangles"].get<std::uint64_t>(),
+                (unsigned long long)b["one_sided_rays"].get<std::uint64_t>(),
+                (unsigned long long)b["one_sided_triangles"].get<std::uint64_t>());
   std::printf("rays %llu at %.2f Mrays/s; total %.2f s\n", (unsigned long long)r["rays"].get<std::uint64_t>(),
               r["rays_per_s"].get<double>() / 1e6, r["phases"]["total_s"].get<double>());
   if (!r["rmse"].is_null()) std::printf("rmse vs %s: %.6g\n", o.reference.c_str(), r["rmse"].get<double>());
@@ -302,6 +309,9 @@ void add_bake_command(CLI::App& app) {
                   "Emissive surfaces in the direct pass: mis (hemisphere rays and next-event estimation of the "
                   "emissive triangles, multiple importance sampling), hemisphere (hemisphere rays only) or auto "
                   "(default: mis unless emitters are 75 % of the scene's area or more)");
+  cmd->add_flag("--two-sided", o->two_sided,
+               "Every material two-sided: both sides of each face get texels, and a ray that hits a face from "
+               "behind reads its back (default: only materials whose .mtl says mixforge_two_sided 1)");
   cmd->add_option("--out", o->out, "Output folder (default ./bake-out)");
   cmd->add_option("--reference", o->reference, "A lightmap.exr to compute the rmse against");
   cmd->add_option("--seed", o->seed, "Seed, 0..18446744073709551615 (default 1)");

@@ -180,11 +180,13 @@ fs::path BakeJobs::reference_locked(const BakeSpec& spec) const {
     const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     same_scene = in.is_open() && bytes == spec.scene_content;
   }
-  const bool same_texel = r.value("texel", 0.0) == spec.texel;
+  // two_sided adds back charts: another atlas.
+  const bool same_texel = r.value("texel", 0.0) == spec.texel && r.value("two_sided", false) == spec.two_sided;
   if (!same_scene || !same_texel)
     throw HttpError(422, "reference-unusable",
                     "bake " + spec.reference + " baked " + r.value("scene", nlohmann::json()).dump() + " at texel " +
-                        nlohmann::json(r.value("texel", 0.0)).dump() + "; a reference must be a bake of the same scene at the same texel size")
+                        nlohmann::json(r.value("texel", 0.0)).dump() + (r.value("two_sided", false) ? " two-sided" : "") +
+                        "; a reference must be a bake of the same scene at the same texel size and two_sided")
         .with_field("/reference");
   return ref.dir / "lightmap.exr";
 }
@@ -405,6 +407,7 @@ void BakeJobs::run(Job& job) {
     config.seed = spec.seed;
     config.backend = spec.backend;
     config.light_sampling = baker::light_sampling_from_name(spec.light_sampling);
+    config.two_sided = spec.two_sided;
     config.max_atlas_size = limits_.max_atlas_size;
     config.cancel = &job.cancel;
     if (!spec.reference.empty()) config.reference = job.dir / reference_file;

@@ -50,6 +50,7 @@ struct BakeSpec {
   std::uint64_t seed = 1;
   std::string backend = "embree";
   std::string light_sampling = "auto";  // baker::light_sampling_from_name
+  bool two_sided = false;                // every material two-sided (BakeConfig::two_sided)
   std::string reference;  // a finished bake whose lightmap is the rmse reference ("": none)
   nlohmann::json request;  // the request as the job reports it (scene content left out)
 };

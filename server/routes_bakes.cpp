@@ -145,6 +145,7 @@ BakeSpec read_bake_request(ApiContext& ctx, const Request& req) {
   spec.seed = body.value("seed", std::uint64_t{1});
   spec.backend = body.value("backend", spec.backend);
   spec.light_sampling = body.value("light_sampling", spec.light_sampling);
+  spec.two_sided = body.value("two_sided", false);
   spec.reference = body.value("reference", std::string());
   if (body.contains("mixers")) {
     if (spec.sampler != "mixforge-cmj")
@@ -158,6 +159,7 @@ BakeSpec read_bake_request(ApiContext& ctx, const Request& req) {
   echo["seed"] = spec.seed;
   echo["backend"] = spec.backend;
   echo["light_sampling"] = spec.light_sampling;
+  echo["two_sided"] = spec.two_sided;
   echo["mixers_source"] = spec.mixers_source;
   spec.request = std::move(echo);
   return spec;

@@ -14,6 +14,7 @@ namespace {
 
 struct Chart {
   std::vector<std::uint32_t> triangles;
+  bool back = false;  // the back side of two-sided triangles
   std::vector<std::array<Vec2, 3>> local;  // chart-local texel coordinates (gutter included)
   std::uint32_t w = 0, h = 0;
   std::uint32_t ox = 0, oy = 0;
@@ -110,6 +111,8 @@ Atlas build_atlas(const Scene& scene, const AtlasOptions& options) {
   const std::size_t nt = scene.triangles.size();
   atlas.triangle_uv.resize(nt);
   atlas.triangle_normal.resize(nt);
+  atlas.two_sided.resize(nt);
+  atlas.triangle_back_uv.resize(nt);
 
   // Group triangles into faces.
   std::map<std::int64_t, std::vector<std::uint32_t>> faces;
@@ -118,6 +121,7 @@ Atlas build_atlas(const Scene& scene, const AtlasOptions& options) {
     const Triangle& t = scene.triangles[i];
     atlas.triangle_normal[i] = normalize(cross(t.v[1] - t.v[0], t.v[2] - t.v[0]));
     if (scene.materials[t.material].sky) continue;  // a window onto the sky: no texels
+    atlas.two_sided[i] = scene.materials[t.material].two_sided;
     if (t.face >= 0)
       faces[t.face].push_back(i);
     else
@@ -129,16 +133,26 @@ Atlas build_atlas(const Scene& scene, const AtlasOptions& options) {
   const float g = static_cast<float>(options.gutter);
   std::vector<Chart> charts;
   charts.reserve(groups.size());
+  // Each face's front, then the back of its two-sided triangles (the normal flipped).
+  std::vector<std::pair<std::vector<std::uint32_t>, bool>> sides;
   for (auto& tris : groups) {
+    std::vector<std::uint32_t> back;
+    for (std::uint32_t i : tris)
+      if (atlas.two_sided[i]) back.push_back(i);
+    sides.emplace_back(std::move(tris), false);
+    if (!back.empty()) sides.emplace_back(std::move(back), true);
+  }
+  for (auto& [tris, back] : sides) {
     Vec3 n{};
     for (std::uint32_t i : tris) {
       const Triangle& t = scene.triangles[i];
       n += cross(t.v[1] - t.v[0], t.v[2] - t.v[0]);
     }
     if (length(n) == 0) continue;  // degenerate face: nothing to light
-    const Frame frame(normalize(n));
+    const Frame frame(normalize(back ? -n : n));
     Chart c;
     c.triangles = tris;
+    c.back = back;
     float umin = INFINITY, vmin = INFINITY, umax = -INFINITY, vmax = -INFINITY;
     for (std::uint32_t i : tris) {
       std::array<Vec2, 3> uv;
@@ -168,6 +182,7 @@ Atlas build_atlas(const Scene& scene, const AtlasOptions& options) {
     charts.push_back(std::move(c));
   }
   atlas.charts = charts.size();
+  for (const Chart& c : charts) atlas.back_charts += c.back;
 
   // Shelf packing, tallest charts first.
   std::vector<std::size_t> order(charts.size());
@@ -212,7 +227,7 @@ Atlas build_atlas(const Scene& scene, const AtlasOptions& options) {
   const float reach2 = 0.5f;  // (sqrt(2) / 2)^2
   for (const Chart& c : charts) {
     for (std::size_t k = 0; k < c.triangles.size(); ++k) {
-      auto& uv = atlas.triangle_uv[c.triangles[k]];
+      auto& uv = (c.back ? atlas.triangle_back_uv : atlas.triangle_uv)[c.triangles[k]];
       for (int v = 0; v < 3; ++v)
         uv[v] = {c.local[k][v].x + float(c.ox), c.local[k][v].y + float(c.oy)};
     }
@@ -259,7 +274,8 @@ Atlas build_atlas(const Scene& scene, const AtlasOptions& options) {
         }
         texel.x = c.ox + px;
         texel.y = c.oy + py;
-        texel.normal = atlas.triangle_normal[texel.triangle];
+        texel.back = c.back;
+        texel.normal = c.back ? -atlas.triangle_normal[texel.triangle] : atlas.triangle_normal[texel.triangle];
         covered.push_back(texel);
       }
   }

@@ -1,6 +1,6 @@
 #pragma once
 // The lightmap atlas: one planar chart per face (Quake style) at `texel_size` world units
-// per texel, packed on shelves with `gutter` empty texels around every chart. Covered
+// per texel, and a second one for the back of a two-sided face (Material::two_sided), packed on shelves with `gutter` empty texels around every chart. Covered
 // texels know their world position and normal; they are stored tile by tile (tile x tile
 // texels, tiles and the texels inside a tile in Morton order), the order the integrator
 // traces them in.
@@ -39,6 +39,7 @@ struct AtlasTexel {
   Vec3 position;               // on the surface, clamped into its triangle
   Vec3 normal;                 // the receiving side's unit normal
   std::uint32_t triangle = 0;
+  bool back = false;           // on the back side of a two-sided triangle (normal flipped)
 };
 
 struct Atlas {
@@ -48,12 +49,17 @@ struct Atlas {
   std::vector<std::int32_t> index;               // width * height: texel index or -1
   std::vector<std::array<Vec2, 3>> triangle_uv;  // per scene triangle: atlas coordinates
                                                  // (texel (x, y) has its centre at x+.5, y+.5)
-  std::vector<Vec3> triangle_normal;             // per scene triangle, unit
+  std::vector<Vec3> triangle_normal;             // per scene triangle, unit (its front)
+  // Per scene triangle: 1 when its material is two-sided; then triangle_back_uv holds the
+  // atlas coordinates of its back side's chart (a second chart, the normal flipped).
+  std::vector<std::uint8_t> two_sided;
+  std::vector<std::array<Vec2, 3>> triangle_back_uv;
   struct Tile {
     std::uint32_t begin = 0, end = 0;  // range in texels
   };
   std::vector<Tile> tiles;
-  std::size_t charts = 0;
+  std::size_t charts = 0;       // back-side charts included
+  std::size_t back_charts = 0;  // of which for the back of two-sided triangles
 };
 
 // Throws SceneError when the scene needs an atlas above max_size (name a larger --texel).

@@ -45,7 +45,13 @@ double lightmap_rmse(const Atlas& atlas, const Lightmap& map, const Image& refer
   return atlas.texels.empty() ? 0 : std::sqrt(sum / (3.0 * atlas.texels.size()));
 }
 
-BakeOutput bake(const Scene& scene, const BakeConfig& config, std::shared_ptr<const Mixer4> mixers) {
+BakeOutput bake(const Scene& given, const BakeConfig& config, std::shared_ptr<const Mixer4> mixers) {
+  Scene all_two_sided;  // config.two_sided: a copy whose materials are all two-sided
+  if (config.two_sided) {
+    all_two_sided = given;
+    for (Material& m : all_two_sided.materials) m.two_sided = true;
+  }
+  const Scene& scene = config.two_sided ? all_two_sided : given;
   if (config.backend != "embree" && config.backend != "vulkan" && config.backend != "auto")
     throw std::invalid_argument("unknown backend '" + config.backend + "' (embree, vulkan, auto)");
   if (config.spp == 0) throw std::invalid_argument("--spp must be at least 1");
@@ -170,6 +176,7 @@ BakeOutput bake(const Scene& scene, const BakeConfig& config, std::shared_ptr<co
   r["atlas"] = {{"width", out.atlas.width},
                 {"height", out.atlas.height},
                 {"charts", out.atlas.charts},
+                {"back_charts", out.atlas.back_charts},
                 {"texel_size", ao.texel_size}};
   r["rays"] = rays;
   r["rays_per_s"] = trace_s > 0 ? double(rays) / trace_s : 0.0;
@@ -191,6 +198,14 @@ BakeOutput bake(const Scene& scene, const BakeConfig& config, std::shared_ptr<co
                          {"emissive_triangles", out.result.emissive_triangles},
                          {"emissive_area_fraction", out.result.emissive_area_fraction}};
   r["radiance"] = {{"mean", rgb(mean)}, {"min", rgb(lo)}, {"max", rgb(hi)}};
+  std::size_t two_sided_triangles = 0;
+  for (std::uint8_t t : out.atlas.two_sided) two_sided_triangles += t;
+  const BackHits& back = out.result.back_hits;
+  r["back_hits"] = {{"two_sided_triangles", two_sided_triangles},
+                    {"rays", back.rays},
+                    {"triangles", back.triangles},
+                    {"one_sided_rays", back.one_sided_rays},
+                    {"one_sided_triangles", back.one_sided_triangles}};
   nlohmann::json lanes = nlohmann::json::array();
   if (mixers && config.sampler == SamplerKind::mixforge_cmj) {
     const char* lane_names[] = {"x", "y", "z", "w"};

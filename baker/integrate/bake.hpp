@@ -30,6 +30,8 @@ struct BakeConfig {
   std::string backend = "embree";
   bool coherent = true;
   LightSampling light_sampling = LightSampling::automatic;  // emissive triangles in bounce 0
+  // Every material two-sided (Material::two_sided), as if each said `mixforge_two_sided 1`.
+  bool two_sided = false;
   std::optional<std::filesystem::path> reference;  // EXR for the rmse
   std::uint32_t preview_width = 512, preview_height = 512;
   std::uint32_t max_atlas_size = 16384;  // lightmap edge limit in texels (a smaller --texel is refused)

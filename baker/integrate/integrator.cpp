@@ -217,16 +217,17 @@ std::string_view mis_heuristic_name(MisHeuristic h) {
   return h == MisHeuristic::power ? "power" : "balance";
 }
 
-Vec2 hit_uv(const Atlas& atlas, const Hit& hit) {
-  const auto& uv = atlas.triangle_uv[hit.triangle];
+Vec2 hit_uv(const Atlas& atlas, const Hit& hit, bool back) {
+  const auto& uv = (back ? atlas.triangle_back_uv : atlas.triangle_uv)[hit.triangle];
   const float w = 1 - hit.u - hit.v;
   return {uv[0].x * w + uv[1].x * hit.u + uv[2].x * hit.v,
           uv[0].y * w + uv[1].y * hit.u + uv[2].y * hit.v};
 }
 
-Vec3 shade(const Scene& scene, const Atlas& atlas, const Lightmap& lightmap, const Hit& hit) {
+Vec3 shade(const Scene& scene, const Atlas& atlas, const Lightmap& lightmap, const Hit& hit, bool back) {
   const Material& m = scene.materials[scene.triangles[hit.triangle].material];
   if (m.sky) return {};  // no texels: shown as a miss
+  if (back) return atlas.two_sided[hit.triangle] ? m.albedo * lightmap.bilinear(hit_uv(atlas, hit, true)) : Vec3{};
   return m.albedo * lightmap.bilinear(hit_uv(atlas, hit)) + m.emission;
 }
 
@@ -247,6 +248,9 @@ IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTrac
   const bool nee = result.light.mode == LightSampling::mis;
 
   result.lightmap = {atlas.width, atlas.height, std::vector<Vec3>(atlas.index.size())};
+  // Hemisphere rays that hit a triangle's back, and which triangles (result.back_hits).
+  std::vector<std::atomic<std::uint8_t>> hit_from_behind(scene.triangles.size());
+  std::atomic<std::uint64_t> back_rays{0}, one_sided_back_rays{0};
   for (std::uint32_t pass = 0; pass < passes; ++pass) {
     const auto t0 = Clock::now();
     Lightmap map{atlas.width, atlas.height, std::vector<Vec3>(atlas.index.size())};
@@ -254,12 +258,25 @@ IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTrac
     const bool gather = pass > 0 || emissive || max_component(sky) > 0;
     ProgressReporter progress(options, pass, passes, atlas.texels.size());
 
-    // What a hemisphere ray that hits the front of triangle h.triangle gathers. In bounce 0
-    // with next-event estimation, an emitter's radiance carries the MIS weight against the
-    // light pdf of that point (area pdf x dist^2 / cos at the emitter).
-    auto gathered = [&](const Hit& h, const Ray& ray, Vec3 normal) -> Vec3 {
+    // What a hemisphere ray that hits triangle h.triangle gathers: black on the back of a
+    // one-sided triangle; on the back of a two-sided one its back chart (it emits nothing
+    // there). In bounce 0 with next-event estimation, an emitter's radiance carries the MIS
+    // weight against the light pdf of that point (area pdf x dist^2 / cos at the emitter).
+    // Counts the back hits (per tile, added to the totals once).
+    auto gathered = [&](const Hit& h, const Ray& ray, Vec3 normal, std::uint64_t& back_tile,
+                        std::uint64_t& one_sided_tile) -> Vec3 {
+      const bool back = dot(atlas.triangle_normal[h.triangle], ray.direction) >= 0;
+      if (back) {
+        ++back_tile;
+        hit_from_behind[h.triangle].store(1, std::memory_order_relaxed);
+        if (!atlas.two_sided[h.triangle]) {
+          ++one_sided_tile;
+          return {};
+        }
+      }
       const Material& m = scene.materials[scene.triangles[h.triangle].material];
-      if (pass > 0) return m.albedo * previous->bilinear(hit_uv(atlas, h));
+      if (pass > 0) return m.albedo * previous->bilinear(hit_uv(atlas, h, back));
+      if (back) return {};
       const float pdf_area = nee ? lights.pdf_area(h.triangle) : 0.0f;
       if (pdf_area == 0) return m.emission;
       const float cos_light = -dot(atlas.triangle_normal[h.triangle], ray.direction);
@@ -272,7 +289,7 @@ IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTrac
       if (options.cancel && options.cancel->load(std::memory_order_relaxed)) throw BakeCancelled();
       const Atlas::Tile tile = atlas.tiles[ti];
       const std::size_t n = tile.end - tile.begin;
-      std::uint64_t rays = 0;
+      std::uint64_t rays = 0, back_tile = 0, one_sided_tile = 0;
       std::vector<Vec3> sum(n);
       if (pass == 0) {
         const std::vector<Vec3> direct = direct_analytic(scene, atlas, tile.begin, tile.end, tracer, rays);
@@ -359,8 +376,7 @@ IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTrac
               if (pass == 0) sum[k] += sky;
               continue;
             }
-            if (dot(atlas.triangle_normal[h.triangle], batch[k].direction) >= 0) continue;  // back
-            sum[k] += gathered(h, batch[k], frames[k].n);
+            sum[k] += gathered(h, batch[k], frames[k].n, back_tile, one_sided_tile);
           }
         }
         rays += shadow.flush(tracer, sum);
@@ -384,8 +400,7 @@ IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTrac
               if (pass == 0) sum[k] += sky;
               continue;
             }
-            if (dot(atlas.triangle_normal[h.triangle], shuffled[i].direction) >= 0) continue;
-            sum[k] += gathered(h, shuffled[i], frames[k].n);
+            sum[k] += gathered(h, shuffled[i], frames[k].n, back_tile, one_sided_tile);
           }
         }
       }
@@ -393,6 +408,8 @@ IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTrac
         const AtlasTexel& t = atlas.texels[tile.begin + k];
         map.texels[std::size_t{t.y} * atlas.width + t.x] = sum[k] / float(spp);
       }
+      back_rays += back_tile;
+      one_sided_back_rays += one_sided_tile;
       progress.add(n, rays);
     }, tbb::simple_partitioner());
     progress.finish();
@@ -407,6 +424,13 @@ IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTrac
     result.passes.push_back(std::move(map));
     result.stats.push_back(stats);
   }
+  result.back_hits.rays = back_rays;
+  result.back_hits.one_sided_rays = one_sided_back_rays;
+  for (std::size_t i = 0; i < hit_from_behind.size(); ++i)
+    if (hit_from_behind[i].load(std::memory_order_relaxed)) {
+      ++result.back_hits.triangles;
+      result.back_hits.one_sided_triangles += !atlas.two_sided[i];
+    }
   return result;
 }
 

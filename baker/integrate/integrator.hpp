@@ -8,7 +8,10 @@
 // albedo x lightmap + emission, and a closed furnace of albedo rho and emission E gives
 // E (1 - rho^(B+1)) / (1 - rho). A ray that hits a sky face (Material::sky) has reached the
 // sky as one that hits nothing: hemisphere rays gather the sky dome there, and a sun's shadow
-// ray, traced to its first hit, is unblocked when that hit is a sky face.
+// ray, traced to its first hit, is unblocked when that hit is a sky face. A hemisphere ray
+// that hits a triangle from behind gathers black, unless the triangle's material is two-sided
+// (Material::two_sided): then it gathers albedo x the back chart's lightmap (no emission).
+// Facing is decided here, from the triangle's geometric normal, for both back ends alike.
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -63,6 +66,15 @@ struct PassStats {
   double dilate_seconds = 0;
 };
 
+// Hemisphere rays whose first hit is a triangle's back (all passes). A two-sided triangle's
+// back gathers its back chart; a one-sided one's gathers black.
+struct BackHits {
+  std::uint64_t rays = 0;
+  std::uint64_t triangles = 0;  // distinct triangles hit from behind
+  std::uint64_t one_sided_rays = 0;       // of those on one-sided triangles (black)
+  std::uint64_t one_sided_triangles = 0;
+};
+
 struct IntegratorResult {
   Lightmap lightmap;                  // sum of all passes, dilated
   std::vector<Lightmap> passes;       // each pass alone (dilated)
@@ -70,6 +82,7 @@ struct IntegratorResult {
   LightSamplingChoice light;          // what bounce 0 did with emissive triangles
   std::size_t emissive_triangles = 0;
   double emissive_area_fraction = 0;
+  BackHits back_hits;
 };
 
 IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTracer& tracer,
@@ -86,9 +99,10 @@ struct RayStart {
 };
 RayStart ray_start(const Scene& scene, const AtlasTexel& texel);
 
-// Surface colour at a hit: albedo x lightmap + emission.
-Vec3 shade(const Scene& scene, const Atlas& atlas, const Lightmap& lightmap, const Hit& hit);
-// The hit's atlas coordinates.
-Vec2 hit_uv(const Atlas& atlas, const Hit& hit);
+// Surface colour at a hit: albedo x lightmap + emission; back: the hit is on the triangle's
+// back (albedo x the back chart's lightmap for a two-sided triangle, black for a one-sided one).
+Vec3 shade(const Scene& scene, const Atlas& atlas, const Lightmap& lightmap, const Hit& hit, bool back = false);
+// The hit's atlas coordinates (back: on a two-sided triangle's back chart).
+Vec2 hit_uv(const Atlas& atlas, const Hit& hit, bool back = false);
 
 }  // namespace mixforge::baker

@@ -38,9 +38,9 @@ Image render_preview(const Scene& scene, const Atlas& atlas, const Lightmap& lig
       tracer.intersect(rays, hits, true);
       Vec3 c{};
       for (int k = 0; k < 4; ++k)
-        if (hits[k].triangle != no_hit &&
-            dot(atlas.triangle_normal[hits[k].triangle], rays[k].direction) < 0)
-          c += shade(scene, atlas, lightmap, hits[k]);
+        if (hits[k].triangle != no_hit)  // a one-sided triangle's back shows black
+          c += shade(scene, atlas, lightmap, hits[k],
+                     dot(atlas.triangle_normal[hits[k].triangle], rays[k].direction) >= 0);
       image.pixels[std::size_t{y} * width + x] = c * 0.25f;
     }
   });

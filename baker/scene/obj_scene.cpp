@@ -100,15 +100,34 @@ std::string read_text(const std::filesystem::path& path) {
   return ss.str();
 }
 
-// The colours the baker reads (Kd albedo, Ke emission): three finite numbers.
+// The .mtl key of a two-sided material (Material::two_sided): `mixforge_two_sided 1` (or 0).
+// Other tools keep an unknown key or ignore it.
+constexpr std::string_view kTwoSidedKey = "mixforge_two_sided";
+
+// What the baker reads: the colours (Kd albedo, Ke emission: three finite numbers) and
+// mixforge_two_sided (0 or 1, once per material).
 void check_mtl(const std::filesystem::path& path) {
   const std::string text = read_text(path);
   const auto lines = split_lines(text);
+  std::size_t two_sided_line = 0;  // where the current material said it, 0: not yet
   for (std::size_t i = 0; i < lines.size(); ++i) {
     LineScanner s(path, lines[i], i + 1);
     std::string_view key, token;
     std::size_t column = 0, key_column = 0;
-    if (!s.next(key, key_column) || (key != "Kd" && key != "Ke")) continue;
+    if (!s.next(key, key_column)) continue;
+    if (key == "newmtl") two_sided_line = 0;
+    if (key == kTwoSidedKey) {
+      if (two_sided_line)
+        s.fail(key_column, std::string(kTwoSidedKey) + " given twice for one material (first on line " +
+                               std::to_string(two_sided_line) + ")");
+      two_sided_line = i + 1;
+      if (!s.next(token, column)) s.fail(key_column, std::string(kTwoSidedKey) + " takes 0 or 1, got nothing");
+      if (token != "0" && token != "1")
+        s.fail(column, std::string(kTwoSidedKey) + " takes 0 or 1, got '" + std::string(token) + "'");
+      if (s.next(token, column)) s.fail(column, std::string(kTwoSidedKey) + " takes one value (0 or 1), got more");
+      continue;
+    }
+    if (key != "Kd" && key != "Ke") continue;
     int count = 0;
     while (s.next(token, column)) {
       if (++count > 3) s.fail(column, std::string(key) + " takes 3 numbers (r g b), got more");
@@ -223,6 +242,12 @@ Scene load_obj(const std::filesystem::path& path) {
     mat.name = m.name;
     mat.albedo = vec(m.diffuse);
     mat.emission = vec(m.emission);
+    // tinyobjloader keeps the rest of the line after the key (check_mtl checked it: 0 or 1,
+    // perhaps followed by a comment).
+    if (const auto it = m.unknown_parameter.find(std::string(kTwoSidedKey)); it != m.unknown_parameter.end()) {
+      const auto first = it->second.find_first_not_of(" \t");
+      mat.two_sided = first != std::string::npos && it->second[first] == '1';
+    }
     for (int c = 0; c < 3; ++c)
       if (mat.albedo[c] >= 1) mat.albedo[c] = 0.999f;  // energy conservation: < 1
     scene.materials.push_back(mat);

@@ -22,6 +22,12 @@ struct Material {
   // unblocked (nothing beyond it casts a shadow); point, spot and emitter shadow rays are
   // blocked by it as by any surface. It gets no texels.
   bool sky = false;
+  // Both sides receive light: its triangles get a second chart for their back (the normal
+  // flipped), and a ray that hits one from behind reads that back chart. A one-sided
+  // material has texels on its front only; a ray that hits it from behind gathers black.
+  // Emission leaves the front only, either way. OBJ: the .mtl line `mixforge_two_sided 1`
+  // (or mixforge bake --two-sided for every material).
+  bool two_sided = false;
 };
 
 // Vertices in counter-clockwise order seen from the side the normal points to; that side

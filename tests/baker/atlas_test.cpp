@@ -77,3 +77,44 @@ TEST(Atlas, RefusesAnAtlasAboveTheLimit) {
   EXPECT_THROW(build_atlas(cornell_box(), {0.001f, 2, 16, 4096}), SceneError);
   EXPECT_THROW(build_atlas(cornell_box(), {0.0f, 2, 16, 4096}), SceneError);
 }
+
+// A two-sided material (Material::two_sided) gets a second chart for each face's back: its
+// texels lie on the same triangles with the normal flipped, at their own atlas coordinates.
+TEST(Atlas, TwoSidedFacesGetABackChartWithTheNormalFlipped) {
+  Scene s;
+  s.materials = {{"one", {0.5f, 0.5f, 0.5f}, {0, 0, 0}}, {"two", {0.5f, 0.5f, 0.5f}, {0, 0, 0}}};
+  s.materials[1].two_sided = true;
+  // Two unit squares (two triangles, one face each), normal +z, apart.
+  for (std::uint32_t m = 0; m < 2; ++m) {
+    const float x = 2.0f * float(m);
+    s.triangles.push_back({{{x, 0, 0}, {x + 1, 0, 0}, {x + 1, 1, 0}}, m, std::nullopt, m});
+    s.triangles.push_back({{{x, 0, 0}, {x + 1, 1, 0}, {x, 1, 0}}, m, std::nullopt, m});
+  }
+  const Atlas a = build_atlas(s, {0.1f, 2, 16, 16384});
+  EXPECT_EQ(a.charts, 3u);
+  EXPECT_EQ(a.back_charts, 1u);
+  std::size_t front[2] = {0, 0}, back = 0;
+  for (const AtlasTexel& t : a.texels) {
+    const Triangle& tri = s.triangles[t.triangle];
+    const Vec3 n = a.triangle_normal[t.triangle];
+    EXPECT_NEAR(dot(t.position - tri.v[0], n), 0, 1e-4);
+    if (t.back) {
+      EXPECT_EQ(tri.material, 1u);
+      EXPECT_EQ(t.normal, -n);
+      ++back;
+    } else {
+      EXPECT_EQ(t.normal, n);
+      ++front[tri.material];
+    }
+  }
+  EXPECT_GT(front[1], 100u);
+  EXPECT_NEAR(double(back), double(front[1]), 0.1 * double(front[1]));
+  EXPECT_EQ(front[0], front[1]);
+  // The back chart's coordinates lie apart from the front's.
+  for (std::uint32_t i = 2; i < 4; ++i) {
+    EXPECT_TRUE(a.two_sided[i]);
+    EXPECT_NE(a.triangle_back_uv[i][0].x + a.triangle_back_uv[i][0].y * 1e4f,
+              a.triangle_uv[i][0].x + a.triangle_uv[i][0].y * 1e4f);
+  }
+  EXPECT_FALSE(a.two_sided[0]);
+}

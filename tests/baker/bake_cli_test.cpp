@@ -285,3 +285,32 @@ TEST(BakeCli, BadReferenceAndOutExitTwo) {
   }
   fs::remove_all(d);
 }
+
+// Two-sided surfaces (issue 40, part 3): tests/baker/data/curtain.obj's .mtl makes its curtain
+// two-sided (a back chart); --two-sided makes every material so (the floor's back too). The
+// report says how many hemisphere rays and triangles were hit from behind.
+TEST(BakeCli, TwoSidedMaterialsGetBackChartsAndTheReportCountsBackHits) {
+  const fs::path d = temp_dir();
+  const std::string obj = quoted(std::string(MIXFORGE_SOURCE_DIR) + "/tests/baker/data/curtain.obj");
+  for (const bool all : {false, true}) {
+    SCOPED_TRACE(all ? "--two-sided" : "the .mtl's key");
+    const auto r = run_mixforge("bake " + obj + " --backend embree --spp 4 --bounces 1 --texel 0.1 --json --out " +
+                                quoted((d / (all ? "all" : "mtl")).string()) + (all ? " --two-sided" : ""));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const auto report = last_line_json(r.output);
+    expect_valid(report);
+    EXPECT_EQ(report["atlas"]["back_charts"], all ? 2 : 1);
+    EXPECT_EQ(report["atlas"]["charts"], all ? 4 : 3);
+    const auto& b = report["back_hits"];
+    EXPECT_EQ(b["two_sided_triangles"], all ? 4 : 2);
+    EXPECT_GT(b["rays"].get<std::uint64_t>(), 0u);  // the floor's rays that meet the curtain
+    EXPECT_EQ(b["triangles"], 2);
+    EXPECT_EQ(b["one_sided_rays"], 0);
+  }
+  // Without --json, a line says it.
+  const auto text = run_mixforge("bake " + obj + " --backend embree --spp 2 --bounces 1 --texel 0.2 --out " +
+                                 quoted((d / "text").string()));
+  ASSERT_EQ(text.exit_code, 0) << text.output;
+  EXPECT_NE(text.output.find("back hits: "), std::string::npos) << text.output;
+  fs::remove_all(d);
+}

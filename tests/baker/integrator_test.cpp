@@ -670,3 +670,83 @@ TEST(Offsets, TheCeilingAboveALampAHairBelowItStaysDark) {
     EXPECT_LE(above, 1e-3 * elsewhere) << "ceiling mean elsewhere " << elsewhere;
   }
 }
+
+namespace {
+
+// tests/baker/data/curtain.obj: a single-sided curtain at z = 0 (front +z) whose .mtl makes it
+// two-sided, a floor at z = -1 facing its back, and a point light between them (0.5 below the
+// curtain). two_sided: whether the curtain keeps its .mtl's mixforge_two_sided 1.
+Scene curtain_scene(bool two_sided) {
+  Scene s = load_scene((fs::path(MIXFORGE_SOURCE_DIR) / "tests/baker/data/curtain.obj").string());
+  EXPECT_EQ(s.materials[0].name, "curtain");
+  EXPECT_TRUE(s.materials[0].two_sided);
+  s.materials[0].two_sided = two_sided;
+  Light l;
+  l.kind = LightKind::point;
+  l.position = {0, 0, -0.5f};
+  l.intensity = {1, 1, 1};
+  s.lights.push_back(l);
+  return s;
+}
+
+bool on_curtain(const AtlasTexel& t) { return std::fabs(t.position.z) < 1e-3f; }
+
+}  // namespace
+
+// Two-sided surfaces (issue 40, part 3): a curtain lit from behind. Two-sided, its back gets
+// texels lit by the light (irradiance / pi = I cos / (pi d^2): 4 / pi at the centre) and the
+// floor gathers the light it reflects; its front stays black. One-sided (as every triangle was
+// before), it has texels on its front only, all black, and the floor's rays that hit its back
+// gather black; the report counts those rays and triangles.
+TEST(TwoSided, ACurtainLitFromBehindIsLitOnItsBackOnlyWhenTwoSided) {
+  AtlasOptions ao;
+  ao.texel_size = 0.1f;
+  for (const bool two_sided : {true, false}) {
+    SCOPED_TRACE(two_sided ? "two-sided" : "one-sided");
+    const Scene s = curtain_scene(two_sided);
+    const Atlas a = build_atlas(s, ao);
+    EXPECT_EQ(a.back_charts, two_sided ? 1u : 0u);
+    const auto r = run(s, a, SamplerKind::mixforge_cmj, 16, 1);
+    std::size_t back = 0, front = 0, floor = 0;
+    float back_max = 0;
+    double floor_bounce = 0;
+    for (const AtlasTexel& t : a.texels) {
+      const Vec3 v = r.lightmap.at(t.x, t.y);
+      if (on_curtain(t) && t.back) {
+        ++back;
+        EXPECT_LT(t.normal.z, -0.99f);
+        EXPECT_GT(v.x, 0.02f) << t.position.x << " " << t.position.y;  // corners: 0.047 direct
+        back_max = std::max(back_max, r.passes[0].at(t.x, t.y).x);
+      } else if (on_curtain(t)) {
+        ++front;
+        EXPECT_GT(t.normal.z, 0.99f);
+        EXPECT_EQ(v.x, 0.0f) << "the front, away from the light";
+      } else {
+        ++floor;
+        floor_bounce += r.passes[1].at(t.x, t.y).x;
+      }
+    }
+    EXPECT_GT(front, 300u);
+    EXPECT_GT(floor, 300u);
+    floor_bounce /= double(floor);
+    const BackHits& b = r.back_hits;
+    EXPECT_GT(b.rays, floor * 16 / 4) << "the floor's hemisphere rays that meet the curtain";
+    EXPECT_EQ(b.triangles, 2u);
+    std::printf("%s: %zu back texels, brightest direct %.4f (4/pi = 1.2732), floor's bounce mean %.4g, back hits %llu rays "
+                "(%llu one-sided) on %llu triangles\n", two_sided ? "two-sided" : "one-sided", back, back_max,
+                floor_bounce, (unsigned long long)b.rays, (unsigned long long)b.one_sided_rays,
+                (unsigned long long)b.triangles);
+    if (two_sided) {
+      EXPECT_NEAR(double(back), double(front), 0.1 * double(front));
+      EXPECT_NEAR(back_max, 4 / 3.14159265f, 0.05 * 4 / 3.14159265f);
+      EXPECT_GT(floor_bounce, 0.05) << "the curtain's back reflects the light onto the floor";
+      EXPECT_EQ(b.one_sided_rays, 0u);
+      EXPECT_EQ(b.one_sided_triangles, 0u);
+    } else {
+      EXPECT_EQ(back, 0u);
+      EXPECT_EQ(floor_bounce, 0.0) << "the curtain's back gathers black";
+      EXPECT_EQ(b.one_sided_rays, b.rays);
+      EXPECT_EQ(b.one_sided_triangles, 2u);
+    }
+  }
+}

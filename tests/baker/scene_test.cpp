@@ -64,6 +64,26 @@ TEST(ObjScene, ReadsPolygonsAndMaterials) {
   fs::remove_all(d);
 }
 
+// Two-sided materials (issue 40, part 3): `mixforge_two_sided 1` in the .mtl (a comment may
+// follow it; 0 and a missing key: one-sided), each material its own.
+TEST(ObjScene, TheMtlKeyMixforgeTwoSidedMakesAMaterialTwoSided) {
+  const fs::path d = temp_dir("objtwosided");
+  write(d / "m.mtl",
+        "newmtl leaf\nKd 0.2 0.6 0.2\nmixforge_two_sided 1 # both sides\r\n"
+        "newmtl wall\nKd 0.5 0.5 0.5\nmixforge_two_sided 0\nnewmtl sign\nKd 0.5 0.5 0.5\n");
+  write(d / "s.obj", "mtllib m.mtl\nv 0 0 0\nv 1 0 0\nv 1 1 0\nusemtl leaf\nf 1 2 3\nusemtl wall\nf 1 2 3\n"
+                     "usemtl sign\nf 1 2 3\n");
+  const Scene s = load_obj(d / "s.obj");
+  ASSERT_EQ(s.triangles.size(), 3u);
+  const auto& m = s.materials;
+  EXPECT_EQ(m[s.triangles[0].material].name, "leaf");
+  EXPECT_TRUE(m[s.triangles[0].material].two_sided);
+  EXPECT_FALSE(m[s.triangles[1].material].two_sided);
+  EXPECT_FALSE(m[s.triangles[2].material].two_sided);
+  EXPECT_EQ(m[s.triangles[0].material].albedo, (Vec3{0.2f, 0.6f, 0.2f}));
+  fs::remove_all(d);
+}
+
 TEST(ObjScene, ErrorsNameTheFileAndLine) {
   const fs::path d = temp_dir("objbad");
   write(d / "bad.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nf 1 2 0\n");
@@ -99,6 +119,17 @@ TEST(ObjScene, MalformedNumbersAndFacesNameLineAndColumn) {
       {"v 0 0\nf 1 1 1\n", "", ":1:1: ", "v needs 3 coordinates, got 2"},
       {"mtllib m.mtl\n" + tri + "usemtl m\nf 2 3 4\n", "newmtl m\nKd 0.5 zz 0.5\n", "m.mtl:2:8: ", "'zz' is not a number"},
       {"mtllib m.mtl\n" + tri + "usemtl m\nf 2 3 4\n", "newmtl m\nKe 1 1\n", "m.mtl:2:1: ", "Ke takes 3 numbers"},
+      // The two-sided key (issue 40, part 3): 0 or 1, once per material.
+      {"mtllib m.mtl\n" + tri + "usemtl m\nf 2 3 4\n", "newmtl m\nmixforge_two_sided 2\n", "m.mtl:2:20: ",
+       "mixforge_two_sided takes 0 or 1, got '2'"},
+      {"mtllib m.mtl\n" + tri + "usemtl m\nf 2 3 4\n", "newmtl m\nmixforge_two_sided yes\n", "m.mtl:2:20: ",
+       "takes 0 or 1, got 'yes'"},
+      {"mtllib m.mtl\n" + tri + "usemtl m\nf 2 3 4\n", "newmtl m\nmixforge_two_sided\n", "m.mtl:2:1: ",
+       "takes 0 or 1, got nothing"},
+      {"mtllib m.mtl\n" + tri + "usemtl m\nf 2 3 4\n", "newmtl m\nmixforge_two_sided 1 1\n", "m.mtl:2:22: ",
+       "takes one value"},
+      {"mtllib m.mtl\n" + tri + "usemtl m\nf 2 3 4\n", "newmtl m\nmixforge_two_sided 1\nmixforge_two_sided 0\n",
+       "m.mtl:3:1: ", "given twice for one material (first on line 2)"},
   };
   for (const auto& c : cases) {
     fs::remove(d / "m.mtl");

@@ -73,6 +73,29 @@ TEST(BakesE2E, LightSamplingIsTheRequestsChoice) {
   }
 }
 
+// "two_sided": every material two-sided (issue 40, part 3): the request says so, the atlas
+// gets back charts, the report counts the back hits; a reference must match it (another atlas).
+TEST(BakesE2E, TwoSidedIsTheRequestsChoice) {
+  Daemon d;
+  auto c = d.client();
+  std::string one_sided_id;
+  for (const bool two_sided : {false, true}) {
+    const std::string body = std::string(R"({"scene": "cornell", "spp": 2, "bounces": 0, "texel": 0.25)") +
+                             (two_sided ? R"(, "two_sided": true})" : "}");
+    const json job = post_bake(c, body);
+    EXPECT_EQ(job["request"]["two_sided"], two_sided);
+    const json done = wait_for(c, job["id"].get<std::string>(), {"done", "failed"});
+    ASSERT_EQ(done["state"], "done") << done.dump();
+    const json& report = done["report"];
+    EXPECT_EQ(report["atlas"]["back_charts"], two_sided ? report["atlas"]["charts"].get<int>() / 2 : 0) << report.dump();
+    EXPECT_EQ(report["back_hits"]["two_sided_triangles"], two_sided ? report["scene"]["triangles"].get<int>() : 0);
+    if (!two_sided) one_sided_id = job["id"].get<std::string>();
+  }
+  const json refused = post_bake(c, R"({"scene": "cornell", "spp": 2, "bounces": 0, "texel": 0.25, "two_sided": true, )"
+                                    R"("reference": ")" + one_sided_id + "\"}", 422);
+  EXPECT_EQ(refused.dump().find("/reference") != std::string::npos, true) << refused.dump();
+}
+
 TEST(BakesE2E, CornellBakeRunsToTheEndAndServesItsFiles) {
   Daemon d;
   auto c = d.client();
