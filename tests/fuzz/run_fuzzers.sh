@@ -19,8 +19,9 @@ FLAGS="-std=c++20 -O1 -gline-tables-only -fsanitize=fuzzer-no-link,address,undef
 
 # Compile a group of sources as one translation unit (each #included once: the headers
 # they share are parsed once, about 3x faster than one clang run per file) into
-# WORK/obj/NAME.o; again only when one of them, a header of mixer/, server/, evolver/ or
-# schema/, or this script (its flags), is newer than the object. Line tables only: enough for
+# WORK/obj/NAME.o; again only when one of them, a header of mixer/, server/, evolver/ (its
+# rooms too: evolver/search/, ...) or schema/, or this script (its flags), is newer than the
+# object. Line tables only: enough for
 # the sanitizers' stack traces, and full debug info took about a third of the compile time.
 compile_group() {
   name=$1; shift
@@ -32,7 +33,7 @@ compile_group() {
   stale=""
   if [ ! -f "$obj" ] || [ "$unit" -nt "$obj" ]; then stale=1; fi
   for f in "$@" "$0"; do [ "$f" -nt "$obj" ] && stale=1; done
-  if [ -z "$stale" ] && [ -n "$(find "$SRC/server" "$SRC/mixer" "$SRC/evolver" "$SRC/schema" -maxdepth 1 -name '*.hpp' -newer "$obj" 2>/dev/null | head -1)" ]; then
+  if [ -z "$stale" ] && [ -n "$(find "$SRC/server" "$SRC/mixer" "$SRC/evolver" "$SRC/schema" -maxdepth 2 -name '*.hpp' -newer "$obj" 2>/dev/null | head -1)" ]; then
     stale=1
   fi
   if [ -n "$stale" ] && ! $CXX $FLAGS -c "$unit" -o "$obj"; then
