@@ -14,8 +14,8 @@ Program lowbias32() {
                       {StepKind::xorshift_right, 16}});
 }
 
-std::vector<ReferenceMixer> reference_mixers() {
-  const std::string path = std::string(MIXFORGE_TESTS_DATA_DIR) + "/mixers.json";
+std::vector<ReferenceMixer> reference_mixers(const std::string& file) {
+  const std::string path = std::string(MIXFORGE_TESTS_DATA_DIR) + "/" + file;
   const auto j = nlohmann::json::parse(read_file(path));
   std::vector<ReferenceMixer> out;
   for (const auto& r : j)
