@@ -691,7 +691,7 @@ void Run::tournament_step(std::unique_lock<std::mutex>& lk, Rng& rng) {
     return;
   }
   Breeding b{pool_[t.winner], pool_[t.loser].hash, current_samples_, pool_generation_, std::nullopt};
-  if (config_.memetic.crossover_rate > 0 && rng.chance(config_.memetic.crossover_rate)) {
+  if (exact_mode() && config_.memetic.crossover_rate > 0 && rng.chance(config_.memetic.crossover_rate)) {
     const Member& m = pool_[rng.below(pool_.size())];
     if (m.hash != b.parent.hash && same_shape(m.program, b.parent.program)) b.mate = m.program;
   }
@@ -802,7 +802,7 @@ std::optional<Member> Run::local_search_child(const Member& parent, Offspring& o
 
 Program Run::fresh_program(Rng& rng) const {
   const double rate = config_.memetic.species_rate;
-  if (rate > 0 && shape_.kind_sequence.empty() && rng.chance(rate)) {
+  if (exact_mode() && rate > 0 && shape_.kind_sequence.empty() && rng.chance(rate)) {
     std::vector<StepKind> kinds;
     {
       std::lock_guard lk(mu_);
@@ -832,7 +832,7 @@ void Run::commit_offspring_locked(const Breeding& b, Offspring o) {
   // its share replaces the worst member of its own shape (or is dropped, and the loser
   // stays), not a loser of another shape, so one lineage cannot take the whole pool and
   // lock it into its shape.
-  if (o.child && shape_.kind_sequence.empty() && config_.memetic.shape_share < 1) {
+  if (o.child && exact_mode() && shape_.kind_sequence.empty() && config_.memetic.shape_share < 1) {
     std::size_t same = 0;
     std::optional<std::size_t> worst;
     bool loser_same = false;

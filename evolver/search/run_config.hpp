@@ -75,10 +75,10 @@ struct LocalSearchConfig {
 };
 
 // Memetic operators inside the tournament loop. Rates are shares of the tournaments whose
-// loser is replaced; 0 switches an operator off (all 0 and score_cache 0: the plain
-// tournament). Local search runs only where programs are scored exactly (width <=
-// precision.exact_max_width, where the tiled interpreter makes an exact score cheap);
-// crossover and species at every width.
+// loser is replaced; 0 switches an operator off (all 0 and shape_share 1: the plain
+// tournament). They act only where programs are scored exactly (width <=
+// precision.exact_max_width, where the tiled interpreter makes an exact score cheap), the
+// arena they were measured in; sampled runs (wider) are the tournament as before.
 struct MemeticConfig {
   // The child is the local optimum reached from the winner: first improvement over shifts
   // +-1 and single-bit flips of constants (evolver/search/local_search.hpp), at most
