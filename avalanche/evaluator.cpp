@@ -170,10 +170,7 @@ ScoredCounts Evaluator::scored_counts(const Program& program, bool exact, std::u
 Score Evaluator::exact(const Program& program) const { return score(counts_exact(program)); }
 
 Score Evaluator::sampled(const Program& program, std::uint64_t samples, std::uint64_t seed) const {
-  if (samples == 0) throw std::invalid_argument("sampled scoring needs at least one sample");
-  GroupedCounts acc(program.width());
-  extend_sampled(acc, program, seed, samples);
-  return acc.score();
+  return scored_counts(program, false, samples, seed).score;
 }
 
 StagedScore Evaluator::staged(const Program& program, const StagedOptions& o) const {

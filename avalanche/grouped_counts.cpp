@@ -25,10 +25,10 @@ int GroupedCounts::chunks(std::uint64_t count) const {
   return static_cast<int>(std::min<std::uint64_t>(by_size, static_cast<std::uint64_t>(groups())));
 }
 
-std::uint64_t group_chunk_start(std::uint64_t first, std::uint64_t count, int groups, int g) {
-  // count * g / groups without overflow for counts up to 2^58 and 64 groups.
-  return first + static_cast<std::uint64_t>((static_cast<unsigned __int128>(count) * static_cast<unsigned>(g)) /
-                                            static_cast<unsigned>(groups));
+std::uint64_t group_chunk_start(std::uint64_t first, std::uint64_t count, int chunks, int k) {
+  // count * k / chunks in 128 bits: no overflow for any 64-bit count.
+  return first + static_cast<std::uint64_t>((static_cast<unsigned __int128>(count) * static_cast<unsigned>(k)) /
+                                            static_cast<unsigned>(chunks));
 }
 
 Score GroupedCounts::score() const {
