@@ -133,6 +133,7 @@ BakeOutput bake(const Scene& given, const BakeConfig& config, std::shared_ptr<co
   io.light_sampling = config.light_sampling;
   io.progress = config.progress;
   io.cancel = config.cancel;
+  io.tiles_per_batch = config.tiles_per_batch;
   t0 = Clock::now();
   out.result = integrate(scene, out.atlas, *tracer, *sampler, io);
   const double integrate_s = since(t0);
@@ -189,6 +190,7 @@ BakeOutput bake(const Scene& given, const BakeConfig& config, std::shared_ptr<co
   r["bounces"] = config.bounces;
   r["seed"] = seed_json(config.seed);
   r["ray_order"] = config.coherent ? "stratum-batches" : "random";
+  r["tiles_per_batch"] = tiles_per_batch(out.atlas, *tracer, io);
   const bool mis = out.result.light.mode == LightSampling::mis;
   r["light_sampling"] = {{"mode", std::string(light_sampling_name(out.result.light.mode))},
                          {"requested", std::string(light_sampling_name(config.light_sampling))},

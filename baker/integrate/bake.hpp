@@ -32,6 +32,7 @@ struct BakeConfig {
   LightSampling light_sampling = LightSampling::automatic;  // emissive triangles in bounce 0
   // Every material two-sided (Material::two_sided), as if each said `mixforge_two_sided 1`.
   bool two_sided = false;
+  std::uint32_t tiles_per_batch = 0;  // IntegratorOptions::tiles_per_batch
   std::optional<std::filesystem::path> reference;  // EXR for the rmse
   std::uint32_t preview_width = 512, preview_height = 512;
   std::uint32_t max_atlas_size = 16384;  // lightmap edge limit in texels (a smaller --texel is refused)

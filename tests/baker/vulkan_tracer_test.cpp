@@ -530,3 +530,27 @@ TEST(VulkanBackend, AShaderStuckInALoopFailsByFenceTimeout) {
       },
       ::testing::ExitedWithCode(3), "timeout: .*did not finish within 1500 ms");
 }
+
+// Several tiles per submission (issue 40 part 4): Vulkan's default batch (about 64k rays a
+// call) gives the lightmap of one tile per call, bit for bit, next-event estimation included.
+TEST(VulkanBackend, TilesPerSubmissionChangeNoBitOfTheLightmap) {
+  REQUIRE_VULKAN_RT();
+  const Scene scene = cornell_box();
+  const Atlas atlas = build_atlas(scene, {0.25f, 2, 16, 4096});
+  const auto vk = make_vulkan_tracer(scene);
+  IntegratorOptions o;
+  o.bounces = 1;
+  const std::uint32_t batch = tiles_per_batch(atlas, *vk, o);
+  EXPECT_GT(batch, 1u) << "Vulkan batches several tiles per call";
+  EXPECT_GE(batch * (atlas.texels.size() / atlas.tiles.size()), vk->batch_rays());
+  const auto sampler = make_sampler(SamplerKind::mixforge_cmj, 16, 1, default_mixer4());
+  const auto many = integrate(scene, atlas, *vk, *sampler, o);
+  o.tiles_per_batch = 1;
+  const auto one = integrate(scene, atlas, *vk, *sampler, o);
+  EXPECT_EQ(many.light.mode, LightSampling::mis);
+  ASSERT_EQ(one.lightmap.texels.size(), many.lightmap.texels.size());
+  EXPECT_EQ(std::memcmp(one.lightmap.texels.data(), many.lightmap.texels.data(),
+                        one.lightmap.texels.size() * sizeof(Vec3)),
+            0);
+  EXPECT_EQ(one.stats[0].rays, many.stats[0].rays);
+}
