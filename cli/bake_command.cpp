@@ -44,6 +44,7 @@ struct Opts {
   std::string light_sampling = "auto";
   bool two_sided = false;
   std::uint32_t tiles_per_batch = 0;
+  bool auto_tries_cpu_vulkan = false;
   std::string out = "bake-out";
   std::string reference;
   std::string seed = "1";
@@ -214,6 +215,7 @@ void run(const Opts& o) {
   config.two_sided = o.two_sided;
   if (o.tiles_per_batch > (1u << 16)) throw UsageError("bake: --tiles-per-batch must be 0..65536");
   config.tiles_per_batch = o.tiles_per_batch;
+  config.auto_tries_cpu_vulkan = o.auto_tries_cpu_vulkan;
   // Bad --reference and --out are bad input (exit 2), found before the bake, not after it.
   if (!o.reference.empty()) {
     try {
@@ -307,7 +309,11 @@ void add_bake_command(CLI::App& app) {
   cmd->add_option("--texel", o->texel, "Texel size in world units (default: scene diagonal / 200)");
   cmd->add_option("--backend", o->backend,
                   "embree, vulkan (VK_KHR_ray_tracing_pipeline: a GPU, or Mesa's lavapipe on the CPU) or "
-                  "auto (default: Vulkan on a GPU with ray-tracing pipelines, else Embree)");
+                  "auto (default: where a GPU has ray-tracing pipelines, Embree and Vulkan each bake the first "
+                  "tiles of the direct pass and the faster bakes the rest; else Embree)");
+  cmd->add_flag("--auto-tries-cpu-vulkan", o->auto_tries_cpu_vulkan,
+                "With --backend auto, try a CPU implementation of Vulkan (Mesa's lavapipe) too; auto leaves it out "
+                "otherwise, as slower than Embree on the same cores");
   cmd->add_option("--light-sampling", o->light_sampling,
                   "Emissive surfaces in the direct pass: mis (hemisphere rays and next-event estimation of the "
                   "emissive triangles, multiple importance sampling), hemisphere (hemisphere rays only) or auto "

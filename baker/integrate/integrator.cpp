@@ -328,6 +328,11 @@ IntegratorResult integrate_impl(const Scene& scene, const Atlas& atlas, const Ra
       if (options.cancel && options.cancel->load(std::memory_order_relaxed)) throw BakeCancelled();
       if (deadline && Clock::now() > *deadline) throw TrialStopped{};
     };
+    // The deadline every sample batch: a trial's work item may be all its tiles, and a clock
+    // read costs nothing beside a batch's rays.
+    auto past_deadline = [&] {
+      if (deadline && Clock::now() > *deadline) throw TrialStopped{};
+    };
 
     // A work item: `group` consecutive tiles, whose texels are one range of the atlas.
     const std::size_t groups = (last_tile - first_tile + group - 1) / group;
@@ -377,6 +382,7 @@ IntegratorResult integrate_impl(const Scene& scene, const Atlas& atlas, const Ra
         for (std::uint32_t s = 0; s < spp; ++s) {
           // Every 16 sample batches: cheap, and a cancel lands in milliseconds.
           if (s % 16 == 0) stop_now();
+          past_deadline();
           if (light_samples) {
             sampler.generate(light_states, sampler.pattern_index(s, light_pattern), ul);
             for (std::size_t k = 0; k < n; ++k) {
