@@ -43,6 +43,8 @@ struct Opts {
   std::string backend = "auto";
   std::string light_sampling = "auto";
   bool two_sided = false;
+  std::uint32_t tiles_per_batch = 0;
+  bool auto_tries_cpu_vulkan = false;
   std::string out = "bake-out";
   std::string reference;
   std::string seed = "1";
@@ -211,6 +213,9 @@ void run(const Opts& o) {
     throw UsageError(std::string("bake: --light-sampling: ") + e.what());
   }
   config.two_sided = o.two_sided;
+  if (o.tiles_per_batch > (1u << 16)) throw UsageError("bake: --tiles-per-batch must be 0..65536");
+  config.tiles_per_batch = o.tiles_per_batch;
+  config.auto_tries_cpu_vulkan = o.auto_tries_cpu_vulkan;
   // Bad --reference and --out are bad input (exit 2), found before the bake, not after it.
   if (!o.reference.empty()) {
     try {
@@ -304,7 +309,11 @@ void add_bake_command(CLI::App& app) {
   cmd->add_option("--texel", o->texel, "Texel size in world units (default: scene diagonal / 200)");
   cmd->add_option("--backend", o->backend,
                   "embree, vulkan (VK_KHR_ray_tracing_pipeline: a GPU, or Mesa's lavapipe on the CPU) or "
-                  "auto (default: Vulkan on a GPU with ray-tracing pipelines, else Embree)");
+                  "auto (default: where a GPU has ray-tracing pipelines, Embree and Vulkan each bake the first "
+                  "tiles of the direct pass and the faster bakes the rest; else Embree)");
+  cmd->add_flag("--auto-tries-cpu-vulkan", o->auto_tries_cpu_vulkan,
+                "With --backend auto, try a CPU implementation of Vulkan (Mesa's lavapipe) too; auto leaves it out "
+                "otherwise, as slower than Embree on the same cores");
   cmd->add_option("--light-sampling", o->light_sampling,
                   "Emissive surfaces in the direct pass: mis (hemisphere rays and next-event estimation of the "
                   "emissive triangles, multiple importance sampling), hemisphere (hemisphere rays only) or auto "
@@ -312,6 +321,9 @@ void add_bake_command(CLI::App& app) {
   cmd->add_flag("--two-sided", o->two_sided,
                "Every material two-sided: both sides of each face get texels, and a ray that hits a face from "
                "behind reads its back (default: only materials whose .mtl says mixforge_two_sided 1)");
+  cmd->add_option("--tiles-per-batch", o->tiles_per_batch,
+                  "Atlas tiles (16 x 16 texels) whose rays go to the back end in one call per sample (default 0: "
+                  "the back end's own, 1 for Embree, about 64k rays for Vulkan); the lightmap does not depend on it");
   cmd->add_option("--out", o->out, "Output folder (default ./bake-out)");
   cmd->add_option("--reference", o->reference, "A lightmap.exr to compute the rmse against");
   cmd->add_option("--seed", o->seed, "Seed, 0..18446744073709551615 (default 1)");

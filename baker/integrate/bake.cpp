@@ -4,8 +4,9 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <optional>
 
-#include "baker/trace/backend_calibration.hpp"
+#include "baker/integrate/backend_trial.hpp"
 #include "baker/trace/embree_tracer.hpp"
 #include "baker/integrate/preview.hpp"
 #include "baker/trace/vulkan_tracer.hpp"
@@ -14,9 +15,6 @@ namespace mixforge::baker {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-// Enough rays that a GPU's per-call cost does not decide, few enough to cost little
-// (2^17: about 16 ms for Embree on 2 cores here, 65 ms for Vulkan on the H100).
-constexpr std::size_t calibration_ray_count = std::size_t{1} << 17;
 double since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
@@ -66,19 +64,31 @@ BakeOutput bake(const Scene& given, const BakeConfig& config, std::shared_ptr<co
   out.atlas = build_atlas(scene, ao);
   const double atlas_s = since(t0);
 
-  // The back end. auto: Embree, unless a GPU's ray-tracing pipelines trace the calibration
-  // rays faster (baker/trace/backend_calibration.hpp). Why goes in the report.
+  const auto sampler = make_sampler(config.sampler, config.spp, config.seed,
+                                    config.sampler == SamplerKind::mixforge_cmj ? mixers : nullptr);
+  IntegratorOptions io;
+  io.bounces = config.bounces;
+  io.coherent = config.coherent;
+  io.light_sampling = config.light_sampling;
+  io.progress = config.progress;
+  io.cancel = config.cancel;
+  io.tiles_per_batch = config.tiles_per_batch;
+
+  // The back end. auto: both bake pass 0 of the first tiles, the faster bakes the rest
+  // (backend_trial.hpp), keeping its trial tiles. Why goes in the report.
   std::string choice = config.backend;
   std::string why;
   std::unique_ptr<RayTracer> tracer;
   std::string device;
   double bvh_s = 0;
+  std::optional<BackendTrial> trial;
+  double trial_s = 0;  // both back ends' trials (the kept one's pass 0 also counts in passes[0])
   if (choice == "auto") {
     const VulkanProbe probe = probe_vulkan();
     choice = "embree";
     if (probe.unavailable) {
       why = "auto: " + *probe.unavailable;
-    } else if (probe.cpu) {
+    } else if (probe.cpu && !config.auto_tries_cpu_vulkan) {
       why = "auto: the Vulkan ray-tracing device " + probe.device +
             " is a CPU implementation, slower than Embree (--backend vulkan uses it)";
     } else {
@@ -89,11 +99,11 @@ BakeOutput bake(const Scene& given, const BakeConfig& config, std::shared_ptr<co
         t0 = Clock::now();
         std::unique_ptr<RayTracer> embree = make_embree_tracer(scene);
         const double embree_bvh_s = since(t0);
-        const std::vector<Ray> rays = calibration_rays(scene, calibration_ray_count);
-        const BackendRates rates{measure_rays_per_s(*embree, rays), measure_rays_per_s(*vk, rays)};
-        const CalibratedChoice c = choose_by_rate(rates, vk->device_name(), rays.size());
-        choice = c.backend;
-        why = c.why;
+        t0 = Clock::now();
+        trial = run_backend_trial(scene, out.atlas, *embree, *vk, vk->device_name(), *sampler, io);
+        trial_s = since(t0);
+        choice = trial->choice.backend;
+        why = trial->choice.why;
         if (choice == "vulkan") {
           device = vk->device_name();
           tracer = std::move(vk);
@@ -103,7 +113,12 @@ BakeOutput bake(const Scene& given, const BakeConfig& config, std::shared_ptr<co
           tracer = std::move(embree);
           bvh_s = embree_bvh_s;
         }
+      } catch (const BakeCancelled&) {
+        throw;
       } catch (const std::exception& e) {  // a GPU that fails here leaves Embree, saying why
+        trial.reset();
+        tracer.reset();
+        choice = "embree";
         why = "auto: the Vulkan ray-tracing device " + probe.device + " failed (" + e.what() + "); Embree";
       }
     }
@@ -125,14 +140,7 @@ BakeOutput bake(const Scene& given, const BakeConfig& config, std::shared_ptr<co
     bvh_s = since(t0);
   }
 
-  const auto sampler = make_sampler(config.sampler, config.spp, config.seed,
-                                    config.sampler == SamplerKind::mixforge_cmj ? mixers : nullptr);
-  IntegratorOptions io;
-  io.bounces = config.bounces;
-  io.coherent = config.coherent;
-  io.light_sampling = config.light_sampling;
-  io.progress = config.progress;
-  io.cancel = config.cancel;
+  if (trial) io.head = &trial->head;  // the winner's trial tiles: not traced again
   t0 = Clock::now();
   out.result = integrate(scene, out.atlas, *tracer, *sampler, io);
   const double integrate_s = since(t0);
@@ -184,11 +192,30 @@ BakeOutput bake(const Scene& given, const BakeConfig& config, std::shared_ptr<co
   r["backend_device"] = device;
   r["backend_choice"] = why.empty() ? nlohmann::json(nullptr) : nlohmann::json(why);
   if (const std::string t = tracer->traversal(); !t.empty()) r["traversal"] = t;
+  if (trial) {
+    auto measured = [](const TrialMeasure& m) {
+      return nlohmann::json{{"texels", m.texels},
+                            {"rays", m.rays},
+                            {"seconds", m.seconds},
+                            {"texels_per_s", m.texels_per_s()},
+                            {"rays_per_s", m.rays_per_s()},
+                            {"complete", m.complete},
+                            {"tiles_per_batch", m.tiles_per_batch}};
+    };
+    r["backend_trial"] = {{"tiles", trial->tiles},
+                          {"texels", trial->texels},
+                          {"embree", measured(trial->embree)},
+                          {"vulkan", measured(trial->vulkan)},
+                          {"kept", choice}};
+  } else {
+    r["backend_trial"] = nullptr;
+  }
   r["sampler"] = std::string(sampler_name(config.sampler));
   r["spp"] = config.spp;
   r["bounces"] = config.bounces;
   r["seed"] = seed_json(config.seed);
   r["ray_order"] = config.coherent ? "stratum-batches" : "random";
+  r["tiles_per_batch"] = tiles_per_batch(out.atlas, *tracer, io);
   const bool mis = out.result.light.mode == LightSampling::mis;
   r["light_sampling"] = {{"mode", std::string(light_sampling_name(out.result.light.mode))},
                          {"requested", std::string(light_sampling_name(config.light_sampling))},
@@ -239,6 +266,7 @@ BakeOutput bake(const Scene& given, const BakeConfig& config, std::shared_ptr<co
                  {"bvh_s", bvh_s},
                  {"integrate_s", integrate_s},
                  {"preview_s", preview_s}};
+  if (trial) r["phases"]["backend_trial_s"] = trial_s;
   if (config.reference) {
     const Image ref = read_exr(*config.reference);
     r["rmse"] = lightmap_rmse(out.atlas, out.result.lightmap, ref);

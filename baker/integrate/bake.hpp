@@ -24,14 +24,17 @@ struct BakeConfig {
   std::uint32_t bounces = 2;
   float texel = 0;  // world units per texel; 0: the scene's bounding diagonal / 200
   std::uint64_t seed = 1;
-  // "embree", "vulkan" or "auto": Vulkan when a GPU with ray-tracing pipelines exists, else
-  // Embree (a CPU implementation of Vulkan ray tracing, lavapipe, is slower than Embree on the
-  // same cores, so auto leaves it to an explicit "vulkan").
+  // "embree", "vulkan" or "auto": where a GPU has ray-tracing pipelines, both bake pass 0 of
+  // the first tiles and the faster bakes the rest (backend_trial.hpp); else Embree.
   std::string backend = "embree";
+  // auto also tries a CPU implementation of Vulkan ray tracing (lavapipe), which it otherwise
+  // leaves out: on the same cores as Embree it is the slower (bench/results/bake/auto_backend/).
+  bool auto_tries_cpu_vulkan = false;
   bool coherent = true;
   LightSampling light_sampling = LightSampling::automatic;  // emissive triangles in bounce 0
   // Every material two-sided (Material::two_sided), as if each said `mixforge_two_sided 1`.
   bool two_sided = false;
+  std::uint32_t tiles_per_batch = 0;  // IntegratorOptions::tiles_per_batch
   std::optional<std::filesystem::path> reference;  // EXR for the rmse
   std::uint32_t preview_width = 512, preview_height = 512;
   std::uint32_t max_atlas_size = 16384;  // lightmap edge limit in texels (a smaller --texel is refused)

@@ -231,11 +231,35 @@ Vec3 shade(const Scene& scene, const Atlas& atlas, const Lightmap& lightmap, con
   return m.albedo * lightmap.bilinear(hit_uv(atlas, hit)) + m.emission;
 }
 
-IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTracer& tracer,
-                           const Sampler& sampler, const IntegratorOptions& options) {
+std::uint32_t tiles_per_batch(const Atlas& atlas, const RayTracer& tracer, const IntegratorOptions& options) {
+  if (!options.coherent) return 1;
+  if (options.tiles_per_batch > 0) return options.tiles_per_batch;
+  const std::size_t want = tracer.batch_rays();
+  if (want == 0 || atlas.tiles.empty()) return 1;
+  const std::size_t mean_tile = std::max<std::size_t>(1, atlas.texels.size() / atlas.tiles.size());
+  return static_cast<std::uint32_t>(std::clamp<std::size_t>((want + mean_tile - 1) / mean_tile, 1, 1u << 16));
+}
+
+namespace {
+
+// integrate_head's stop: thrown inside a work item once the deadline has passed.
+struct TrialStopped {};
+
+// The integrator's one code path. head_tiles: only pass 0 of tiles [0, head_tiles), kept
+// undilated in *head_out (integrate_head); else the whole bake, from options.head if given.
+IntegratorResult integrate_impl(const Scene& scene, const Atlas& atlas, const RayTracer& tracer,
+                                const Sampler& sampler, const IntegratorOptions& options,
+                                std::size_t head_tiles, PassHead* head_out,
+                                std::optional<Clock::time_point> deadline) {
   IntegratorResult result;
-  const std::uint32_t passes = options.bounces + 1;
+  const bool head_only = head_out != nullptr;
+  const std::uint32_t passes = head_only ? 1 : options.bounces + 1;
   const std::uint32_t spp = sampler.count();
+  const std::uint32_t group = tiles_per_batch(atlas, tracer, options);
+  const PassHead* given = head_only ? nullptr : options.head;
+  if (given && (!given->complete || given->tiles > atlas.tiles.size() ||
+                given->texels.size() != (given->tiles ? atlas.tiles[given->tiles - 1].end : 0)))
+    throw std::invalid_argument("integrate: the given pass-0 head does not fit this atlas");
   Vec3 sky{};
   for (const Light& l : scene.lights)
     if (l.kind == LightKind::sky) sky += l.intensity;
@@ -251,12 +275,28 @@ IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTrac
   // Hemisphere rays that hit a triangle's back, and which triangles (result.back_hits).
   std::vector<std::atomic<std::uint8_t>> hit_from_behind(scene.triangles.size());
   std::atomic<std::uint64_t> back_rays{0}, one_sided_back_rays{0};
+  std::atomic<std::uint64_t> texels_done{0};
   for (std::uint32_t pass = 0; pass < passes; ++pass) {
     const auto t0 = Clock::now();
     Lightmap map{atlas.width, atlas.height, std::vector<Vec3>(atlas.index.size())};
     const Lightmap* previous = pass > 0 ? &result.passes.back() : nullptr;
     const bool gather = pass > 0 || emissive || max_component(sky) > 0;
     ProgressReporter progress(options, pass, passes, atlas.texels.size());
+    // Tiles [first_tile, last_tile) are baked here; pass 0's first ones may come given.
+    std::size_t first_tile = 0, last_tile = head_only ? std::min(head_tiles, atlas.tiles.size()) : atlas.tiles.size();
+    double given_seconds = 0;
+    if (pass == 0 && given && given->tiles > 0) {
+      first_tile = given->tiles;
+      for (std::size_t i = 0; i < given->texels.size(); ++i) {
+        const AtlasTexel& t = atlas.texels[i];
+        map.texels[std::size_t{t.y} * atlas.width + t.x] = given->texels[i];
+      }
+      back_rays += given->back_rays;
+      one_sided_back_rays += given->one_sided_back_rays;
+      for (std::uint32_t tri : given->back_triangles) hit_from_behind[tri].store(1, std::memory_order_relaxed);
+      given_seconds = given->seconds;
+      progress.add(given->texels.size(), given->rays);
+    }
 
     // What a hemisphere ray that hits triangle h.triangle gathers: black on the back of a
     // one-sided triangle; on the back of a two-sided one its back chart (it emits nothing
@@ -284,13 +324,30 @@ IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTrac
       const float p_hemisphere = dot(normal, ray.direction) * inv_pi;
       return m.emission * mis_weight(p_hemisphere, p_light, options.heuristic);
     };
-
-    tbb::parallel_for(std::size_t{0}, atlas.tiles.size(), [&](std::size_t ti) {
+    auto stop_now = [&] {
       if (options.cancel && options.cancel->load(std::memory_order_relaxed)) throw BakeCancelled();
-      const Atlas::Tile tile = atlas.tiles[ti];
+      if (deadline && Clock::now() > *deadline) throw TrialStopped{};
+    };
+    // The deadline every sample batch: a trial's work item may be all its tiles, and a clock
+    // read costs nothing beside a batch's rays.
+    auto past_deadline = [&] {
+      if (deadline && Clock::now() > *deadline) throw TrialStopped{};
+    };
+
+    // A work item: `group` consecutive tiles, whose texels are one range of the atlas.
+    const std::size_t groups = (last_tile - first_tile + group - 1) / group;
+    auto work = [&](std::size_t gi) {
+      stop_now();
+      const std::size_t first = first_tile + gi * group, last = std::min(first + group, last_tile);
+      const std::size_t ti = first;  // the random order's shuffle seed (one tile per work item)
+      const Atlas::Tile tile{atlas.tiles[first].begin, atlas.tiles[last - 1].end};
       const std::size_t n = tile.end - tile.begin;
       std::uint64_t rays = 0, back_tile = 0, one_sided_tile = 0;
       std::vector<Vec3> sum(n);
+      // Next-event estimation's light, apart from sum: each texel adds its light samples in
+      // the order they were drawn, wherever the shadow batches were flushed (their size
+      // follows the work item's), so the texel's sum does not depend on tiles_per_batch.
+      std::vector<Vec3> light_sum(n);
       if (pass == 0) {
         const std::vector<Vec3> direct = direct_analytic(scene, atlas, tile.begin, tile.end, tracer, rays);
         for (std::size_t k = 0; k < n; ++k)
@@ -323,8 +380,9 @@ IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTrac
         std::vector<Ray> all;
         std::vector<std::uint32_t> owner;
         for (std::uint32_t s = 0; s < spp; ++s) {
-          // A relaxed load every 16 sample batches: cheap, and a cancel lands in milliseconds.
-          if (options.cancel && s % 16 == 0 && options.cancel->load(std::memory_order_relaxed)) throw BakeCancelled();
+          // Every 16 sample batches: cheap, and a cancel lands in milliseconds.
+          if (s % 16 == 0) stop_now();
+          past_deadline();
           if (light_samples) {
             sampler.generate(light_states, sampler.pattern_index(s, light_pattern), ul);
             for (std::size_t k = 0; k < n; ++k) {
@@ -353,7 +411,7 @@ IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTrac
               shadow.add(ray, scene.materials[scene.triangles[ls.triangle].material].emission * f,
                          static_cast<std::uint32_t>(k));
             }
-            if (shadow.size() >= shadow_batch_rays) rays += shadow.flush(tracer, sum);
+            if (shadow.size() >= shadow_batch_rays) rays += shadow.flush(tracer, light_sum);
           }
           sampler.generate(states, s, u);
           for (std::size_t k = 0; k < n; ++k) {
@@ -379,7 +437,7 @@ IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTrac
             sum[k] += gathered(h, batch[k], frames[k].n, back_tile, one_sided_tile);
           }
         }
-        rays += shadow.flush(tracer, sum);
+        rays += shadow.flush(tracer, light_sum);
         if (!options.coherent) {
           std::vector<std::uint32_t> perm(all.size());
           std::iota(perm.begin(), perm.end(), 0u);
@@ -406,17 +464,43 @@ IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTrac
       }
       for (std::size_t k = 0; k < n; ++k) {
         const AtlasTexel& t = atlas.texels[tile.begin + k];
-        map.texels[std::size_t{t.y} * atlas.width + t.x] = sum[k] / float(spp);
+        map.texels[std::size_t{t.y} * atlas.width + t.x] = (sum[k] + light_sum[k]) / float(spp);
       }
       back_rays += back_tile;
       one_sided_back_rays += one_sided_tile;
+      texels_done += n;
       progress.add(n, rays);
-    }, tbb::simple_partitioner());
+    };
+    bool stopped = false;
+    try {
+      tbb::parallel_for(std::size_t{0}, groups, work, tbb::simple_partitioner());
+    } catch (const TrialStopped&) {
+      stopped = true;
+    }
     progress.finish();
 
     PassStats stats;
-    stats.seconds = since(t0);
+    stats.seconds = given_seconds + since(t0);
     stats.rays = progress.rays();
+    if (head_only) {
+      PassHead& h = *head_out;
+      h.tiles = last_tile;
+      h.complete = !stopped;
+      h.texels_done = texels_done;
+      h.rays = stats.rays;
+      h.seconds = stats.seconds;
+      h.tiles_per_batch = group;
+      h.back_rays = back_rays;
+      h.one_sided_back_rays = one_sided_back_rays;
+      for (std::size_t i = 0; i < hit_from_behind.size(); ++i)
+        if (hit_from_behind[i].load(std::memory_order_relaxed)) h.back_triangles.push_back(static_cast<std::uint32_t>(i));
+      if (h.complete) {
+        const std::size_t end = last_tile ? atlas.tiles[last_tile - 1].end : 0;
+        h.texels.resize(end);
+        for (std::size_t i = 0; i < end; ++i) h.texels[i] = map.at(atlas.texels[i].x, atlas.texels[i].y);
+      }
+      return result;
+    }
     const auto t1 = Clock::now();
     dilate(map, atlas, atlas.options.gutter + 1);
     stats.dilate_seconds = since(t1);
@@ -432,6 +516,23 @@ IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTrac
       result.back_hits.one_sided_triangles += !atlas.two_sided[i];
     }
   return result;
+}
+
+}  // namespace
+
+IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTracer& tracer,
+                           const Sampler& sampler, const IntegratorOptions& options) {
+  return integrate_impl(scene, atlas, tracer, sampler, options, 0, nullptr, std::nullopt);
+}
+
+PassHead integrate_head(const Scene& scene, const Atlas& atlas, const RayTracer& tracer, const Sampler& sampler,
+                        const IntegratorOptions& options, std::size_t tiles,
+                        std::optional<std::chrono::steady_clock::time_point> deadline) {
+  PassHead head;
+  IntegratorOptions o = options;
+  o.head = nullptr;
+  integrate_impl(scene, atlas, tracer, sampler, o, tiles, &head, deadline);
+  return head;
 }
 
 }  // namespace mixforge::baker

@@ -13,8 +13,10 @@
 // (Material::two_sided): then it gathers albedo x the back chart's lightmap (no emission).
 // Facing is decided here, from the triangle's geometric normal, for both back ends alike.
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string_view>
 #include <vector>
@@ -36,6 +38,8 @@ struct BakeProgress {
   double seconds = 0;                    // since the pass started
 };
 
+struct PassHead;
+
 struct IntegratorOptions {
   std::uint32_t bounces = 2;
   // Order of the hemisphere rays: true = batches of one stratum for all texels of a tile
@@ -53,6 +57,14 @@ struct IntegratorOptions {
   // When it turns true the integrator stops within a few sample batches of a tile and throws
   // BakeCancelled (null: never).
   const std::atomic<bool>* cancel = nullptr;
+  // Tiles per work item: a work item's sample batch (one stratum for all its texels) goes to
+  // the tracer in one call. 0: enough tiles that a batch reaches RayTracer::batch_rays(). The
+  // lightmap does not depend on it (each texel sums its samples in one order whatever the batch).
+  // Random ray order (coherent false) always takes one tile: its shuffle is per work item.
+  std::uint32_t tiles_per_batch = 0;
+  // Pass 0 of the first tiles, already baked with the same tracer and sampler (auto's trial,
+  // backend_trial.hpp): kept, not traced again.
+  const PassHead* head = nullptr;
 };
 
 class BakeCancelled : public std::runtime_error {
@@ -87,6 +99,27 @@ struct IntegratorResult {
 
 IntegratorResult integrate(const Scene& scene, const Atlas& atlas, const RayTracer& tracer,
                            const Sampler& sampler, const IntegratorOptions& options);
+
+// The tiles per work item integrate() uses with this tracer (IntegratorOptions::tiles_per_batch).
+std::uint32_t tiles_per_batch(const Atlas& atlas, const RayTracer& tracer, const IntegratorOptions& options);
+
+// Pass 0 of the atlas's first tiles, as integrate() bakes them (same work items, threads and
+// batches): `--backend auto` times it on each back end and hands the faster one's to integrate().
+struct PassHead {
+  std::size_t tiles = 0;        // tiles [0, tiles) asked for
+  bool complete = false;        // false: stopped at the deadline (then only the counts below hold)
+  std::size_t texels_done = 0;  // texels of the work items that finished
+  std::uint64_t rays = 0;       // traced by those work items
+  double seconds = 0;           // wall time, start to the last work item's end (or the stop)
+  std::uint32_t tiles_per_batch = 1;
+  std::vector<Vec3> texels;     // complete: pass 0 of texels [0, tiles[tiles - 1].end), undilated
+  std::uint64_t back_rays = 0, one_sided_back_rays = 0;
+  std::vector<std::uint32_t> back_triangles;  // triangles hit from behind
+};
+// deadline: work stops within a few sample batches once it passes (complete = false).
+PassHead integrate_head(const Scene& scene, const Atlas& atlas, const RayTracer& tracer, const Sampler& sampler,
+                        const IntegratorOptions& options, std::size_t tiles,
+                        std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt);
 
 // Where the rays of a texel start (every ray of the integrator: shadow, light and hemisphere
 // rays): off the surface along its normal by a bound on the float error of the texel's

@@ -39,6 +39,9 @@ class RayTracer {
                         bool coherent) const = 0;
   // How batches were traced, for the report ("" when there is nothing to say).
   virtual std::string traversal() const { return ""; }
+  // Rays per call below which a call's fixed cost (Vulkan: a queue submission and a fence
+  // wait) matters: the integrator gives a work item enough tiles to reach it. 0: none (one tile).
+  virtual std::size_t batch_rays() const { return 0; }
 };
 
 }  // namespace mixforge::baker

@@ -152,6 +152,24 @@ TEST(BakeCli, VulkanBackendRunsOrSaysWhyNot) {
   fs::remove_all(d);
 }
 
+// auto's trial with lavapipe tried (--auto-tries-cpu-vulkan): the report's backend_trial
+// carries both measures and validates; --tiles-per-batch reaches the report.
+TEST(BakeCli, AutoTrialOnRequestReportsBothBackEndsMeasures) {
+  const fs::path d = temp_dir();
+  const auto r = run_mixforge("bake --auto-tries-cpu-vulkan --tiles-per-batch 3 --spp 2 --bounces 0 --texel 0.5 --json "
+                              "--out " + quoted(d.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto report = last_line_json(r.output);
+  expect_valid(report);
+  if (report["backend_trial"].is_null()) GTEST_SKIP() << "no Vulkan ray tracing here: " << report["backend_choice"];
+  EXPECT_EQ(report["backend_trial"]["kept"], report["backend"]);
+  EXPECT_TRUE(report["backend_trial"]["embree"]["complete"].get<bool>());
+  EXPECT_EQ(report["backend_trial"]["vulkan"]["tiles_per_batch"], 3);
+  EXPECT_EQ(report["tiles_per_batch"], 3) << "the option holds for either back end";
+  EXPECT_TRUE(report["phases"].contains("backend_trial_s"));
+  fs::remove_all(d);
+}
+
 // auto says which back end ran and why.
 TEST(BakeCli, AutoBackendSaysWhichRanAndWhy) {
   const fs::path d = temp_dir();

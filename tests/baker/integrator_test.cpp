@@ -750,3 +750,102 @@ TEST(TwoSided, ACurtainLitFromBehindIsLitOnItsBackOnlyWhenTwoSided) {
     }
   }
 }
+
+namespace {
+
+IntegratorResult run_batched(const Scene& s, const Atlas& a, const RayTracer& tracer, std::uint32_t spp,
+                             std::uint32_t tiles_per_batch, const PassHead* head = nullptr) {
+  const auto sampler = make_sampler(SamplerKind::mixforge_cmj, spp, 3, default_mixer4());
+  IntegratorOptions o;
+  o.bounces = 1;
+  o.tiles_per_batch = tiles_per_batch;
+  o.head = head;
+  return integrate(s, a, tracer, *sampler, o);
+}
+
+bool same_bits(const Lightmap& x, const Lightmap& y) {
+  return x.texels.size() == y.texels.size() &&
+         std::memcmp(x.texels.data(), y.texels.data(), x.texels.size() * sizeof(Vec3)) == 0;
+}
+
+}  // namespace
+
+// Several tiles per tracer call (issue 40 part 4: Vulkan's batches) change no bit of the
+// lightmap. With next-event estimation a work item's shadow rays are flushed every 64k rays,
+// so at 64 spp a 1-tile item flushes once and an all-tile one many times: the light samples
+// used to be added to the texel's sum at each flush, in an order that followed the batch.
+TEST(Batches, TilesPerBatchChangesNoBitOfTheLightmap) {
+  const Scene s = cornell_box();
+  const Atlas a = build_atlas(s, {0.25f, 2, 16, 4096});
+  ASSERT_GT(a.texels.size() * 64, std::size_t{2} << 16) << "shadow flushes at other samples than one tile's";
+  const auto tracer = make_embree_tracer(s);
+  const auto one = run_batched(s, a, *tracer, 64, 1);
+  EXPECT_EQ(one.light.mode, LightSampling::mis);
+  for (std::uint32_t g : {3u, 1u << 16}) {
+    const auto many = run_batched(s, a, *tracer, 64, g);
+    EXPECT_TRUE(same_bits(one.lightmap, many.lightmap)) << g << " tiles per batch";
+    EXPECT_EQ(one.stats[0].rays, many.stats[0].rays);
+  }
+  EXPECT_EQ(tiles_per_batch(a, *tracer, {}), 1u) << "Embree: one tile per call";
+  IntegratorOptions random;
+  random.coherent = false;
+  random.tiles_per_batch = 8;
+  EXPECT_EQ(tiles_per_batch(a, *tracer, random), 1u) << "the random order shuffles per tile";
+}
+
+// Quake brushes meet in shared planes, where the hit a ray gets can depend on the traversal:
+// Embree's streams give each ray the same hit whatever else is in the stream.
+TEST(Batches, TilesPerBatchChangesNoBitOfAQuakeLightmap) {
+  const Scene s = end_map();
+  AtlasOptions ao;
+  ao.texel_size = 32;
+  const Atlas a = build_atlas(s, ao);
+  const auto tracer = make_embree_tracer(s);
+  const auto one = run_batched(s, a, *tracer, 8, 1);
+  const auto many = run_batched(s, a, *tracer, 8, 7);
+  EXPECT_TRUE(same_bits(one.lightmap, many.lightmap));
+}
+
+// auto's trial (backend_trial.hpp) bakes pass 0 of the first tiles; the bake that keeps them
+// gives the lightmap, the ray count and the back hits of the bake that traced them itself.
+TEST(Head, TheBakeFromATrialsTilesEqualsTheWholeBake) {
+  Scene s = cornell_box();
+  for (Material& m : s.materials) m.two_sided = true;  // back hits to carry over
+  const Atlas a = build_atlas(s, {0.25f, 2, 16, 4096});
+  ASSERT_GT(a.tiles.size(), 4u);
+  const auto tracer = make_embree_tracer(s);
+  const auto whole = run_batched(s, a, *tracer, 16, 0);
+  const auto sampler = make_sampler(SamplerKind::mixforge_cmj, 16, 3, default_mixer4());
+  IntegratorOptions o;
+  o.bounces = 1;
+  for (std::size_t tiles : {std::size_t{1}, a.tiles.size() / 3, a.tiles.size()}) {
+    const PassHead head = integrate_head(s, a, *tracer, *sampler, o, tiles);
+    ASSERT_TRUE(head.complete);
+    EXPECT_EQ(head.tiles, tiles);
+    EXPECT_EQ(head.texels_done, a.tiles[tiles - 1].end);
+    EXPECT_EQ(head.texels.size(), a.tiles[tiles - 1].end);
+    const auto kept = run_batched(s, a, *tracer, 16, 0, &head);
+    EXPECT_TRUE(same_bits(whole.lightmap, kept.lightmap)) << tiles << " tiles kept";
+    EXPECT_EQ(whole.stats[0].rays, kept.stats[0].rays);
+    EXPECT_EQ(whole.stats[1].rays, kept.stats[1].rays);
+    EXPECT_EQ(whole.back_hits.rays, kept.back_hits.rays);
+    EXPECT_EQ(whole.back_hits.triangles, kept.back_hits.triangles);
+  }
+  EXPECT_GT(whole.back_hits.rays, 0u);
+}
+
+TEST(Head, ADeadlineStopsTheTrialAndAHeadThatDoesNotFitIsRefused) {
+  const Scene s = cornell_box();
+  const Atlas a = build_atlas(s, {0.25f, 2, 16, 4096});
+  const auto tracer = make_embree_tracer(s);
+  const auto sampler = make_sampler(SamplerKind::mixforge_cmj, 16, 3, default_mixer4());
+  const PassHead stopped =
+      integrate_head(s, a, *tracer, *sampler, {}, a.tiles.size(), std::chrono::steady_clock::now() - std::chrono::seconds(1));
+  EXPECT_FALSE(stopped.complete);
+  EXPECT_LT(stopped.texels_done, a.texels.size());
+  EXPECT_TRUE(stopped.texels.empty());
+  EXPECT_THROW(run_batched(s, a, *tracer, 16, 0, &stopped), std::invalid_argument);
+  PassHead wrong = integrate_head(s, a, *tracer, *sampler, {}, 2);
+  wrong.texels.pop_back();
+  EXPECT_THROW(run_batched(s, a, *tracer, 16, 0, &wrong), std::invalid_argument);
+}

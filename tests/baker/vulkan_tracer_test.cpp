@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "baker/trace/backend_calibration.hpp"
+#include "baker/integrate/backend_trial.hpp"
 #include "baker/integrate/bake.hpp"
 #include "baker/scene/cornell_box.hpp"
 #include "baker/sampling/default_mixer4.hpp"
@@ -136,29 +136,6 @@ TEST(VulkanBackend, ReportsWhichDeviceOrWhyNone) {
   EXPECT_EQ(vk->device_name(), probe.device);
 }
 
-// --backend auto's calibration on a real Vulkan device (lavapipe in CI): both back ends
-// trace the same rays, the rates are real, and the choice is the faster of the two.
-TEST(VulkanBackend, CalibrationMeasuresBothBackEndsOnTheSameRays) {
-  REQUIRE_VULKAN_RT();
-  const Scene scene = cornell_box();
-  const auto rays = calibration_rays(scene, 1u << 14);
-  const auto vk = make_vulkan_tracer(scene);
-  const auto embree = make_embree_tracer(scene);
-  std::vector<Hit> a(rays.size()), b(rays.size());
-  vk->intersect(rays, a, true);
-  embree->intersect(rays, b, true);
-  int same = 0;
-  for (std::size_t k = 0; k < rays.size(); ++k) same += a[k].triangle == b[k].triangle;
-  EXPECT_GT(same, static_cast<int>(rays.size()) - 16) << "the two back ends see the same scene";
-  const BackendRates rates{measure_rays_per_s(*embree, rays, 1), measure_rays_per_s(*vk, rays, 1)};
-  EXPECT_GT(rates.embree, 0);
-  EXPECT_GT(rates.vulkan, 0);
-  const CalibratedChoice c = choose_by_rate(rates, vk->device_name(), rays.size());
-  EXPECT_EQ(c.backend, rates.vulkan > rates.embree ? "vulkan" : "embree") << c.why;
-  EXPECT_NE(c.why.find(vk->device_name()), std::string::npos) << c.why;
-}
-
-// Without a driver (the loader finds no ICD) the factory says so instead of crashing.
 TEST(VulkanBackend, NoDriverGivesVulkanUnavailableWithTheReason) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");  // a fresh process: no driver state from other tests
   EXPECT_EXIT(
@@ -529,4 +506,91 @@ TEST(VulkanBackend, AShaderStuckInALoopFailsByFenceTimeout) {
         std::_Exit(4);
       },
       ::testing::ExitedWithCode(3), "timeout: .*did not finish within 1500 ms");
+}
+
+// Several tiles per submission (issue 40 part 4): Vulkan's default batch (about 64k rays a
+// call) gives the lightmap of one tile per call, bit for bit, next-event estimation included.
+TEST(VulkanBackend, TilesPerSubmissionChangeNoBitOfTheLightmap) {
+  REQUIRE_VULKAN_RT();
+  const Scene scene = cornell_box();
+  const Atlas atlas = build_atlas(scene, {0.25f, 2, 16, 4096});
+  const auto vk = make_vulkan_tracer(scene);
+  IntegratorOptions o;
+  o.bounces = 1;
+  const std::uint32_t batch = tiles_per_batch(atlas, *vk, o);
+  EXPECT_GT(batch, 1u) << "Vulkan batches several tiles per call";
+  EXPECT_GE(batch * (atlas.texels.size() / atlas.tiles.size()), vk->batch_rays());
+  const auto sampler = make_sampler(SamplerKind::mixforge_cmj, 16, 1, default_mixer4());
+  const auto many = integrate(scene, atlas, *vk, *sampler, o);
+  o.tiles_per_batch = 1;
+  const auto one = integrate(scene, atlas, *vk, *sampler, o);
+  EXPECT_EQ(many.light.mode, LightSampling::mis);
+  ASSERT_EQ(one.lightmap.texels.size(), many.lightmap.texels.size());
+  EXPECT_EQ(std::memcmp(one.lightmap.texels.data(), many.lightmap.texels.data(),
+                        one.lightmap.texels.size() * sizeof(Vec3)),
+            0);
+  EXPECT_EQ(one.stats[0].rays, many.stats[0].rays);
+}
+
+// --backend auto on a real Vulkan device (lavapipe here, tried on request): both back ends
+// bake the first tiles, the report gives both measures, and the lightmap is the chosen back
+// end's own, bit for bit (its trial tiles kept).
+TEST(VulkanBackend, AutoTriesBothAndBakesTheLightmapOfTheBackEndItChose) {
+  REQUIRE_VULKAN_RT();
+  BakeConfig c;
+  c.spp = 16;
+  c.bounces = 1;
+  c.texel = 0.25f;
+  c.preview_width = c.preview_height = 16;
+  c.backend = "auto";
+  c.auto_tries_cpu_vulkan = true;
+  const auto a = bake(cornell_box(), c, default_mixer4());
+  const auto& trial = a.report["backend_trial"];
+  ASSERT_TRUE(trial.is_object()) << a.report["backend_choice"];
+  EXPECT_EQ(trial["kept"], a.report["backend"]);
+  EXPECT_GT(trial["tiles"].get<std::size_t>(), 0u);
+  EXPECT_TRUE(trial["embree"]["complete"].get<bool>());
+  EXPECT_EQ(trial["embree"]["texels"], trial["texels"]);
+  EXPECT_GT(trial["embree"]["texels_per_s"].get<double>(), 0);
+  EXPECT_GT(trial["vulkan"]["seconds"].get<double>(), 0);
+  EXPECT_EQ(trial["embree"]["tiles_per_batch"], 1);
+  EXPECT_GT(trial["vulkan"]["tiles_per_batch"].get<int>(), 1);
+  const std::string why = a.report["backend_choice"];
+  EXPECT_EQ(why.rfind("auto: pass 0 of the first ", 0), 0u) << why;
+  EXPECT_NE(why.find(probe_vulkan().device), std::string::npos) << why;
+  c.backend = a.report["backend"];
+  const auto direct = bake(cornell_box(), c, default_mixer4());
+  ASSERT_EQ(direct.result.lightmap.texels.size(), a.result.lightmap.texels.size());
+  EXPECT_EQ(std::memcmp(direct.result.lightmap.texels.data(), a.result.lightmap.texels.data(),
+                        a.result.lightmap.texels.size() * sizeof(Vec3)),
+            0)
+      << "auto chose " << c.backend;
+  EXPECT_EQ(direct.report["rays"], a.report["rays"]);
+}
+
+// Whichever wins, its trial tiles are kept: Vulkan's too (Head.* checks Embree's).
+TEST(VulkanBackend, TheBakeFromVulkansTrialTilesEqualsItsWholeBake) {
+  REQUIRE_VULKAN_RT();
+  const Scene scene = cornell_box();
+  const Atlas atlas = build_atlas(scene, {0.25f, 2, 16, 4096});
+  const auto vk = make_vulkan_tracer(scene);
+  const auto embree = make_embree_tracer(scene);
+  const auto sampler = make_sampler(SamplerKind::mixforge_cmj, 8, 1, default_mixer4());
+  IntegratorOptions o;
+  o.bounces = 1;
+  o.tiles_per_batch = 4;
+  const auto whole = integrate(scene, atlas, *vk, *sampler, o);
+  const PassHead head = integrate_head(scene, atlas, *vk, *sampler, o, atlas.tiles.size() / 2);
+  ASSERT_TRUE(head.complete);
+  o.head = &head;
+  const auto kept = integrate(scene, atlas, *vk, *sampler, o);
+  EXPECT_EQ(std::memcmp(whole.lightmap.texels.data(), kept.lightmap.texels.data(),
+                        whole.lightmap.texels.size() * sizeof(Vec3)),
+            0);
+  // And the trial itself: both measured on the same tiles, the kept head the chosen one's.
+  const BackendTrial t = run_backend_trial(scene, atlas, *embree, *vk, vk->device_name(), *sampler, IntegratorOptions{});
+  EXPECT_EQ(t.head.complete, true);
+  EXPECT_EQ(t.head.tiles, t.tiles);
+  EXPECT_EQ(t.head.tiles_per_batch, t.choice.backend == "vulkan" ? t.vulkan.tiles_per_batch : 1u);
+  EXPECT_EQ(t.embree.rays > 0, true);
 }
