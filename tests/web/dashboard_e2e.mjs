@@ -440,6 +440,25 @@ step('bakes', async () => {
   const box = await apiGet(`/api/v1/bakes/${page.url().split('/').pop()}`);
   assert.equal(box.request.scene.name, 'box.obj');
   assert.ok(Math.abs(box.report.radiance.mean[0] - 1.75) < 0.02, `furnace box radiance ${box.report.radiance.mean[0]}, want 1.75`);
+  assert.equal(box.request.two_sided, false);
+  // The same box with "two-sided" ticked: every one of its 12 triangles gets a back chart,
+  // and the page says how many rays met a face's back.
+  await page.goto(`${origin()}/#/bakes`);
+  const sided = page.getByRole('form', { name: 'Start a bake' });
+  await sided.locator('#bake-scene').selectOption('upload');
+  await sided.locator('#bake-scene-files').setInputFiles([
+    { name: 'box.obj', mimeType: 'text/plain', buffer: Buffer.from('mtllib box.mtl\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nv 1 0 1\nv 1 1 1\nv 0 1 1\nusemtl wall\nf 1 2 3 4\nf 5 8 7 6\nf 1 5 6 2\nf 4 3 7 8\nf 1 4 8 5\nf 2 6 7 3\n') },
+    { name: 'box.mtl', mimeType: 'text/plain', buffer: Buffer.from('newmtl wall\nKd 0.5 0.5 0.5\nKe 1 1 1\n') }]);
+  await sided.locator('#bake-spp').fill('1');
+  await sided.locator('#bake-bounces').fill('0');
+  await sided.locator('#bake-two-sided').check();
+  await sided.getByRole('button', { name: 'Start bake' }).click();
+  await page.waitForURL(/#\/bakes\/b[0-9a-f]{11}$/);
+  await page.locator('.badge.state-done').waitFor({ timeout: 120000 });
+  const two = await apiGet(`/api/v1/bakes/${page.url().split('/').pop()}`);
+  assert.equal(two.request.two_sided, true);
+  assert.equal(two.report.back_hits.two_sided_triangles, 12);
+  await page.getByText('12 two-sided triangles').waitFor();
 });
 
 step('bake-convergence', async () => {

@@ -9,9 +9,9 @@ import { stateBadge } from '../ui/controls';
 import { convergencePanel } from '../ui/convergence';
 import { uploadedScene } from '../lib/scene_upload';
 import type { Page } from './page';
+import { backHitsText, bakeRequest } from '../lib/bake_form';
 
 type Bake = Schemas['bake'];
-type BakeRequest = Schemas['bake_request'];
 
 const REFRESH_MS = 3000;
 const SAMPLERS = ['mixforge-cmj', 'kensler-cmj', 'sobol-owen', 'pcg', 'independent'] as const;
@@ -19,16 +19,6 @@ const SAMPLERS = ['mixforge-cmj', 'kensler-cmj', 'sobol-owen', 'pcg', 'independe
 function problemText(e: ApiError): string {
   const p = e.problem;
   return `${p.field ? `${p.field}: ` : ''}${p.detail}`;
-}
-
-// The form's fields -> a request; mixers only for mixforge-cmj.
-export function bakeRequest(f: { sampler: string; spp: string; bounces: string; texel: string; mixers: string; source: string }): BakeRequest {
-  const req: BakeRequest = { scene: 'cornell', sampler: f.sampler as BakeRequest['sampler'], spp: Number(f.spp), bounces: Number(f.bounces) };
-  if (f.texel.trim()) req.texel = Number(f.texel);
-  const m = f.mixers.trim();
-  if (f.sampler === 'mixforge-cmj' && f.source === 'run' && m) req.mixers = { run: m };
-  if (f.sampler === 'mixforge-cmj' && f.source === 'functions' && m) req.mixers = { function_ids: m.split(/[\s,]+/).filter(Boolean) };
-  return req;
 }
 
 function progressText(b: Bake): string {
@@ -50,6 +40,7 @@ export function bakesPage(root: HTMLElement): Page {
   const spp = h('input', { id: 'bake-spp', type: 'number', min: 1, value: '64', size: 6 });
   const bounces = h('input', { id: 'bake-bounces', type: 'number', min: 0, max: 16, value: '2', size: 3 });
   const texel = h('input', { id: 'bake-texel', type: 'text', inputmode: 'decimal', placeholder: 'auto', size: 6 });
+  const twoSided = h('input', { id: 'bake-two-sided', type: 'checkbox' }) as HTMLInputElement;
   const source = h('select', { id: 'bake-source' },
     h('option', { value: 'default' }, 'the shipped family'), h('option', { value: 'run' }, 'a run\'s best family'), h('option', { value: 'functions' }, 'function ids'));
   const mixers = h('input', { id: 'bake-mixers', type: 'text', size: 40, placeholder: 'run id, or 1-4 function ids', class: 'mono' });
@@ -66,15 +57,16 @@ export function bakesPage(root: HTMLElement): Page {
     field('bake-spp', 'samples per texel', spp),
     field('bake-bounces', 'bounces', bounces),
     field('bake-texel', 'texel size', texel, 'world units; empty: scene diagonal / 200'),
+    field('bake-two-sided', 'two-sided', twoSided, 'both sides of every face get texels (a leaf, a sign); default: only .mtl materials with mixforge_two_sided 1'),
     field('bake-source', 'mixers', source),
     field('bake-mixers', 'from', mixers),
     formError, start);
 
-  const inputs: Record<string, HTMLElement> = { '/spp': spp, '/bounces': bounces, '/texel': texel, '/sampler': sampler, '/mixers': mixers, '/scene': sceneFiles };
+  const inputs: Record<string, HTMLElement> = { '/spp': spp, '/bounces': bounces, '/texel': texel, '/sampler': sampler, '/mixers': mixers, '/scene': sceneFiles, '/two_sided': twoSided };
   async function submit(): Promise<void> {
     replace(formError);
     for (const el of Object.values(inputs)) el.removeAttribute('aria-invalid');
-    const body = bakeRequest({ sampler: sampler.value, spp: spp.value, bounces: bounces.value, texel: texel.value, mixers: mixers.value, source: source.value });
+    const body = bakeRequest({ sampler: sampler.value, spp: spp.value, bounces: bounces.value, texel: texel.value, mixers: mixers.value, source: source.value, twoSided: twoSided.checked });
     if (sceneKind.value === 'upload') {
       const files = await Promise.all([...(sceneFiles.files ?? [])].map(async (f) => ({ name: f.name, text: await f.text() })));
       const scene = uploadedScene(files);
@@ -181,6 +173,7 @@ export function bakePage(root: HTMLElement, id: string): Page {
         item('back end', String(r.backend)),
         item('sampler', `${r.sampler}, ${r.spp} spp, ${r.bounces} bounces`),
         item('radiance mean', rgb(r.radiance.mean)),
+        r.back_hits ? item('hit from behind', backHitsText(r.back_hits)) : null,
         item('total', `${fixed(r.phases.total_s, 2)} s`)),
       r.mixers.length ? h('div', { class: 'table-wrap' }, h('table', { class: 'mixers' },
         h('caption', null, `mixers (${r.mixer_origin})`),
