@@ -16,6 +16,7 @@
 #include <regex>
 #include <sstream>
 
+#include "app/bake_settings.hpp"
 #include "avalanche/evaluator.hpp"
 #include "baker/integrate/bake.hpp"
 #include "baker/sampling/default_mixer4.hpp"
@@ -61,20 +62,16 @@ std::uint64_t parse_seed(const std::string& s) {
   return v;
 }
 
-// --texel: a positive number that is a normal float (1e-300 would be 0 as a float, which
-// meant "the default"; 1e-45 a denormal whose inverse is infinite). 0 if not given.
-float parse_texel(const std::string& s) {
-  if (s.empty()) return 0;
+// --texel as a number (its range is the use case's rule, app/bake_settings.hpp); none if
+// not given.
+std::optional<double> parse_texel(const std::string& s) {
+  if (s.empty()) return std::nullopt;
   const char* begin = s.c_str();
   char* end = nullptr;
-  errno = 0;
   const double v = std::strtod(begin, &end);
   if (end == begin || *end != '\0')
     throw UsageError("bake: --texel must be a number (world units per texel), got '" + s + "'");
-  if (!(v > 0) || !std::isfinite(v) || errno == ERANGE || v > std::numeric_limits<float>::max() ||
-      v < std::numeric_limits<float>::min())
-    throw UsageError("bake: --texel must be a positive number, 1.2e-38 to 3.4e38 (a float), got '" + s + "'");
-  return static_cast<float>(v);
+  return v;  // out of range (inf, 0 after underflow): refused by the rule
 }
 
 // A stored function's lane, as the daemon's bakes take it (server/routes_bakes.cpp): its
@@ -104,7 +101,7 @@ std::vector<baker::MixerInfo> mixers_from_arguments(const Opts& o) {
     }
     try {
       lanes.push_back({parse_program_argument(arg, 32).program, -1, false});
-    } catch (const UsageError& e) {
+    } catch (const std::runtime_error& e) {  // UsageError, app::RequestError
       // Which of several --mixers values: the parser's line:column is within it.
       throw UsageError("bake: --mixers value " + std::to_string(lanes.size() + 1) + ": " + e.what());
     }
@@ -198,13 +195,12 @@ void run(const Opts& o) {
       throw UsageError(std::string("bake: ") + given + " needs --sampler mixforge-cmj (the only sampler with mixers), got --sampler " +
                        o.sampler);
   }
-  if (o.spp == 0 || o.spp > (1u << 20)) throw UsageError("bake: --spp must be 1..1048576");
-  if (o.bounces > 64) throw UsageError("bake: --bounces must be 0..64");
-  config.texel = parse_texel(o.texel);
+  const app::CheckedBakeSettings settings = app::check_bake_settings({o.spp, o.bounces, parse_texel(o.texel)});
+  config.texel = settings.texel;
   if (o.backend != "auto" && o.backend != "embree" && o.backend != "vulkan")
     throw UsageError("bake: --backend must be embree, vulkan or auto, got '" + o.backend + "'");
-  config.spp = o.spp;
-  config.bounces = o.bounces;
+  config.spp = settings.spp;
+  config.bounces = settings.bounces;
   config.backend = o.backend;
   config.seed = parse_seed(o.seed);
   try {

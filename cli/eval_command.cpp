@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 
+#include "app/evaluate.hpp"
 #include "avalanche/evaluator.hpp"
 #include "cli/commands.hpp"
 #include "cli/device_option.hpp"
@@ -34,9 +35,6 @@ struct EvalOptions {
   std::string program;
 };
 
-// Exact for widths up to 32 unless samples are asked for; sampled (2^22) above.
-constexpr std::uint64_t default_wide_samples = 1ull << 22;
-
 struct Result {
   Program program;
   Score score;
@@ -47,13 +45,13 @@ struct Result {
 
 Result evaluate(const Evaluator& ev, const DeviceSelection& device, const Program& p, const EvalOptions& o,
                 bool batch) {
-  const bool exact = o.exact || (!o.samples && p.width() <= 32 && !batch);
-  if (exact && p.width() > 32)
-    throw UsageError("--exact needs width <= 32 (width " + std::to_string(p.width()) + " has 2^" +
-                     std::to_string(p.width()) + " inputs); use --samples N");
-  const std::uint64_t n = o.samples.value_or(batch ? (1ull << 20) : default_wide_samples);
+  // The use case's rules; the command line's defaults (app/evaluate.hpp says how they
+  // differ from the daemon's, and why).
+  app::EvaluateRequest request{p, o.exact ? std::optional<bool>(true) : std::nullopt, o.samples, o.seed};
+  const app::EvaluationPlan plan =
+      app::plan_evaluation(request, batch ? app::command_line_batch_policy() : app::command_line_policy());
   const auto t0 = std::chrono::steady_clock::now();
-  ScoredCounts sc = ev.scored_counts(p, exact, n, o.seed);
+  ScoredCounts sc = app::evaluate(ev, p, plan);
   // device_json after the scoring: a GPU failure under auto shows as the CPU and why.
   Result r{p, sc.score, std::move(sc.counts), 0, device_json(device)};
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -207,12 +205,7 @@ void add_eval_command(CLI::App& app) {
       return;
     }
     const ParsedText parsed = parse_program_argument(o->program, o->width);
-    Result r;
-    try {
-      r = evaluate(*ev, device, parsed.program, *o, false);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(e.what());
-    }
+    const Result r = evaluate(*ev, device, parsed.program, *o, false);
     if (o->json)
       std::cout << to_json(r, o->matrix).dump() << "\n";
     else

@@ -3,7 +3,9 @@
 
 #include <iostream>
 
+#include "app/request_error.hpp"
 #include "cli/commands.hpp"
+#include "cli/option_names.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"mixforge: synthesise, score and export integer mixing functions"};
@@ -28,6 +30,10 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   } catch (const ExitStatus& e) {
     return e.code;
+  } catch (const mixforge::app::RequestError& e) {
+    // A use case's rule (app/): bad input, named by this entry point's spelling.
+    std::cerr << "mixforge: " << option_for_field(e.field()) << ": " << e.what() << "\n";
+    return 2;
   } catch (const UsageError& e) {
     std::cerr << "mixforge: " << e.what() << "\n";
     return 2;

@@ -10,7 +10,9 @@ namespace mixforge::cli {
 // The text behind the argument: "-" reads stdin, an existing file is read, anything else
 // is taken as program text.
 std::string read_program_argument(const std::string& argument);
-// Parses it; a ParseError becomes a UsageError carrying "line:column: message".
+// Parses it by the use case's rules (app/program_input.hpp): errors are app::RequestErrors
+// naming the field (PROGRAM, --width), a word that is neither a file nor a program a
+// UsageError.
 ParsedText parse_program_argument(const std::string& argument, std::optional<int> width,
                                   int max_steps = 64);
 

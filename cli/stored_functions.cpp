@@ -5,7 +5,7 @@
 
 #include "cli/commands.hpp"
 #include "evolver/manager/run_manager.hpp"
-#include "server/stored_family.hpp"
+#include "app/family_lookup.hpp"
 
 namespace mixforge::cli {
 
@@ -23,10 +23,10 @@ std::unique_ptr<evolver::RunManager> open_store(const std::string& data, const s
 std::vector<evolver::ScoredFunction> best_family(evolver::RunManager& store, const std::string& run,
                                                  const std::vector<int>& widths, const std::string& command) {
   try {
-    return server::best_family(store, run, widths);
+    return app::best_family(store, run, widths);
   } catch (const evolver::RunNotFound& e) {
     throw UsageError(command + ": " + e.what());
-  } catch (const server::NoFamily& e) {
+  } catch (const app::NoFamily& e) {
     throw UsageError(command + ": " + e.what());
   } catch (const std::invalid_argument& e) {
     throw UsageError(command + ": " + e.what());

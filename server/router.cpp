@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/request_error.hpp"
 #include "evolver/search/run_config.hpp"
 #include "evolver/run/run_types.hpp"
 #include "mixer/text_form.hpp"
@@ -144,6 +145,15 @@ Response guarded_inner(const std::function<Response()>& fn, const std::string& i
     return problem_response(404, "run-not-found", e.what(), nlohmann::json::object(), instance);
   } catch (const evolver::RunStateError& e) {
     return problem_response(409, "run-state-conflict", e.what(), nlohmann::json::object(), instance);
+  } catch (const app::RequestError& e) {
+    // A use case's rule (app/): 422 naming the field as a JSON pointer, and where in the
+    // program text when the error points into it.
+    nlohmann::json ext = {{"field", path_to_pointer(e.field())}};
+    if (e.position()) {
+      ext["line"] = e.position()->line;
+      ext["column"] = e.position()->column;
+    }
+    return problem_response(422, e.code(), e.what(), ext, instance);
   } catch (const evolver::ConfigError& e) {
     return problem_response(422, "invalid-run-config", e.what(),
                             {{"field", path_to_pointer(e.field())}}, instance);

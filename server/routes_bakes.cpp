@@ -17,9 +17,10 @@
 #ifdef MIXFORGE_WITH_BAKER
 #include "server/bake_jobs.hpp"
 #include "server/event_stream.hpp"
-#include "server/program_input.hpp"
+#include "app/bake_settings.hpp"
+#include "app/program_input.hpp"
 #include "server/schema_validator.hpp"
-#include "server/stored_family.hpp"
+#include "app/family_lookup.hpp"
 #endif
 
 namespace mixforge::server {
@@ -88,10 +89,10 @@ void read_mixers(ApiContext& ctx, const nlohmann::json& m, BakeSpec& spec) {
     const std::string run = m["run"].get<std::string>();
     std::vector<evolver::ScoredFunction> family;
     try {
-      family = best_family(ctx.runs, run, {32, 32, 32, 32});
+      family = app::best_family(ctx.runs, run, {32, 32, 32, 32});
     } catch (const evolver::RunNotFound& e) {
       throw HttpError(404, "run-not-found", e.what()).with_field("/mixers/run");
-    } catch (const NoFamily& e) {
+    } catch (const app::NoFamily& e) {
       throw HttpError(422, "no-family", e.what()).with_field("/mixers/run");
     } catch (const std::invalid_argument& e) {
       throw HttpError(422, "no-family", e.what()).with_field("/mixers/run");
@@ -103,7 +104,7 @@ void read_mixers(ApiContext& ctx, const nlohmann::json& m, BakeSpec& spec) {
     for (std::size_t i = 0; i < programs.size(); ++i) {
       const std::string field = "/mixers/programs/" + std::to_string(i);
       BakeSpec::Lane l;
-      l.program = program_from_request(programs[i], field, 32, "/mixers");
+      l.program = app::program_from_value(programs[i], {32, 64, "mixers.programs[" + std::to_string(i) + "]", "mixers"});
       check_width(l.program, field);
       spec.mixers.push_back(std::move(l));
     }
@@ -131,17 +132,14 @@ BakeSpec read_bake_request(ApiContext& ctx, const Request& req) {
     echo["scene"] = spec.scene;
   }
   spec.sampler = body.value("sampler", spec.sampler);
-  spec.spp = body.value("spp", spec.spp);
-  if (spec.spp > limits.max_spp)
-    throw HttpError(422, "limit-exceeded", "spp " + std::to_string(spec.spp) + " is above this server's limit of " +
-                                               std::to_string(limits.max_spp))
-        .with_field("/spp");
-  spec.bounces = body.value("bounces", spec.bounces);
-  if (spec.bounces > limits.max_bounces)
-    throw HttpError(422, "limit-exceeded", "bounces " + std::to_string(spec.bounces) +
-                                               " is above this server's limit of " + std::to_string(limits.max_bounces))
-        .with_field("/bounces");
-  spec.texel = body.value("texel", 0.0);
+  // The bake's rules (app/bake_settings.hpp) under this server's caps.
+  app::BakeSettings settings{body.value("spp", spec.spp), body.value("bounces", spec.bounces), std::nullopt};
+  if (body.contains("texel")) settings.texel = body["texel"].get<double>();
+  const app::CheckedBakeSettings checked =
+      app::check_bake_settings(settings, app::BakePolicy{limits.max_spp, limits.max_bounces});
+  spec.spp = checked.spp;
+  spec.bounces = checked.bounces;
+  spec.texel = settings.texel.value_or(0.0);  // as given: a reference bake is matched by it
   spec.seed = body.value("seed", std::uint64_t{1});
   spec.backend = body.value("backend", spec.backend);
   spec.light_sampling = body.value("light_sampling", spec.light_sampling);

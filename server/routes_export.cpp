@@ -8,7 +8,7 @@
 #include "evolver/manager/run_manager.hpp"
 #include "server/api.hpp"
 #include "server/problem.hpp"
-#include "server/program_input.hpp"
+#include "app/program_input.hpp"
 #include "server/query.hpp"
 #include "server/schema_validator.hpp"
 
@@ -116,7 +116,8 @@ Response post_export(ApiContext& ctx, const Request& req) {
     } else {
       std::optional<int> width;
       if (item.contains("width")) width = item["width"].get<int>();
-      er.programs.push_back({program_from_request(item.at("program"), at + "/program", width, at + "/width"),
+      const std::string field = "programs[" + std::to_string(i) + "]";
+      er.programs.push_back({app::program_from_value(item.at("program"), {width, 64, field + ".program", field + ".width"}),
                              std::nullopt});
     }
   }

@@ -52,7 +52,7 @@ BakeOutput bake(const Scene& given, const BakeConfig& config, std::shared_ptr<co
   const Scene& scene = config.two_sided ? all_two_sided : given;
   if (config.backend != "embree" && config.backend != "vulkan" && config.backend != "auto")
     throw std::invalid_argument("unknown backend '" + config.backend + "' (embree, vulkan, auto)");
-  if (config.spp == 0) throw std::invalid_argument("--spp must be at least 1");
+  if (config.spp == 0) throw std::invalid_argument("spp must be at least 1");
   validate(scene);
   BakeOutput out;
   const auto t_all = Clock::now();

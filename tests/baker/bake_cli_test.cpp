@@ -122,7 +122,7 @@ TEST(BakeCli, BadInputGetsClearErrors) {
                    " --mixers 'x *= 2;'");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("1:"), std::string::npos) << r.output;  // line:column of the even multiplier
-  EXPECT_NE(r.output.find("--mixers value 2: 1:6:"), std::string::npos) << r.output;  // and which value
+  EXPECT_NE(r.output.find("--mixers value 2: program text 1:6:"), std::string::npos) << r.output;  // and which value
   r = run_mixforge("bake --backend opengl");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("embree, vulkan or auto"), std::string::npos) << r.output;

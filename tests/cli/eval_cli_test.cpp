@@ -61,10 +61,11 @@ TEST(EvalCli, HumanOutputAndProgramFile) {
 TEST(EvalCli, BadProgramsExitTwoWithTheParserMessage) {
   auto r = run_mixforge("eval " + quoted("x ^= x >> 16;\nx *= 0x10;"));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.output, "mixforge: 2:6: multiplier 0x10 is even; a multiply step needs an odd constant\n");
+  // The field in the CLI's spelling, then the use case's message (app/program_input.hpp).
+  EXPECT_EQ(r.output, "mixforge: PROGRAM: program text 2:6: multiplier 0x10 is even; a multiply step needs an odd constant\n");
   r = run_mixforge("eval --exact --width 40 " + quoted("x *= 3"));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.output.find("--exact needs width <= 32"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--exact: exact evaluation needs width <= 32"), std::string::npos) << r.output;
   r = run_mixforge("eval --width 0 " + quoted("x *= 3"));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   r = run_mixforge("eval");

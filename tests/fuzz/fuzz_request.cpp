@@ -1,11 +1,13 @@
 // libFuzzer target: request handling of JSON bodies. The first byte picks the endpoint
 // (POST /runs, /runs/{id}/resume, /evaluate) and a content type; the rest is the body.
-// Every input must end in a value or an HttpError / ConfigError naming the problem: any
+// Every input must end in a value or an HttpError / ConfigError / app::RequestError naming
+// the problem: any
 // other exception would be a 500 from the daemon and aborts here.
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 
+#include "app/request_error.hpp"
 #include "server/problem.hpp"
 #include "server/request_parsing.hpp"
 #include "server/schema_validator.hpp"
@@ -44,6 +46,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto r = server::problem_response(e);
     if (!schemas.check("problem.schema.json", nlohmann::json::parse(r.body)).empty()) std::abort();
   } catch (const evolver::ConfigError&) {
+  } catch (const app::RequestError& e) {
+    // The router's 422: it must name a field.
+    if (e.field().empty()) std::abort();
   }
   return 0;
 }

@@ -33,7 +33,7 @@ compile_group() {
   stale=""
   if [ ! -f "$obj" ] || [ "$unit" -nt "$obj" ]; then stale=1; fi
   for f in "$@" "$0"; do [ "$f" -nt "$obj" ] && stale=1; done
-  if [ -z "$stale" ] && [ -n "$(find "$SRC/server" "$SRC/mixer" "$SRC/evolver" "$SRC/schema" -maxdepth 2 -name '*.hpp' -newer "$obj" 2>/dev/null | head -1)" ]; then
+  if [ -z "$stale" ] && [ -n "$(find "$SRC/server" "$SRC/app" "$SRC/mixer" "$SRC/evolver" "$SRC/schema" -maxdepth 2 -name '*.hpp' -newer "$obj" 2>/dev/null | head -1)" ]; then
     stale=1
   fi
   if [ -n "$stale" ] && ! $CXX $FLAGS -c "$unit" -o "$obj"; then
@@ -46,7 +46,8 @@ compile_group() {
 MIXER_SRC=""
 for f in step program interpreter inverse text_form json_form; do MIXER_SRC="$MIXER_SRC $SRC/mixer/$f.cpp"; done
 SERVER_SRC=""
-for f in http_types problem query schema_validator program_input request_parsing; do SERVER_SRC="$SERVER_SRC $SRC/server/$f.cpp"; done
+for f in http_types problem query schema_validator request_parsing; do SERVER_SRC="$SERVER_SRC $SRC/server/$f.cpp"; done
+for f in request_error program_input evaluate; do SERVER_SRC="$SERVER_SRC $SRC/app/$f.cpp"; done
 SERVER_SRC="$SERVER_SRC $BIN/server/embedded_schemas.cpp $BIN/server/embedded_openapi.cpp"
 SERVER_SRC="$SERVER_SRC $SRC/evolver/search/run_config.cpp $BIN/evolver/run_config_schema.cpp $SRC/schema/json_schema.cpp"
 MIXER=$(compile_group mixer $MIXER_SRC)

@@ -1,7 +1,8 @@
 #pragma once
 // The best family of stored functions with the same step kinds for some lane widths: what
 // `mixforge export --family`, `mixforge bake --run` and POST /api/v1/bakes {"mixers":
-// {"run": ...}} take. It joins the store (evolver/) and the family search (shader/).
+// {"run": ...}} take (one use case for the CLI and the daemon). It joins the store
+// (evolver/) and the family search (shader/).
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -10,7 +11,7 @@
 
 namespace mixforge::evolver { class RunManager; }
 
-namespace mixforge::server {
+namespace mixforge::app {
 
 // No family there; what() says where it looked and how to grow one.
 class NoFamily : public std::runtime_error {
@@ -24,4 +25,4 @@ class NoFamily : public std::runtime_error {
 std::vector<evolver::ScoredFunction> best_family(evolver::RunManager& store, const std::string& run,
                                                  const std::vector<int>& widths);
 
-}  // namespace mixforge::server
+}  // namespace mixforge::app

@@ -1,10 +1,10 @@
-#include "server/stored_family.hpp"
+#include "app/family_lookup.hpp"
 
 #include "evolver/search/pool_query.hpp"
 #include "evolver/manager/run_manager.hpp"
 #include "shader/families.hpp"
 
-namespace mixforge::server {
+namespace mixforge::app {
 
 std::vector<evolver::ScoredFunction> best_family(evolver::RunManager& store, const std::string& run,
                                                  const std::vector<int>& widths) {
@@ -28,4 +28,4 @@ std::vector<evolver::ScoredFunction> best_family(evolver::RunManager& store, con
   return members;
 }
 
-}  // namespace mixforge::server
+}  // namespace mixforge::app
