@@ -19,6 +19,7 @@
 #include "app/bake_settings.hpp"
 #include "avalanche/evaluator.hpp"
 #include "baker/integrate/bake.hpp"
+#include "baker/integrate/obj_export.hpp"
 #include "baker/sampling/default_mixer4.hpp"
 #include "baker/sampling/jit_mixer4.hpp"
 #include "baker/scene/scene_source.hpp"
@@ -46,6 +47,7 @@ struct Opts {
   bool two_sided = false;
   std::uint32_t tiles_per_batch = 0;
   bool auto_tries_cpu_vulkan = false;
+  bool obj = false;
   std::string out = "bake-out";
   std::string reference;
   std::string seed = "1";
@@ -265,6 +267,7 @@ void run(const Opts& o) {
     throw UsageError(std::string("bake: --reference: ") + e.what());
   }
   baker::write_outputs(out, o.out);
+  if (o.obj) baker::write_obj(scene, out.atlas, o.out);
   const auto& r = out.report;
   if (o.json) {
     std::cout << r.dump() << "\n";
@@ -282,7 +285,8 @@ void run(const Opts& o) {
   std::printf("rays %llu at %.2f Mrays/s; total %.2f s\n", (unsigned long long)r["rays"].get<std::uint64_t>(),
               r["rays_per_s"].get<double>() / 1e6, r["phases"]["total_s"].get<double>());
   if (!r["rmse"].is_null()) std::printf("rmse vs %s: %.6g\n", o.reference.c_str(), r["rmse"].get<double>());
-  std::printf("wrote %s/{lightmap.exr,lightmap.png,preview.png,report.json}\n", o.out.c_str());
+  std::printf("wrote %s/{lightmap.exr,lightmap.png,preview.png,report.json%s}\n", o.out.c_str(),
+              o.obj ? ",lightmap.obj,lightmap.mtl" : "");
 }
 
 }  // namespace
@@ -320,6 +324,10 @@ void add_bake_command(CLI::App& app) {
   cmd->add_option("--tiles-per-batch", o->tiles_per_batch,
                   "Atlas tiles (16 x 16 texels) whose rays go to the back end in one call per sample (default 0: "
                   "the back end's own, 1 for Embree, about 64k rays for Vulkan); the lightmap does not depend on it");
+  cmd->add_flag("--obj", o->obj,
+               "Also write lightmap.obj and lightmap.mtl: the triangles as baked (a Quake map's after hidden faces "
+               "are cut away) with the lightmap's atlas coordinates as UVs, albedo as Kd, emission as Ke, and the "
+               "analytic lights as '# mixforge_light' comments (for another renderer or a viewer)");
   cmd->add_option("--out", o->out, "Output folder (default ./bake-out)");
   cmd->add_option("--reference", o->reference, "A lightmap.exr to compute the rmse against");
   cmd->add_option("--seed", o->seed, "Seed, 0..18446744073709551615 (default 1)");

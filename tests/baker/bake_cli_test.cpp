@@ -2,10 +2,15 @@
 // and bad input.
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <vector>
 #include <nlohmann/json.hpp>
 
+#include "baker/integrate/image_io.hpp"
 #include "cli/run_command.hpp"
 #include "evolver/run/run.hpp"
 #include "evolver/store/store.hpp"
@@ -330,5 +335,99 @@ TEST(BakeCli, TwoSidedMaterialsGetBackChartsAndTheReportCountsBackHits) {
                                  quoted((d / "text").string()));
   ASSERT_EQ(text.exit_code, 0) << text.output;
   EXPECT_NE(text.output.find("back hits: "), std::string::npos) << text.output;
+  fs::remove_all(d);
+}
+
+// --obj (issue 40, peer check: bench/peer_cycles.sh gives Blender the baked scene): the
+// triangles as baked with the lightmap's atlas coordinates as UVs, v up, and the lights as
+// comments. tests/baker/data/thin_wall.map: one delay-2 light of 300 at (128 128 96), 96 units
+// above the floor; with no bounce the floor below it holds irradiance / pi = 128 x 300 / 96^2
+// (the Quake conversion, quake_scene.hpp), read at the UV of that floor point.
+TEST(BakeCli, ObjHasTheBakedTrianglesWithTheLightmapsUvsAndTheLights) {
+  const fs::path d = temp_dir() / "obj";
+  const std::string map = quoted(std::string(MIXFORGE_SOURCE_DIR) + "/tests/baker/data/thin_wall.map");
+  auto r = run_mixforge("bake " + map + " --spp 4 --bounces 0 --texel 4 --backend embree --obj --json --out " +
+                        quoted(d.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto report = last_line_json(r.output);
+  const std::size_t triangles = report["scene"]["triangles"].get<std::size_t>();
+  const double texel = report["atlas"]["texel_size"].get<double>();
+  const double w = report["atlas"]["width"].get<double>(), h = report["atlas"]["height"].get<double>();
+  ASSERT_TRUE(fs::exists(d / "lightmap.mtl"));
+  std::ifstream in(d / "lightmap.obj");
+  std::vector<std::array<double, 3>> v;
+  std::vector<std::array<double, 2>> vt;
+  std::size_t faces = 0;
+  std::vector<std::string> lights;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream ls(line);
+    std::string key;
+    ls >> key;
+    if (key == "v") {
+      std::array<double, 3> p{};
+      ls >> p[0] >> p[1] >> p[2];
+      v.push_back(p);
+    } else if (key == "vt") {
+      std::array<double, 2> p{};
+      ls >> p[0] >> p[1];
+      EXPECT_TRUE(p[0] >= 0 && p[0] <= 1 && p[1] >= 0 && p[1] <= 1) << line;
+      vt.push_back(p);
+    } else if (key == "f") {
+      ++faces;
+    } else if (line.rfind("# mixforge_light ", 0) == 0) {
+      lights.push_back(line);
+    }
+  }
+  ASSERT_EQ(faces, triangles);
+  ASSERT_EQ(v.size(), 3 * triangles);
+  ASSERT_EQ(vt.size(), 3 * triangles);
+  ASSERT_EQ(lights.size(), 1u);
+  {  // I = pi 128 L for a white delay-2 light (W/sr in lightmap units)
+    std::istringstream ls(lights[0]);
+    std::string hash, tag, kind, word;
+    double x, y, z, dx, dy, dz, ir, ig, ib;
+    ls >> hash >> tag >> kind >> word >> x >> y >> z >> word >> dx >> dy >> dz >> word >> ir >> ig >> ib;
+    EXPECT_EQ(kind, "point");
+    EXPECT_EQ(x, 128);
+    EXPECT_EQ(z, 96);
+    EXPECT_NEAR(ir, 3.14159265358979 * 128 * 300, 0.1);
+  }
+  // Each triangle's UV area is its world area over the texel's area (planar charts at scale).
+  const auto area3 = [](const std::array<double, 3>& a, const std::array<double, 3>& b, const std::array<double, 3>& c) {
+    const double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, t[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+    const double x = u[1] * t[2] - u[2] * t[1], y = u[2] * t[0] - u[0] * t[2], z = u[0] * t[1] - u[1] * t[0];
+    return 0.5 * std::sqrt(x * x + y * y + z * z);
+  };
+  std::size_t floor_under_light = 0;
+  std::array<double, 2> light_uv{};
+  for (std::size_t i = 0; i < triangles; ++i) {
+    const auto &a = v[3 * i], &b = v[3 * i + 1], &c = v[3 * i + 2];
+    const auto &ta = vt[3 * i], &tb = vt[3 * i + 1], &tc = vt[3 * i + 2];
+    const double uv_area = 0.5 * std::fabs(((tb[0] - ta[0]) * w) * ((tc[1] - ta[1]) * h) -
+                                           ((tc[0] - ta[0]) * w) * ((tb[1] - ta[1]) * h));
+    EXPECT_NEAR(uv_area, area3(a, b, c) / (texel * texel), 1e-3 * uv_area + 1e-3) << "triangle " << i;
+    // The floor's top (z = 0, facing up) at (128, 128): barycentrics in the xy plane.
+    if (a[2] != 0 || b[2] != 0 || c[2] != 0) continue;
+    const double det = (b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1]);
+    if (det <= 0) continue;  // the floor's bottom faces down
+    const double l1 = ((128 - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (128 - a[1])) / det;
+    const double l2 = ((b[0] - a[0]) * (128 - a[1]) - (128 - a[0]) * (b[1] - a[1])) / det;
+    if (l1 < 0 || l2 < 0 || l1 + l2 > 1) continue;
+    ++floor_under_light;
+    for (int k = 0; k < 2; ++k) light_uv[k] = ta[k] + l1 * (tb[k] - ta[k]) + l2 * (tc[k] - ta[k]);
+  }
+  ASSERT_EQ(floor_under_light, 1u);
+  const mixforge::baker::Image lm = mixforge::baker::read_exr(d / "lightmap.exr");
+  const auto x = static_cast<std::uint32_t>(light_uv[0] * w), y = static_cast<std::uint32_t>((1 - light_uv[1]) * h);
+  ASSERT_LT(x, lm.width);
+  ASSERT_LT(y, lm.height);
+  // The texel's sample point is within 2.9 units of (128, 128): cos^3 of 1.7 degrees, 0.9987.
+  EXPECT_NEAR(lm.pixels[std::size_t{y} * lm.width + x].x, 128.0 * 300 / (96.0 * 96), 0.01 * 4.17);
+
+  // The OBJ reads back as a scene with as many triangles (its own charts, no lights).
+  r = run_mixforge("bake " + quoted((d / "lightmap.obj").string()) + " --spp 1 --bounces 0 --texel 16 --json --out " +
+                   quoted((d / "again").string()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(last_line_json(r.output)["scene"]["triangles"].get<std::size_t>(), triangles);
   fs::remove_all(d);
 }
