@@ -9,7 +9,9 @@
 # Environment: TEXEL (world units per texel, default 0.1: a coarse atlas keeps the
 # reference affordable on 2 cores), BOUNCES (default 2), SCENE (default cornell; a .map or
 # .obj path bakes that scene instead and names the files convergence_<name>.*, e.g.
-# SCENE=baker/scenes/librequake/lqdm1.map TEXEL=32 bench/bake_convergence.sh build/release 4096).
+# SCENE=baker/scenes/librequake/lqdm1.map TEXEL=32 bench/bake_convergence.sh build/release 4096),
+# SUFFIX (appended to the file names, e.g. SUFFIX=_2026-11-29 writes convergence_lqdm1_2026-11-29.*
+# beside the earlier files instead of over them).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 build="${1:-$here/../build/release}"
@@ -19,6 +21,7 @@ bounces="${BOUNCES:-2}"
 scene="${SCENE:-cornell}"
 name="$(basename "$scene")"; name="${name%.*}"
 tag=""; [ "$name" = cornell ] || tag="_$name"
+tag="$tag${SUFFIX:-}"
 out="$here/results/bake"
 work="$(mktemp -d /tmp/mixforge-bake-convergence-XXXXXX)"
 trap 'rm -rf "$work"' EXIT
@@ -26,6 +29,7 @@ mkdir -p "$out"
 cmake --build "$build" --target mixforge
 exe="$build/cli/mixforge"
 load() { cut -d' ' -f1-3 /proc/loadavg; }
+load_start="$(load)"
 
 echo "bake_convergence: $name, reference, $ref_spp spp (sobol-owen, seed 99), texel $texel, $bounces bounces; load $(load)"
 "$exe" bake "$scene" --sampler sobol-owen --spp "$ref_spp" --bounces "$bounces" --texel "$texel" --seed 99 \
@@ -46,14 +50,14 @@ print("%s,%s,%d,%.6g,%.3f,%.4g" % (r["scene"]["name"], r["sampler"], r["spp"], r
 done
 mv "$out/convergence$tag.csv.tmp" "$out/convergence$tag.csv"
 
-python3 - "$out/convergence$tag.csv" "$ref_spp" "$texel" "$bounces" "$(load)" "$name" > "$out/convergence${tag}_summary.txt" <<'PY'
+python3 - "$out/convergence$tag.csv" "$ref_spp" "$texel" "$bounces" "$(load)" "$name" "$load_start" "$(git -C "$here/.." rev-parse --short HEAD)" > "$out/convergence${tag}_summary.txt" <<'PY'
 import csv, math, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 by = {}
 for r in rows:
     by.setdefault(r["sampler"], {})[int(r["spp"])] = float(r["rmse"])
 print(f"{sys.argv[6]}, reference {sys.argv[2]} spp (sobol-owen, another seed), texel {sys.argv[3]}, "
-      f"{sys.argv[4]} bounces; load average at the end {sys.argv[5]}")
+      f"{sys.argv[4]} bounces; commit {sys.argv[8]}; load average at the start {sys.argv[7]}, at the end {sys.argv[5]}")
 print("sampler        rmse@16     rmse@64     rmse@256    rmse@1024   slope (log rmse / log spp)")
 for s, d in by.items():
     xs = [math.log(k) for k in sorted(d)]; ys = [math.log(d[k]) for k in sorted(d)]

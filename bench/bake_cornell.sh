@@ -5,10 +5,12 @@
 # preview.png,report.json,output.txt}.
 #
 #   bench/bake_cornell.sh [BUILD_DIR]
+# Environment: SUFFIX (appended to the folder's name, e.g. SUFFIX=_2026-11-29 writes
+# bench/results/bake/cornell_2026-11-29/ beside the earlier cornell/ instead of over it).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 build="${1:-$here/../build/release}"
-out="$here/results/bake/cornell"
+out="$here/results/bake/cornell${SUFFIX:-}"
 work="$(mktemp -d /tmp/mixforge-bake-cornell-XXXXXX)"
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"
