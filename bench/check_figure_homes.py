@@ -46,17 +46,13 @@ def tokens(text):
 
 
 def new_texts(root):
-    paths = [os.path.join(root, 'README.md')]
-    for sub, pick in (('docs', lambda n: n.endswith('.md')),
-                      (os.path.join('bench', 'results'), lambda n: n == 'README.md')):
-        for folder, dirs, names in os.walk(os.path.join(root, sub)):
-            dirs.sort()
-            paths += [os.path.join(folder, n) for n in sorted(names) if pick(n)]
+    # The same pages as the link check reads (.ci/check_links.py's default_files).
+    sys.path.insert(0, os.path.join(root, '.ci'))
+    from check_links import default_files
     texts = {}
-    for p in paths:
-        if os.path.isfile(p):
-            with open(p, encoding='utf-8') as f:
-                texts[os.path.relpath(p, root)] = f.read()
+    for p in default_files(root):
+        with open(p, encoding='utf-8') as f:
+            texts[os.path.relpath(p, root)] = f.read()
     return texts
 
 
