@@ -52,14 +52,11 @@ EvaluationPlan parse_evaluate_request(const Request& request, const SchemaSet& s
     }
   }
   // The use case's rules under the daemon's policy (app/evaluate.hpp says how it differs).
-  const app::EvaluationPlan p = app::plan_evaluation(r, app::daemon_policy(limits.max_exact_width, limits.max_samples));
   EvaluationPlan plan;
+  plan.scoring = app::plan_evaluation(r, app::daemon_policy(limits.max_exact_width, limits.max_samples));
   plan.program = std::move(r.program);
-  plan.exact = p.exact;
-  plan.samples = p.samples;
-  plan.seed = p.seed;
   plan.matrix = body.value("matrix", true);
-  plan.costly = plan.exact && plan.program.width() >= limits.queue_exact_from_width;
+  plan.costly = plan.scoring.exact && plan.program.width() >= limits.queue_exact_from_width;
   return plan;
 }
 

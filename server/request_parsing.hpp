@@ -8,6 +8,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "evolver/search/run_config.hpp"
+#include "app/evaluate.hpp"
 #include "mixer/program.hpp"
 #include "server/api.hpp"
 #include "server/http_types.hpp"
@@ -24,9 +25,7 @@ std::optional<evolver::Budget> parse_resume_request(const Request& request, cons
 
 struct EvaluationPlan {
   Program program;
-  bool exact = false;
-  std::uint64_t samples = 0;  // when not exact
-  std::uint64_t seed = 1;
+  app::EvaluationPlan scoring;  // the use case's plan (app/evaluate.hpp)
   bool matrix = true;
   bool costly = false;  // waits in the exact queue
 };

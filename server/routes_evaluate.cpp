@@ -34,14 +34,14 @@ ScoringJob evaluate(ApiContext& ctx, const Request& req) {
   job.run = [&ctx, plan, cancel = req.client_gone, queued_at = std::chrono::steady_clock::now()]() -> Response {
     const Program& program = plan->program;
     const int n = program.width();
-    const bool exact = plan->exact;
-    const std::uint64_t samples = plan->samples, seed = plan->seed;
+    const bool exact = plan->scoring.exact;
+    const std::uint64_t seed = plan->scoring.seed;
     const auto started = std::chrono::steady_clock::now();
     ScoredCounts scored;
     try {
       // An exact count stops between tiles once the client has gone away (or the
       // server shuts down: the same flag).
-      scored = ctx.evaluator.scored_counts(program, exact, samples, seed, cancel.get());
+      scored = app::evaluate(ctx.evaluator, program, plan->scoring, cancel.get());
     } catch (const EvaluationCancelled&) {
       throw_cancelled(ctx, "evaluation");
     }

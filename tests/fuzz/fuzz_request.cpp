@@ -37,7 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         break;
       default: {
         const auto plan = server::parse_evaluate_request(req, schemas, limits);
-        if (!plan.exact && plan.samples > limits.max_samples) std::abort();
+        if (!plan.scoring.exact && plan.scoring.samples > limits.max_samples) std::abort();
         break;
       }
     }
