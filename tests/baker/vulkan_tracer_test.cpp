@@ -122,6 +122,23 @@ void expect_bit_identical(const VulkanTracer& vk, const Sampler& sampler, std::u
   EXPECT_EQ(mismatches, 0u) << "spp " << spp;
 }
 
+// The same small bake (4 spp, one bounce, an 8x8 preview) at this texel size on Embree,
+// then on Vulkan.
+struct BothBakes {
+  BakeOutput em, vk;
+};
+BothBakes bake_on_both(const Scene& scene, float texel) {
+  BakeConfig c;
+  c.spp = 4;
+  c.bounces = 1;
+  c.texel = texel;
+  c.preview_width = c.preview_height = 8;
+  c.backend = "embree";
+  BakeOutput em = bake(scene, c, default_mixer4());
+  c.backend = "vulkan";
+  return {std::move(em), bake(scene, c, default_mixer4())};
+}
+
 }  // namespace
 
 TEST(VulkanBackend, ReportsWhichDeviceOrWhyNone) {
@@ -283,15 +300,7 @@ TEST(VulkanBackend, QuakeMapLightmapsEqualEmbreesWhereBrushesTouch) {
   for (const char* file : {"end.map", "slope.map", "lqdm1.map"}) {
     SCOPED_TRACE(file);
     const Scene scene = load_scene((fs::path(MIXFORGE_SOURCE_DIR) / "baker/scenes/librequake" / file).string());
-    BakeConfig c;
-    c.spp = 4;
-    c.bounces = 1;
-    c.texel = 32;
-    c.preview_width = c.preview_height = 8;
-    c.backend = "embree";
-    const auto em = bake(scene, c, default_mixer4());
-    c.backend = "vulkan";
-    const auto vk = bake(scene, c, default_mixer4());
+    const auto [em, vk] = bake_on_both(scene, 32);
     ASSERT_EQ(vk.report["backend"], "vulkan");
     EXPECT_EQ(vk.report["rays"], em.report["rays"]);
     // The direct light (pass 0) and the whole lightmap (with the bounce, which reads the
@@ -334,15 +343,7 @@ TEST(VulkanBackend, TwoSidedCurtainBakesAsOnEmbree) {
     l.position = {0, 0, -0.5f};
     l.intensity = {1, 1, 1};
     scene.lights.push_back(l);
-    BakeConfig c;
-    c.spp = 4;
-    c.bounces = 1;
-    c.texel = 0.1f;
-    c.preview_width = c.preview_height = 8;
-    c.backend = "embree";
-    const auto em = bake(scene, c, default_mixer4());
-    c.backend = "vulkan";
-    const auto vk = bake(scene, c, default_mixer4());
+    const auto [em, vk] = bake_on_both(scene, 0.1f);
     ASSERT_EQ(vk.report["backend"], "vulkan");
     EXPECT_EQ(vk.report["rays"], em.report["rays"]);
     EXPECT_EQ(vk.report["back_hits"], em.report["back_hits"]);
@@ -359,7 +360,9 @@ TEST(VulkanBackend, TwoSidedCurtainBakesAsOnEmbree) {
         ++n;
       }
     EXPECT_LT(std::sqrt(sq / double(n)), 1e-5);
-    if (two_sided) EXPECT_GT(back, 0);
+    if (two_sided) {
+      EXPECT_GT(back, 0);
+    }
   }
 }
 
@@ -369,15 +372,7 @@ TEST(VulkanBackend, TwoSidedCurtainBakesAsOnEmbree) {
 TEST(VulkanBackend, SkyFacesLetTheSunAndTheSkyInAsOnEmbree) {
   REQUIRE_VULKAN_RT();
   const Scene scene = load_scene((fs::path(MIXFORGE_SOURCE_DIR) / "tests/baker/data/sky_room.map").string());
-  BakeConfig c;
-  c.spp = 4;
-  c.bounces = 1;
-  c.texel = 16;
-  c.preview_width = c.preview_height = 8;
-  c.backend = "embree";
-  const auto em = bake(scene, c, default_mixer4());
-  c.backend = "vulkan";
-  const auto vk = bake(scene, c, default_mixer4());
+  const auto [em, vk] = bake_on_both(scene, 16);
   ASSERT_EQ(vk.report["backend"], "vulkan");
   double sq = 0, floor_sum = 0;
   std::size_t n = 0, floor_n = 0;
