@@ -50,6 +50,7 @@ Run::Run(std::string id, RunConfig config, const Evaluator& evaluator, std::opti
       stagnation_(config_.restart),
       trap_clock_(trap_restart(config_.restart)) {
   pool_target_ = config_.pool_size;
+  ranker_rng_ = Rng(config_.seed, 0x72616e6b6572ull);
   shape_.width = config_.width;
   shape_.min_steps = config_.min_steps;
   shape_.max_steps = config_.max_steps;
@@ -516,10 +517,13 @@ Estimate Run::exact_estimate(const Program& p) {
 void Run::ranker_loop() {
   for (;;) {
     std::unique_lock lk(mu_);
-    cv_.wait(lk, [&] { return stop_ || (!paused_ && (!exact_queue_.empty() || local_search_wanted_locked())); });
+    cv_.wait(lk, [&] {
+      return stop_ || (!paused_ && (!exact_queue_.empty() || local_search_wanted_locked() || kick_wanted_locked()));
+    });
     if (stop_) return;
     if (exact_queue_.empty()) {
-      if (!local_search_ || local_search_->centre().hash() != best_->hash) {
+      const bool polishing = local_search_wanted_locked();
+      if (polishing && (!local_search_ || local_search_->centre().hash() != best_->hash)) {
         LocalSearchOptions o;
         o.first_samples = config_.local_search.first_samples;
         o.max_samples = config_.local_search.max_samples;
@@ -528,9 +532,13 @@ void Run::ranker_loop() {
         local_search_ = std::make_unique<LocalSearch>(best_->program, best_->estimate.chi2, o);
         local_neighbours_seen_ = 0;
       }
+      if (!polishing && !kicked_) start_kick_locked();
       lk.unlock();
       try {
-        polish();
+        if (polishing)
+          polish();
+        else
+          kick_search();
       } catch (const EvaluationCancelled&) {
         return;
       }
@@ -603,6 +611,93 @@ void Run::polish() {
   ls.run(evaluator_, hooks);
   std::lock_guard lk(mu_);
   count();
+}
+
+std::uint64_t Run::kicks() const {
+  std::lock_guard lk(mu_);
+  return kicks_;
+}
+
+bool Run::kick_wanted_locked() const {
+  const LocalSearchConfig& c = config_.local_search;
+  if (!c.enabled || !c.iterated || exact_unaffordable_ || !best_ || !best_->estimate.exact || config_.width > 32)
+    return false;
+  // The best's own search comes first (local_search_wanted_locked), then the kicks.
+  return local_search_ && local_search_->centre().hash() == best_->hash && local_search_->done();
+}
+
+// The next iterated search: from one of the pool's leaders (another basin the pool holds)
+// or from the best after kick_moves random moves of its neighbourhood (one move would only
+// lead back: the best is a local optimum of it).
+void Run::start_kick_locked() {
+  const LocalSearchConfig& c = config_.local_search;
+  Program start = best_->program;
+  bool from_leader = false;
+  if (ranker_rng_.chance(c.leader_starts)) {
+    std::vector<std::size_t> top = pool_.top(static_cast<std::size_t>(std::max(config_.precision.leaders, 2)));
+    std::erase_if(top, [&](std::size_t i) { return pool_[i].hash == best_->hash; });
+    if (!top.empty()) {
+      start = pool_[top[ranker_rng_.below(top.size())]].program;
+      from_leader = true;
+    }
+  }
+  if (!from_leader)
+    for (int k = 0; k < c.kick_moves; ++k) {
+      const std::vector<Program> around = neighbours(start);
+      if (around.empty()) break;
+      start = around[ranker_rng_.below(around.size())];
+    }
+  LocalSearchOptions o;
+  o.first_samples = c.first_samples;
+  o.max_samples = c.max_samples;
+  o.z = c.z;
+  o.seed = mix_seed(config_.seed, 0x6b69636b00ull + kicks_);
+  kicked_ = std::make_unique<LocalSearch>(start, std::numeric_limits<double>::quiet_NaN(), o);
+  kicked_neighbours_seen_ = 0;
+  kicked_moves_ = 0;
+  ++kicks_;
+}
+
+// The iterated search in hand (kicked_) until its local optimum, kick_max_moves moves, or
+// something more urgent (a stop, a leader's exact score, a new best to polish): then it
+// yields and goes on later from where it was. Its end point is scored exactly when it may
+// beat the best; if it does, it is the new best, and polish() takes it from there.
+void Run::kick_search() {
+  LocalSearch& ls = *kicked_;
+  auto count = [&] {  // with mu_ held
+    counters_.local_neighbours += ls.counters().neighbours - kicked_neighbours_seen_;
+    kicked_neighbours_seen_ = ls.counters().neighbours;
+  };
+  LocalSearchHooks hooks;
+  hooks.keep_going = [&] {
+    std::unique_lock lk(mu_);
+    count();
+    return !stop_ && !paused_ && exact_queue_.empty() && !local_search_wanted_locked();
+  };
+  hooks.skip = [&](std::uint64_t h) {
+    std::lock_guard lk(mu_);
+    return (best_ && best_->hash == h) || std::find(exact_done_.begin(), exact_done_.end(), h) != exact_done_.end();
+  };
+  hooks.improved = [&](const Program&, const Estimate&) { return ++kicked_moves_ < config_.local_search.kick_max_moves; };
+  ls.run(evaluator_, hooks);
+  std::unique_lock lk(mu_);
+  count();
+  if (!ls.done() && kicked_moves_ < config_.local_search.kick_max_moves) return;  // interrupted
+  const std::optional<Score> s = ls.centre_score();
+  const Program end = ls.centre();
+  kicked_.reset();
+  if (!s || !best_ || std::find(exact_done_.begin(), exact_done_.end(), end.hash()) != exact_done_.end()) return;
+  if (!(s->chi2_corrected - config_.local_search.z * s->chi2_stderr < best_->estimate.chi2)) return;
+  exact_done_.push_back(end.hash());
+  lk.unlock();
+  Member m{end, end.hash(), exact_estimate(end), 0};  // may throw EvaluationCancelled
+  with_objective(m);
+  lk.lock();
+  m.born = counters_.tournaments;
+  const bool better = m.estimate.exact && best_ && m.estimate.rank() < best_->estimate.rank();
+  consider_best_locked(m);
+  if (better) ++counters_.local_improvements;
+  announce(lk);
 }
 
 // The worker: one step at a time (fill the pool, a leader round, or a tournament), each

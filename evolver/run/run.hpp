@@ -93,6 +93,8 @@ class Run {
   std::vector<HistoryPoint> drain_history();
   std::vector<HallOfFameEntry> drain_hall_of_fame();
   RunCounters counters() const;
+  // Iterated local searches started so far (local_search.iterated; not checkpointed).
+  std::uint64_t kicks() const;
   std::optional<Member> best() const;
   std::uint64_t current_samples() const;
   std::size_t pool_size() const;
@@ -170,6 +172,11 @@ class Run {
   Estimate exact_estimate(const Program& p);  // unlocked; may throw EvaluationCancelled
   void polish();                              // local search from best_, unlocked
   bool local_search_wanted_locked() const;
+  // Iterated local search (local_search.iterated): once best_ is a local optimum, searches
+  // from kicked copies of it and from the pool's leaders, on sampled evidence.
+  bool kick_wanted_locked() const;
+  void start_kick_locked();
+  void kick_search();                         // unlocked, on the ranker's thread
   double estimated_exact_seconds_locked() const;
 
 
@@ -209,6 +216,11 @@ class Run {
   double exact_seconds_ = 0;               // measured time of one exact score (smoothed)
   std::unique_ptr<LocalSearch> local_search_;  // the ranker's; around best_ (or what it was)
   std::uint64_t local_neighbours_seen_ = 0;    // of local_search_'s count, already in counters_
+  std::unique_ptr<LocalSearch> kicked_;        // the ranker's iterated search (sampled centre)
+  std::uint64_t kicked_neighbours_seen_ = 0;
+  int kicked_moves_ = 0;
+  std::uint64_t kicks_ = 0;                    // iterated searches started
+  Rng ranker_rng_;                             // kicks and starts (the ranker is asynchronous anyway)
   StagnationClock stagnation_;                 // the pool's, for restarts
   StagnationClock trap_clock_;                 // the pool's while coarse, for trap restarts
   bool clocks_live_ = false;  // restored from the checkpoint or started: snapshots keep them

@@ -5,6 +5,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "evolver/search/early_reject.hpp"
 #include "evolver/search/rng.hpp"
 
 namespace mixforge::evolver {
@@ -90,8 +91,10 @@ void LocalSearch::run(const Evaluator& ev, const LocalSearchHooks& hooks) {
     ++counters_.neighbours;
     GroupedCounts acc(q.width());
     bool passed = sizes_.empty();
+    Score last_score;
     for (std::size_t k = 0; k < sizes_.size(); ++k) {
       const Score s = extend(q, ev, acc, o_.seed, sizes_[k], counters_.samples);
+      last_score = s;
       // Both scores come from the same inputs, so much of their noise is shared; the
       // bound below (independent errors) is the generous side.
       const double se = std::hypot(s.chi2_stderr, base_[k].chi2_stderr);
@@ -101,6 +104,14 @@ void LocalSearch::run(const Evaluator& ev, const LocalSearchHooks& hooks) {
       passed = last;
     }
     if (!passed) continue;
+    if (sampled_centre()) {
+      if (sizes_.empty()) continue;  // no stages: nothing to compare a sampled centre with
+      ++counters_.sampled_moves;
+      const Program candidate = q;  // enter() replaces around_
+      enter(candidate, centre_exact_, ev);
+      if (hooks.improved && !hooks.improved(candidate, estimate_of(last_score))) return;
+      continue;
+    }
     ++counters_.exact_scored;
     const Program candidate = q;  // enter() replaces around_
     const Estimate e = hooks.exact(candidate);
@@ -110,6 +121,11 @@ void LocalSearch::run(const Evaluator& ev, const LocalSearchHooks& hooks) {
     if (hooks.improved && !hooks.improved(candidate, e)) return;
   }
   counters_.local_optimum = true;
+}
+
+std::optional<Score> LocalSearch::centre_score() const {
+  if (base_.empty()) return std::nullopt;
+  return base_.back();
 }
 
 LocalSearchCounters local_search(const Program& start, double start_exact, const Evaluator& evaluator,

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "avalanche/evaluator.hpp"
@@ -32,6 +33,11 @@ struct LocalSearchOptions {
   std::uint64_t seed = 1;  // of the common sample stream and the neighbour order
 };
 
+// A centre without an exact score (start_exact NaN, the kicked starts of iterated local
+// search) moves on sampled evidence alone: a neighbour that is lower at the last stage on
+// the centre's own inputs becomes the centre, with no exact score; the caller scores the
+// end point exactly if it looks worth it (centre_score()).
+//
 // Every program one move away from p, in a fixed order: amounts +-1 (within 1..n-1),
 // then single-bit flips of constants (bit 0 of a multiplier excluded). Duplicates of p
 // (a no-op move) are left out.
@@ -42,6 +48,7 @@ struct LocalSearchCounters {
   std::uint64_t samples = 0;         // sampled inputs spent (centre and neighbours)
   std::uint64_t exact_scored = 0;    // neighbours that reached an exact score
   std::uint64_t improvements = 0;    // confirmed better (moves made)
+  std::uint64_t sampled_moves = 0;   // moves of a sampled centre (no exact score)
   bool local_optimum = false;        // the last centre has no better neighbour
 };
 
@@ -52,7 +59,8 @@ struct LocalSearchHooks {
   // Called before each neighbour is compared; false ends the search (stop requested).
   // May block (paused).
   std::function<bool()> keep_going;
-  // A confirmed improvement, now the centre. False ends the search.
+  // A confirmed improvement, now the centre (for a sampled centre: a move on sampled
+  // evidence, with its last-stage estimate). False ends the search.
   std::function<bool(const Program&, const Estimate&)> improved;
   // Programs not to spend work on (already in the pool or already scored exactly).
   std::function<bool(std::uint64_t hash)> skip;
@@ -62,12 +70,17 @@ struct LocalSearchHooks {
 // again: it keeps its centre, its place in the neighbourhood and what it has tried.
 class LocalSearch {
  public:
-  // start must be at most 32 bits wide (exact confirmation); start_exact its exact chi2.
+  // start must be at most 32 bits wide (exact confirmation); start_exact its exact chi2,
+  // or NaN for a sampled centre (see above).
   LocalSearch(Program start, double start_exact, LocalSearchOptions options);
   // Until a local optimum, or a hook says stop. Exceptions of hooks.exact propagate.
   void run(const Evaluator& evaluator, const LocalSearchHooks& hooks);
   const Program& centre() const { return centre_; }
-  double centre_chi2() const { return centre_exact_; }
+  double centre_chi2() const { return centre_exact_; }  // NaN for a sampled centre
+  bool sampled_centre() const { return centre_exact_ != centre_exact_; }
+  // The centre's score at the last stage of its comparisons (its most precise sampled
+  // score); empty before the first run or where the stages are skipped (small widths).
+  std::optional<Score> centre_score() const;
   bool done() const { return counters_.local_optimum; }
   const LocalSearchCounters& counters() const { return counters_; }
 

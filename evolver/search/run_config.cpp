@@ -142,6 +142,10 @@ const std::vector<Field>& fields() {
       nested("local_search.first_samples", &RunConfig::local_search, &LocalSearchConfig::first_samples),
       nested("local_search.max_samples", &RunConfig::local_search, &LocalSearchConfig::max_samples),
       nested("local_search.z", &RunConfig::local_search, &LocalSearchConfig::z),
+      nested("local_search.iterated", &RunConfig::local_search, &LocalSearchConfig::iterated),
+      nested("local_search.kick_moves", &RunConfig::local_search, &LocalSearchConfig::kick_moves),
+      nested("local_search.kick_max_moves", &RunConfig::local_search, &LocalSearchConfig::kick_max_moves),
+      nested("local_search.leader_starts", &RunConfig::local_search, &LocalSearchConfig::leader_starts),
       nested("memetic.local_search_rate", &RunConfig::memetic, &MemeticConfig::local_search_rate),
       nested("memetic.max_moves", &RunConfig::memetic, &MemeticConfig::max_moves),
       nested("memetic.crossover_rate", &RunConfig::memetic, &MemeticConfig::crossover_rate),
@@ -292,9 +296,12 @@ RunConfig run_config_from_json(const nlohmann::json& j) {
   for (const auto& [field, r] : {std::pair{"memetic.local_search_rate", c.memetic.local_search_rate},
                                  std::pair{"memetic.crossover_rate", c.memetic.crossover_rate},
                                  std::pair{"memetic.species_rate", c.memetic.species_rate},
-                                 std::pair{"memetic.shape_share", c.memetic.shape_share}})
+                                 std::pair{"memetic.shape_share", c.memetic.shape_share},
+                                 std::pair{"local_search.leader_starts", c.local_search.leader_starts}})
     if (!(r >= 0 && r <= 1)) throw ConfigError(field, "must be a share from 0 to 1, not " + std::to_string(r));
   if (c.memetic.max_moves < 1) throw ConfigError("memetic.max_moves", "must be at least 1");
+  if (c.local_search.kick_moves < 1) throw ConfigError("local_search.kick_moves", "must be at least 1");
+  if (c.local_search.kick_max_moves < 1) throw ConfigError("local_search.kick_max_moves", "must be at least 1");
   if (!(c.memetic.shape_share > 0)) throw ConfigError("memetic.shape_share", "must be above 0 (1: no limit)");
   if (c.precision.initial_samples > c.precision.max_samples)
     throw ConfigError("precision.initial_samples", "exceeds precision.max_samples");

@@ -72,6 +72,15 @@ struct LocalSearchConfig {
   std::uint64_t first_samples = 1u << 20;  // first common-sample comparison
   std::uint64_t max_samples = 1u << 24;    // last one before an exact score
   double z = 1.0;                          // tolerance before the last stage, standard errors
+  // Iterated local search: once the best is a local optimum the ranker goes on from kicked
+  // copies of it (kick_moves random moves of the neighbourhood) or, with probability
+  // leader_starts, from one of the pool's leaders. Those searches move on sampled evidence
+  // (no exact score per move, at most kick_max_moves moves); their end point is scored
+  // exactly when its estimate is within z standard errors of the best's exact chi2.
+  bool iterated = true;
+  int kick_moves = 3;
+  int kick_max_moves = 30;
+  double leader_starts = 0.5;
 };
 
 // Memetic operators inside the tournament loop. Rates are shares of the tournaments whose

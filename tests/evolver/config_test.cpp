@@ -123,7 +123,8 @@ TEST(RunConfig, EveryFieldRoundTrips) {
                   {"precision", {{"exact_max_width", 12}, {"initial_samples", 1024}, {"max_samples", 65536},
                                  {"noise_ratio", 2.0}, {"leaders", 6}, {"leader_interval", 700},
                                  {"exact_leaders", false}, {"exact_max_seconds", 30.0}}},
-                  {"local_search", {{"enabled", false}, {"first_samples", 4096}, {"max_samples", 1 << 20}, {"z", 0.5}}},
+                  {"local_search", {{"enabled", false}, {"first_samples", 4096}, {"max_samples", 1 << 20}, {"z", 0.5},
+                                    {"iterated", false}, {"kick_moves", 2}, {"kick_max_moves", 9}, {"leader_starts", 0.25}}},
                   {"memetic", {{"local_search_rate", 0.25}, {"max_moves", 7}, {"crossover_rate", 0.5},
                                {"species_rate", 0.75}, {"shape_share", 0.25}, {"score_cache", 4096}}},
                   {"restart", {{"stagnation_seconds", 90.0}, {"stagnation_tournaments", 0}, {"fraction", 0.25}, {"min_gain", 0.5},
@@ -149,6 +150,8 @@ TEST(RunConfig, SchemaErrorsNameTheField) {
   EXPECT_EQ(field_of({{"local_search", {{"z", -1}}}}), "local_search.z");
   EXPECT_EQ(field_of({{"restart", {{"fraction", 0}}}}), "restart.fraction");
   EXPECT_EQ(field_of({{"memetic", {{"local_search_rate", 1.5}}}}), "memetic.local_search_rate");
+  EXPECT_EQ(field_of({{"local_search", {{"kick_moves", 0}}}}), "local_search.kick_moves");
+  EXPECT_EQ(field_of({{"local_search", {{"leader_starts", 2}}}}), "local_search.leader_starts");
   EXPECT_EQ(field_of({{"memetic", {{"crossover_rate", -0.1}}}}), "memetic.crossover_rate");
   EXPECT_EQ(field_of({{"memetic", {{"species_rate", "half"}}}}), "memetic.species_rate");
   EXPECT_EQ(field_of({{"memetic", {{"max_moves", 0}}}}), "memetic.max_moves");

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <thread>
+#include <limits>
 #include <set>
 
 #include "avalanche/evaluator.hpp"
@@ -183,4 +184,87 @@ TEST(LocalSearch, SmallWidthsEndAtATrueLocalOptimum) {
   EXPECT_EQ(s.counters().samples, 0u);
   EXPECT_LE(s.centre_chi2(), exact_of(p).chi2);
   for (const Program& q : neighbours(s.centre())) EXPECT_GE(exact_of(q).chi2, s.centre_chi2()) << format_program(q);
+}
+
+// A centre without an exact score (iterated local search's kicked starts) moves on sampled
+// evidence alone: no exact score is asked for, each move is one step from the centre before,
+// and on these 24-bit programs the end point is exactly better than the start.
+TEST(LocalSearch, ASampledCentreMovesWithoutExactScores) {
+  const Program p = start24();
+  LocalSearchOptions o;
+  o.first_samples = 1u << 14;
+  o.max_samples = 1u << 20;
+  std::vector<Program> moves;
+  LocalSearchHooks h;
+  h.exact = [](const Program& q) -> Estimate {
+    ADD_FAILURE() << "exact score asked for " << format_program(q);
+    return exact_of(q);
+  };
+  h.improved = [&](const Program& q, const Estimate& e) {
+    EXPECT_FALSE(e.exact);
+    EXPECT_EQ(e.samples, o.max_samples);
+    moves.push_back(q);
+    return moves.size() < 6;
+  };
+  LocalSearch s(p, std::numeric_limits<double>::quiet_NaN(), o);
+  EXPECT_TRUE(s.sampled_centre());
+  EXPECT_FALSE(s.centre_score());
+  s.run(jit_ev(), h);
+  ASSERT_GE(moves.size(), 1u) << "no move from " << format_program(p);
+  EXPECT_EQ(s.counters().sampled_moves, moves.size());
+  EXPECT_EQ(s.counters().exact_scored, 0u);
+  EXPECT_EQ(s.counters().improvements, 0u);
+  Program centre = p;
+  for (const Program& q : moves) {
+    const std::vector<Program> around = neighbours(centre);
+    EXPECT_NE(std::find(around.begin(), around.end(), q), around.end()) << "a move is one step away";
+    centre = q;
+  }
+  EXPECT_EQ(s.centre(), moves.back());
+  ASSERT_TRUE(s.centre_score());
+  EXPECT_EQ(s.centre_score()->samples, o.max_samples);
+  // The sampled moves found a better function, by its exact score.
+  EXPECT_LT(exact_of(s.centre()).chi2, exact_of(p).chi2);
+}
+
+// Iterated local search: once the run's best is a local optimum, the ranker goes on from
+// kicked copies of it and from the pool's leaders. The run's best stays exact and only
+// falls; switched off, no iterated search starts.
+TEST(LocalSearch, IteratedSearchGoesOnFromKicksOnceTheBestIsALocalOptimum) {
+  RunConfig c;
+  c.width = 18;
+  c.max_steps = 5;
+  c.pool_size = 40;
+  c.threads = 1;
+  c.seed = 5;
+  c.precision.initial_samples = 1u << 10;
+  c.precision.max_samples = 1u << 12;
+  c.precision.leader_interval = 100;
+  c.local_search.first_samples = 1u << 10;
+  c.local_search.max_samples = 1u << 14;
+  evolver::Run run("ils", c, jit_ev());
+  run.start(Budget{});  // no budget: stopped below
+  // A liveness bound, not a timing assertion: far beyond what any build needs.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(10);
+  while (run.kicks() < 3 && !run.done() && std::chrono::steady_clock::now() < give_up)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  run.request_stop();
+  run.wait();
+  ASSERT_EQ(run.error(), "");
+  EXPECT_GE(run.kicks(), 3u) << "no iterated search in 10 minutes";
+  const std::vector<HallOfFameEntry> hof = run.drain_hall_of_fame();
+  ASSERT_FALSE(hof.empty());
+  for (std::size_t i = 0; i < hof.size(); ++i) {
+    EXPECT_TRUE(hof[i].function.exact);
+    if (i > 0) {
+      EXPECT_LT(hof[i].function.chi2, hof[i - 1].function.chi2);
+    }
+  }
+  c.local_search.iterated = false;
+  Budget b;
+  b.tournaments = 200;
+  evolver::Run off("ils-off", c, jit_ev());
+  off.start(b);
+  off.wait();
+  EXPECT_EQ(off.kicks(), 0u);
 }
