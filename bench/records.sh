@@ -14,6 +14,8 @@
 #   shape16adds  16 bits, add-shift,xsr x 4             (4.0793e-3, [4 7 2 5 3 4 8 6])
 #   free32x5     32 bits, 5 free steps                  (5.9001e-6, [16 21f0aaad 15 f35a2d97 15])
 # PLAIN=1 switches the memetic operators off (the tournament as it was before issue 39).
+# LABEL names the rows (default memetic): a new row for the same arena, e.g. after a change
+# of the search, without mixing its seeds with the earlier rows'.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 build="$here/../build/release"
@@ -24,7 +26,7 @@ cmake --build "$build" --target bench_evolve >/dev/null
 commit="$(git -C "$here/.." rev-parse --short HEAD)"
 [ -z "$(git -C "$here/.." status --porcelain -- avalanche evolver mixer jit)" ] || commit="$commit (with uncommitted changes)"
 plain='{}'
-label=memetic
+label="${LABEL:-memetic}"
 if [ "${PLAIN:-0}" = 1 ]; then
   plain='{"memetic":{"local_search_rate":0,"crossover_rate":0,"species_rate":0,"shape_share":1}}'
   label=plain
