@@ -18,7 +18,7 @@ void add_serve_command(CLI::App& app) {
   auto log_format = std::make_shared<std::string>("text");
   auto log_file = std::make_shared<std::string>();
   CLI::App* cmd = app.add_subcommand(
-      "serve", "Run the HTTP daemon: REST API under /api/v1, live events, metrics (see README \"HTTP API\")");
+      "serve", "Run the HTTP daemon: REST API under /api/v1, live events, metrics (see docs/http-api.md)");
   cmd->add_option("--bind", opts->bind, "Address to listen on (non-loopback needs --token-file)")
       ->capture_default_str();
   cmd->add_option("--port", *port, "TCP port (0: any free port; see --port-file)")
@@ -107,7 +107,7 @@ void add_serve_command(CLI::App& app) {
   auto island = std::make_shared<IslandCliOptions>();
   cmd->add_flag("--islands", *islands,
                 "Under mpirun -np K: rank 0 serves, and the other ranks evolve islands of its oldest running run "
-                "(see README \"Islands\")");
+                "(see docs/gpu-and-islands.md)");
   add_island_options(cmd, island.get());
   cmd->callback([opts, port, web, token, port_file, log_level, log_format, log_file, device, islands, island] {
     opts->device = parse_device(*device);

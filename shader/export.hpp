@@ -36,7 +36,7 @@ class ExportError : public std::runtime_error {
 
 // rand_range(seed, r) for r in 1..65536 (docs/background.md):
 //   fraction: (r * (h & 0xffff)) >> 16
-//   jitter:   (r * (h & 0xffff) + h % r) >> 16   (recommended; see README)
+//   jitter:   (r * (h & 0xffff) + h % r) >> 16   (recommended; see docs/shader-export.md)
 enum class RangeMethod : std::uint8_t { jitter, fraction };
 enum class ConstantStyle : std::uint8_t { hex, decimal };
 

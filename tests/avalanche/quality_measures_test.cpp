@@ -32,7 +32,7 @@ BatchFunction qm_identity() {
 const char* const weak_multiply = "x *= 0x9e3779b9;";  // carries only move upwards
 // Chris Wellons' qm_triple32: passes every measure here. (lowbias32 does not pass bit
 // independence: flipping input bit 15 makes output bits 0 and 16 change in opposite ways
-// every time; see README "Quality".)
+// every time; see docs/scoring-and-quality.md.)
 const char* const qm_triple32 =
     "x ^= x >> 17; x *= 0xed5ad4bb; x ^= x >> 11; x *= 0xac4c1b51; x ^= x >> 15; x *= 0x31848bab; x ^= x >> 14;";
 const char* const qm_lowbias32 = "x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;";

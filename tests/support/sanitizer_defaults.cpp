@@ -4,7 +4,7 @@
 // them, and spawned daemons inherit them) take precedence. Linked only into sanitizer builds.
 extern "C" {
 
-// Leaks are checked (see README, "Sanitizers"). abort_on_error=0: a finding exits with
+// Leaks are checked (see docs/testing-and-ci.md, "Sanitizers"). abort_on_error=0: a finding exits with
 // status 1 after its report, which CTest shows.
 const char* __asan_default_options() { return "detect_leaks=1:strict_string_checks=1:check_initialization_order=1"; }
 
