@@ -2,11 +2,14 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <optional>
 #include <sstream>
 
+#include "app/request_error.hpp"
+#include "app/run_creation.hpp"
 #include "cli/commands.hpp"
 #include "cli/device_option.hpp"
 #include "cli/islands.hpp"
@@ -69,38 +72,46 @@ void resume_islands(const EvolveOptions& o) {
   run_islands({}, o.island, data_directory(o.data), o.device, o.interpreter, o.json, o.resume, extra);
 }
 
+// Whether the field (or a path below it) was set by one of the given flags.
+bool set_by_flag(const std::string& field, const std::vector<std::string>& flagged) {
+  for (const auto& f : flagged)
+    if (field == f || field.rfind(f + ".", 0) == 0 || field.rfind(f + "[", 0) == 0) return true;
+  return false;
+}
+
 void run_evolve(const EvolveOptions& o) {
   if (!o.resume.empty()) return resume_islands(o);
   nlohmann::json j = o.config.empty() ? nlohmann::json::object() : read_config_file(o.config);
   if (!j.is_object()) throw UsageError(o.config + ": (root): the configuration must be a JSON object");
-  // Flags given on the command line override the file.
-  if (o.width) j["width"] = *o.width;
-  if (o.max_steps) j["max_steps"] = *o.max_steps;
-  if (o.min_steps) j["min_steps"] = *o.min_steps;
-  if (o.pool) j["pool_size"] = *o.pool;
-  if (o.seed) j["seed"] = evolver::seed_to_json(*o.seed);  // above 2^53-1: a string
-  if (o.threads) j["threads"] = *o.threads;
-  if (!o.name.empty()) j["name"] = o.name;
-  if (o.bic_weight) j["objective"]["bic_weight"] = *o.bic_weight;
-  if (o.higher_order_weight) j["objective"]["higher_order_weight"] = *o.higher_order_weight;
-  if (o.objective_samples) j["objective"]["samples"] = *o.objective_samples;
+  // Flags given on the command line override the file; `flagged` keeps the fields they set,
+  // so that an error names the option (main: cli/option_names.*) or else the file's field.
+  std::vector<std::string> flagged;
+  auto set = [&](const char* field, nlohmann::json value) {
+    nlohmann::json::json_pointer at("/" + std::string(field));
+    j[at] = std::move(value);
+    std::string path = field;
+    std::replace(path.begin(), path.end(), '/', '.');
+    flagged.push_back(path);
+  };
+  if (o.width) set("width", *o.width);
+  if (o.max_steps) set("max_steps", *o.max_steps);
+  if (o.min_steps) set("min_steps", *o.min_steps);
+  if (o.pool) set("pool_size", *o.pool);
+  if (o.seed) set("seed", evolver::seed_to_json(*o.seed));  // above 2^53-1: a string
+  if (o.threads) set("threads", *o.threads);
+  if (!o.name.empty()) set("name", o.name);
+  if (o.bic_weight) set("objective/bic_weight", *o.bic_weight);
+  if (o.higher_order_weight) set("objective/higher_order_weight", *o.higher_order_weight);
+  if (o.objective_samples) set("objective/samples", *o.objective_samples);
+  app::RunCreationRequest request;
   if (o.seconds || o.tournaments) {
-    try {
-      // Before JSON: it holds no NaN, and the schema reads 2^63 as a negative number.
-      evolver::validate_budget({o.seconds, o.tournaments});
-    } catch (const evolver::ConfigError& e) {
-      throw UsageError(e.what());
-    }
-    nlohmann::json b = nlohmann::json::object();
-    if (o.seconds) b["seconds"] = *o.seconds;
-    if (o.tournaments) b["tournaments"] = *o.tournaments;
-    j["budget"] = b;
-  } else if (!j.contains("budget")) {
-    j["budget"] = {{"seconds", 600}};  // the CLI default; 0 / none only through a config file
+    request.budget = evolver::Budget{o.seconds, o.tournaments};
+    if (o.seconds) flagged.push_back("budget.seconds");
+    if (o.tournaments) flagged.push_back("budget.tournaments");
   }
   if (o.kind_sequence) {
     if (o.kind_sequence->find_first_not_of(" ,") == std::string::npos)
-      throw UsageError("--kind-sequence: no kinds given (e.g. xsr,mul,xsr,mul,xsr)");
+      throw app::RequestError("kind_sequence", "out-of-range", "no kinds given (e.g. xsr,mul,xsr,mul,xsr)");
     nlohmann::json seq = nlohmann::json::array();
     std::stringstream ss(*o.kind_sequence);
     for (std::string k; std::getline(ss, k, ',');) {
@@ -108,13 +119,15 @@ void run_evolve(const EvolveOptions& o) {
       k.erase(k.find_last_not_of(' ') + 1);
       seq.push_back(k);
     }
-    j["kind_sequence"] = seq;
+    set("kind_sequence", seq);
   }
+  request.config = std::move(j);
   evolver::RunConfig config;
   try {
-    config = evolver::run_config_from_json(j);
-  } catch (const evolver::ConfigError& e) {
-    throw UsageError(std::string(o.config.empty() ? "" : o.config + ": ") + e.what());
+    config = app::plan_run(request, app::command_line_run_policy());
+  } catch (const app::RequestError& e) {
+    if (set_by_flag(e.field(), flagged)) throw;
+    throw UsageError((o.config.empty() ? "" : o.config + ": ") + e.field() + ": " + e.what());
   }
   if (o.islands) {
     run_islands(config, o.island, data_directory(o.data), o.device, o.interpreter, o.json);

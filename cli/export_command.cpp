@@ -10,13 +10,12 @@
 #include <optional>
 #include <regex>
 
-#include "avalanche/evaluator.hpp"
+#include "app/export.hpp"
+#include "app/request_error.hpp"
 #include "cli/commands.hpp"
 #include "evolver/manager/run_manager.hpp"
 #include "cli/program_input.hpp"
 #include "cli/stored_functions.hpp"
-#include "shader/bundle.hpp"
-#include "shader/export.hpp"
 
 namespace mixforge::cli {
 
@@ -40,56 +39,26 @@ struct Opts {
   std::string run;          // --family: search this run's pool (default: the hall of fame)
 };
 
-shader::ExportProgram from_stored(const evolver::ScoredFunction& f) {
-  shader::ExportProgram p{f.program, std::nullopt};
-  p.score = shader::ProgramScore{f.chi2_exact.value_or(f.chi2), f.bias, f.chi2_exact.has_value() || f.exact,
-                                 f.samples};
-  return p;
-}
-
-// Exact scores: all 2^n inputs with the JIT (about 2 s at 32 bits on 2 cores); wider
-// programs cannot be scored exactly and are left unscored here.
-constexpr int max_scored_width = 32;
-
 // db: opened on the first FUNCTION_ID and reused for the others (--vec4 takes up to four).
-shader::ExportProgram load(const std::string& argument, const Opts& o,
-                           std::unique_ptr<evolver::RunManager>& db) {
+app::ExportSource load(const std::string& argument, const Opts& o, std::unique_ptr<evolver::RunManager>& db) {
   static const std::regex function_id("[0-9a-f]{16}");
   std::error_code ec;
   if (std::regex_match(argument, function_id) && !std::filesystem::exists(argument, ec)) {
     if (!db) db = open_store(o.data, "export");
     const auto f = db->function(argument);
     if (!f) throw UsageError("export: no function with id " + argument + " in " + o.data);
-    if (o.width && *o.width != f->program.width())
-      throw UsageError("export: --width " + std::to_string(*o.width) + " but function " + argument + " has width " +
-                       std::to_string(f->program.width()));
-    return from_stored(*f);
+    return app::stored_source(*f);
   }
-  return shader::ExportProgram{parse_program_argument(argument, o.width).program, std::nullopt};
+  return app::typed_source(parse_program_argument(argument, o.width).program);
 }
 
-// Programs typed on the command line get their exact score here, after the request has
-// been checked: a mistake in the options must not cost a 2^32-input scoring first.
-void score_unscored(shader::ExportRequest& r, const Opts& o) {
-  if (o.no_score) return;
-  std::unique_ptr<Evaluator> evaluator;
-  for (auto& p : r.programs) {
-    if (p.score || p.program.width() > max_scored_width) continue;
-    if (!evaluator) evaluator = Evaluator::with_own_engine();
-    const Score s = evaluator->exact(p.program);
-    p.score = shader::ProgramScore{s.chi2, s.bias, true, s.samples};
-  }
-}
-
-std::string export_text(const shader::ExportRequest& r, bool bundle) {
-  try {
-    return bundle ? shader::export_bundle(r).dump(2) + "\n" : shader::export_code(r);
-  } catch (const shader::ExportError& e) {
-    // The option at fault, where the field is one ("programs/1": the message says which).
-    const std::string& f = e.field();
-    const bool option = !f.empty() && f.rfind("programs", 0) != 0;
-    throw UsageError(std::string("export: ") + (option ? "--" + f + ": " : "") + e.what());
-  }
+// The use case names its programs "programs" ("programs[1]": the second); here they are
+// PROGRAM, the --vec4 list or the --family found.
+app::RequestError spelled_here(const app::RequestError& e, const Opts& o) {
+  if (e.field().rfind("programs", 0) != 0) return e;
+  const std::string tail = e.field().substr(8);
+  const std::string head = !o.family.empty() ? "family" : !o.vec4.empty() ? "vec4" : "program";
+  return app::RequestError(head == "program" ? head : head + tail, e.code(), e.what(), e.position());
 }
 }  // namespace
 
@@ -125,22 +94,22 @@ void add_export_command(CLI::App& app) {
   cmd->add_option("--run", o->run, "--family: search this run's pool instead of the hall of fame");
   cmd->add_option("-o,--output", o->output, "Write to this file instead of stdout");
   cmd->callback([o] {
-    shader::ExportRequest r;
+    app::ExportRequest r;
     if (o->bundle && !o->target.empty())
       throw UsageError("export: --target and --bundle: a bundle holds the code for every target; give one of them");
     if (o->range_method && !o->range) throw UsageError("export: --range-method needs --range");
-    if (!o->bundle) {
-      if (o->target.empty()) throw UsageError("export: --target is required (glsl, hlsl, wgsl, msl, cuda, cpp) unless --bundle");
-      auto t = shader::target_from_name(o->target);
-      if (!t) throw UsageError("export: unknown --target \"" + o->target + "\" (expected glsl, hlsl, wgsl, msl, cuda or cpp)");
-      r.target = *t;
-    }
+    if (!o->bundle && o->target.empty())
+      throw UsageError("export: --target is required (glsl, hlsl, wgsl, msl, cuda, cpp) unless --bundle");
+    r.target = o->bundle ? "bundle" : o->target;
+    if (o->range) r.range = o->range_method.value_or("jitter");
+    r.constants = o->decimal ? "decimal" : "hex";
+    app::check_export_options(r);  // before any lookup in the database
     if (!o->family.empty()) {
       if (!o->program.empty() || !o->vec4.empty())
         throw UsageError("export: --family picks its programs from the database; give no PROGRAM or --vec4");
       const auto db = open_store(o->data, "export");
       r.vec4 = true;
-      for (const auto& f : best_family(*db, o->run, o->family, "export")) r.programs.push_back(from_stored(f));
+      for (const auto& f : best_family(*db, o->run, o->family, "export")) r.programs.push_back(app::stored_source(f));
     } else if (!o->vec4.empty()) {
       if (!o->program.empty())
         throw UsageError("export: give the programs after --vec4, not as a separate PROGRAM argument");
@@ -152,16 +121,18 @@ void add_export_command(CLI::App& app) {
       std::unique_ptr<evolver::RunManager> db;
       r.programs.push_back(load(o->program, *o, db));
     }
+    r.width = o->width;
     r.seeded = o->seeded;
     r.inverse = o->inverse;
-    if (o->range)
-      r.range = o->range_method == std::optional<std::string>("fraction") ? shader::RangeMethod::fraction
-                                                                          : shader::RangeMethod::jitter;
     r.name = o->name;
-    r.constants = o->decimal ? shader::ConstantStyle::decimal : shader::ConstantStyle::hex;
-    export_text(r, o->bundle);  // checks the request before any scoring
-    score_unscored(r, *o);
-    const std::string text = export_text(r, o->bundle);
+    r.score = !o->no_score;
+    app::ExportResult result;
+    try {
+      result = app::export_programs(std::move(r), app::command_line_export_policy());
+    } catch (const app::RequestError& e) {
+      throw spelled_here(e, *o);
+    }
+    const std::string text = result.bundle ? result.bundle_json.dump(2) + "\n" : result.code;
     if (o->output.empty()) {
       std::cout << text;
     } else {

@@ -4,7 +4,27 @@
 
 namespace mixforge::cli {
 
+namespace {
+// Fields whose option is not their own name with dashes (evolve's flags for a run's
+// configuration).
+struct Alias {
+  const char* field;
+  const char* option;
+};
+constexpr Alias aliases[] = {{"pool_size", "--pool"},
+                             {"budget.seconds", "--seconds"},
+                             {"budget.tournaments", "--tournaments"},
+                             {"objective.bic_weight", "--bic-weight"},
+                             {"objective.higher_order_weight", "--higher-order-weight"},
+                             {"objective.samples", "--objective-samples"}};
+}  // namespace
+
 std::string option_for_field(const std::string& field) {
+  for (const Alias& a : aliases) {
+    const std::string f = a.field;
+    if (field == f) return a.option;
+    if (field.rfind(f + "[", 0) == 0) return std::string(a.option) + " " + field.substr(f.size());
+  }
   const auto end = field.find_first_of(".[");
   std::string head = field.substr(0, end);
   const std::string tail = end == std::string::npos ? "" : field.substr(end + (field[end] == '.' ? 1 : 0));

@@ -12,6 +12,7 @@
 #include <optional>
 #include <regex>
 
+#include "app/quality.hpp"
 #include "avalanche/counts.hpp"
 #include "avalanche/evaluator.hpp"
 #include "avalanche/quality.hpp"
@@ -130,8 +131,7 @@ void add_quality_command(CLI::App& app) {
       ->check(CLI::Range(1, 64));
   cmd->add_flag("--json", o->json, "Print one JSON object (schema/quality.schema.json)");
   cmd->add_option("--size", o->size,
-                  "standard (exact avalanche up to 32 bits, about a minute of dieharder at 32 bits) or quick")
-      ->check(CLI::IsMember({"quick", "standard"}));
+                  "standard (exact avalanche up to 32 bits, about a minute of dieharder at 32 bits) or quick");
   cmd->add_option("--seed", o->seed, "Seed of every sampled measure (default 1)");
   cmd->add_flag("--no-battery", o->no_battery, "Skip the counter-mode dieharder tests");
   cmd->add_flag("--refresh", o->refresh, "FUNCTION_ID: compute again even when a cached report exists");
@@ -140,24 +140,27 @@ void add_quality_command(CLI::App& app) {
   cmd->add_option("program", o->program, "PROGRAM text, a file path, - for stdin, or a stored FUNCTION_ID");
   cmd->callback([o] {
     if (o->program.empty()) throw UsageError("quality needs a PROGRAM or a FUNCTION_ID");
-    QualityOptions q;
-    q.size = o->size == "quick" ? BatterySize::quick : BatterySize::standard;
-    q.seed = o->seed;
-    q.battery = !o->no_battery;
     static const std::regex function_id("[0-9a-f]{16}");
     std::error_code ec;
+    app::QualityRequest r;
+    r.size = o->size;
+    r.seed = o->seed;
+    r.battery = !o->no_battery;
+    r.refresh = o->refresh;
+    r.stored = std::regex_match(o->program, function_id) && !std::filesystem::exists(o->program, ec);
+    r.width = o->width;
+    // The use case's rules (app/quality.hpp), before any lookup or scoring.
+    const app::QualityPlan plan = app::plan_quality(r, app::command_line_quality_policy());
     nlohmann::json report;
     const auto evaluator = Evaluator::with_own_engine();
-    if (std::regex_match(o->program, function_id) && !std::filesystem::exists(o->program, ec)) {
-      if (o->width) throw UsageError("quality: --width applies to PROGRAM text, not to a FUNCTION_ID");
+    if (r.stored) {
       const auto db = open_store(o->data, "quality");
       const auto f = db->function(o->program);
       if (!f) throw UsageError("quality: no function with id " + o->program + " in " + o->data);
-      report = evolver::stored_function_quality(*db, *evaluator, f->program, q, o->refresh);
+      report = evolver::stored_function_quality(*db, *evaluator, f->program, plan.options, plan.refresh);
     } else {
-      if (o->refresh) throw UsageError("quality: --refresh applies to a FUNCTION_ID (reports of PROGRAM text are not cached)");
       const Program p = parse_program_argument(o->program, o->width).program;
-      report = to_json(assess_quality(*evaluator, p, q));
+      report = to_json(assess_quality(*evaluator, p, plan.options));
       report["cached"] = false;
       report["computed_at"] =
           std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();

@@ -6,9 +6,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/request_error.hpp"
 #include "server/problem.hpp"
 
 namespace mixforge::server {
+
+HttpError query_parameter_error(const app::RequestError& e) {
+  return HttpError(400, "invalid-query-parameter", "query parameter " + e.field() + ": " + e.what())
+      .with_field("?" + e.field());
+}
 
 namespace {
 // The value as a JSON string literal: control characters escaped (a NUL cut the message

@@ -9,7 +9,17 @@
 
 #include "server/http_types.hpp"
 
+namespace mixforge::app {
+class RequestError;
+}
+
 namespace mixforge::server {
+
+class HttpError;
+
+// A use case's refusal (app::RequestError) of a field this route takes as a query
+// parameter: 400 invalid-query-parameter naming "?field".
+HttpError query_parameter_error(const app::RequestError& error);
 
 class QueryReader {
  public:

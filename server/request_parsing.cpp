@@ -7,6 +7,7 @@
 #include "server/problem.hpp"
 #include "app/evaluate.hpp"
 #include "app/program_input.hpp"
+#include "app/run_creation.hpp"
 #include "server/schema_validator.hpp"
 
 namespace mixforge::server {
@@ -18,7 +19,8 @@ bool blank(const std::string& s) { return s.find_first_not_of(" \t\r\n") == std:
 evolver::RunConfig parse_run_request(const Request& request, const SchemaSet& schemas) {
   const nlohmann::json body = parse_json_body(request);
   schemas.validate("run.schema.json", body);
-  return evolver::run_config_from_json(body);
+  // The use case's rules under the daemon's policy (app/run_creation.hpp: no default budget).
+  return app::plan_run({body, std::nullopt}, app::daemon_run_policy());
 }
 
 std::optional<evolver::Budget> parse_resume_request(const Request& request, const SchemaSet& schemas) {

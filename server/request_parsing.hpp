@@ -17,7 +17,8 @@ namespace mixforge::server {
 
 class SchemaSet;
 
-// POST /runs: throws HttpError (400/415) or evolver::ConfigError (cross-field rules).
+// POST /runs: throws HttpError (400/415/422 schema) or app::RequestError (the use case's
+// rules, app/run_creation.hpp).
 evolver::RunConfig parse_run_request(const Request& request, const SchemaSet& schemas);
 
 // POST /runs/{id}/resume: an optional body {"budget": {...}}.

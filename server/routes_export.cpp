@@ -6,15 +6,15 @@
 #include <nlohmann/json.hpp>
 
 #include "evolver/manager/run_manager.hpp"
+#include "app/program_input.hpp"
+#include "app/request_error.hpp"
 #include "server/api.hpp"
 #include "server/problem.hpp"
-#include "app/program_input.hpp"
 #include "server/query.hpp"
 #include "server/schema_validator.hpp"
 
 #ifdef MIXFORGE_WITH_SHADER
-#include "shader/bundle.hpp"
-#include "shader/export.hpp"
+#include "app/export.hpp"
 #endif
 
 namespace mixforge::server {
@@ -23,23 +23,14 @@ namespace mixforge::server {
 bool export_available() { return true; }
 
 namespace {
-shader::Target parse_target(const std::string& name, const std::string& field) {
-  auto t = shader::target_from_name(name);
-  if (!t)
-    // A query parameter is 400; a body field that is not a target is 422 (like any value the schema refuses).
-    throw HttpError(field.rfind("?", 0) == 0 ? 400 : 422, "unknown-export-target",
-                    "\"" + name + "\" is not an export target (glsl, hlsl, wgsl, msl, cuda, cpp, bundle)")
-        .with_field(field);
-  return *t;
-}
-
-std::optional<shader::ProgramScore> score_of(const evolver::ScoredFunction& f) {
-  shader::ProgramScore s;
-  s.chi2 = f.chi2;
-  s.bias = f.bias;
-  s.exact = f.exact;
-  s.samples = f.samples;
-  return s;
+// A GET's options are query parameters: a refusal is 400 naming "?field", and the one
+// program is the path's id.
+HttpError as_query_error(const app::RequestError& e) {
+  const std::string& f = e.field();
+  if (e.code() == "export-failed")  // the exporter refuses this function's export: 422, as any body's
+    return HttpError(422, e.code(), e.what()).with_field(f.rfind("programs", 0) == 0 ? "id" : "?" + f);
+  if (e.code() == "unknown-export-target") return HttpError(400, e.code(), e.what()).with_field("?" + f);
+  return query_parameter_error(e);
 }
 
 Response get_export(ApiContext& ctx, const Request& req) {
@@ -50,85 +41,63 @@ Response get_export(ApiContext& ctx, const Request& req) {
     throw HttpError(400, "missing-query-parameter",
                     "query parameter target is required (glsl, hlsl, wgsl, msl, cuda, cpp, bundle)")
         .with_field("?target");
-  shader::ExportRequest er;
-  const bool bundle = *target == "bundle";
-  if (!bundle) er.target = parse_target(*target, "?target");
+  app::ExportRequest er;
+  er.target = *target;
   er.name = q.string("name").value_or("");
   er.inverse = q.boolean("inverse").value_or(false);
-  if (auto r = q.string("range")) {
-    if (*r == "jitter") er.range = shader::RangeMethod::jitter;
-    else if (*r == "fraction") er.range = shader::RangeMethod::fraction;
-    else
-      throw HttpError(400, "invalid-query-parameter", "query parameter range: \"" + *r +
-                                                          "\" is not jitter or fraction")
-          .with_field("?range");
-  }
-  if (auto c = q.string("constants")) {
-    if (*c == "hex") er.constants = shader::ConstantStyle::hex;
-    else if (*c == "decimal") er.constants = shader::ConstantStyle::decimal;
-    else
-      throw HttpError(400, "invalid-query-parameter", "query parameter constants: \"" + *c +
-                                                          "\" is not hex or decimal")
-          .with_field("?constants");
-  }
-  auto f = id.size() == 16 ? ctx.runs.function(id) : std::nullopt;
-  if (!f) throw HttpError(404, "function-not-found", "no function with id " + nlohmann::json(id).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-  er.programs.push_back({f->program, score_of(*f)});
+  er.range = q.string("range");
+  er.constants = q.string("constants").value_or("hex");
+  app::ExportResult out;
   try {
-    if (bundle) return Response::json(200, shader::export_bundle(er));
-    Response r = Response::text(200, shader::export_code(er));
-    r.headers.emplace_back("X-Function-Name", shader::function_name(er));
-    return r;
-  } catch (const shader::ExportError& e) {
-    // One function: its program is the path's id.
-    const std::string& f = e.field();
-    if (f.empty()) throw HttpError(422, "export-failed", e.what());
-    throw HttpError(422, "export-failed", e.what()).with_field(f.rfind("programs", 0) == 0 ? "id" : "?" + f);
+    app::check_export_options(er);  // 400 for a bad parameter before 404 for the function
+    auto f = id.size() == 16 ? ctx.runs.function(id) : std::nullopt;
+    if (!f) throw HttpError(404, "function-not-found", "no function with id " + nlohmann::json(id).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    er.programs.push_back(app::stored_source(*f));
+    out = app::export_programs(std::move(er), app::daemon_export_policy());
+  } catch (const app::RequestError& e) {
+    throw as_query_error(e);
   }
+  if (out.bundle) return Response::json(200, out.bundle_json);
+  Response r = Response::text(200, out.code);
+  r.headers.emplace_back("X-Function-Name", out.name);
+  return r;
 }
 
 Response post_export(ApiContext& ctx, const Request& req) {
   QueryReader q(req, {});
   const nlohmann::json body = parse_json_body(req);
   ctx.schemas.validate("export_request.schema.json", body);
-  shader::ExportRequest er;
-  const std::string target = body.at("target").get<std::string>();
-  const bool bundle = target == "bundle";
-  if (!bundle) er.target = parse_target(target, "/target");
+  app::ExportRequest er;
+  er.target = body.at("target").get<std::string>();
   er.vec4 = body.value("vec4", false);
   er.seeded = body.value("seeded", false);
   er.inverse = body.value("inverse", false);
   er.name = body.value("name", std::string());
-  if (body.contains("range") && !body["range"].is_null())
-    er.range = body["range"] == "fraction" ? shader::RangeMethod::fraction : shader::RangeMethod::jitter;
-  if (body.value("constants", std::string("hex")) == "decimal") er.constants = shader::ConstantStyle::decimal;
+  if (body.contains("range") && !body["range"].is_null()) er.range = body["range"].get<std::string>();
+  er.constants = body.value("constants", std::string("hex"));
   const auto& programs = body.at("programs");
   for (std::size_t i = 0; i < programs.size(); ++i) {
     const auto& item = programs[i];
-    const std::string at = "/programs/" + std::to_string(i);
     if (item.contains("function_id")) {
       const std::string fid = item["function_id"].get<std::string>();
       auto f = ctx.runs.function(fid);
       if (!f)
         throw HttpError(404, "function-not-found", "no function with id " + nlohmann::json(fid).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
-            .with_field(at + "/function_id");
-      er.programs.push_back({f->program, score_of(*f)});
+            .with_field("/programs/" + std::to_string(i) + "/function_id");
+      er.programs.push_back(app::stored_source(*f));
     } else {
       std::optional<int> width;
       if (item.contains("width")) width = item["width"].get<int>();
       const std::string field = "programs[" + std::to_string(i) + "]";
-      er.programs.push_back({app::program_from_value(item.at("program"), {width, 64, field + ".program", field + ".width"}),
-                             std::nullopt});
+      er.programs.push_back(
+          app::typed_source(app::program_from_value(item.at("program"), {width, 64, field + ".program", field + ".width"})));
     }
   }
-  try {
-    if (bundle) return Response::json(200, {{"target", "bundle"}, {"bundle", shader::export_bundle(er)}});
-    const std::string code = shader::export_code(er);
-    return Response::json(200, {{"target", target}, {"name", shader::function_name(er)}, {"code", code}});
-  } catch (const shader::ExportError& e) {
-    if (e.field().empty()) throw HttpError(422, "export-failed", e.what());
-    throw HttpError(422, "export-failed", e.what()).with_field("/" + e.field());
-  }
+  // The use case's rules under the daemon's policy (app/export.hpp); its RequestErrors are
+  // 422 naming the field (the router).
+  const app::ExportResult out = app::export_programs(std::move(er), app::daemon_export_policy());
+  if (out.bundle) return Response::json(200, {{"target", "bundle"}, {"bundle", out.bundle_json}});
+  return Response::json(200, {{"target", out.target}, {"name", out.name}, {"code", out.code}});
 }
 }  // namespace
 

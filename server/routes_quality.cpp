@@ -8,6 +8,8 @@
 // that is being computed wait for that computation (evolver::SharedComputations).
 #include <nlohmann/json.hpp>
 
+#include "app/quality.hpp"
+#include "app/request_error.hpp"
 #include "avalanche/counts.hpp"
 #include "avalanche/evaluator.hpp"
 #include "avalanche/quality.hpp"
@@ -25,14 +27,18 @@ namespace {
 
 ScoringJob quality(ApiContext& ctx, const Request& req) {
   QueryReader q(req, {"size", "refresh"});
-  QualityOptions options;
-  if (const auto size = q.string("size")) {
-    if (*size == "quick") options.size = BatterySize::quick;
-    else if (*size != "standard")
-      throw HttpError(400, "invalid-query-parameter", "query parameter size: \"" + *size + "\" is not quick or standard")
-          .with_field("?size");
+  app::QualityRequest r;
+  r.size = q.string("size").value_or("standard");
+  r.refresh = q.boolean("refresh").value_or(false);
+  const app::QualityPolicy policy = app::daemon_quality_policy(ctx.limits.queue_exact_from_width);
+  app::QualityPlan plan;
+  try {
+    plan = app::plan_quality(r, policy);  // the use case's rules (app/quality.hpp), before the lookup
+  } catch (const app::RequestError& e) {
+    throw query_parameter_error(e);
   }
-  const bool refresh = q.boolean("refresh").value_or(false);
+  const QualityOptions options = plan.options;
+  const bool refresh = plan.refresh;
   const std::string& id = function_id_param(req);
   const auto f = ctx.runs.function(id);
   if (!f) throw HttpError(404, "function-not-found", "no function with id " + id);
@@ -45,7 +51,7 @@ ScoringJob quality(ApiContext& ctx, const Request& req) {
   }
   // Wide functions (exact avalanche over 2^24 or more inputs, dieharder at 32 bits and up)
   // may wait for a slot, like exact evaluations of the same width.
-  job.costly = f->program.width() >= ctx.limits.queue_exact_from_width;
+  job.costly = app::quality_is_costly(f->program.width(), policy);
   job.run = [&ctx, program = f->program, options, refresh, cancel = req.client_gone]() -> Response {
     try {
       // Looks again unless told to refresh: another request may have made it meanwhile.

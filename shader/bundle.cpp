@@ -21,7 +21,7 @@ nlohmann::json export_bundle(const ExportRequest& request) {
                         {"score", score}});
   }
   nlohmann::json code = nlohmann::json::object(), unsupported = nlohmann::json::object();
-  std::string first_error;
+  std::string first_error, first_field;  // every target refused: the first one's reason and field
   for (Target t : all_targets) {
     ExportRequest r = request;
     r.target = t;
@@ -29,10 +29,13 @@ nlohmann::json export_bundle(const ExportRequest& request) {
       code[std::string(target_name(t))] = export_code(r);
     } catch (const ExportError& e) {
       unsupported[std::string(target_name(t))] = e.what();
-      if (first_error.empty()) first_error = e.what();
+      if (first_error.empty()) {
+        first_error = e.what();
+        first_field = e.field();
+      }
     }
   }
-  if (code.empty()) throw ExportError(first_error);
+  if (code.empty()) throw ExportError(first_error, first_field);
   return {{"format", "mixforge-shader-bundle"},
           {"version", 1},
           {"name", function_name(request)},

@@ -74,7 +74,7 @@ TEST(ExportCli, BundleHasEveryTargetAndOutputFileWorks) {
 TEST(ExportCli, BadRequestsExitWithTwoAndSayWhy) {
   auto r = run_mixforge("export --target vhdl " + quoted(lowbias32));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.output.find("unknown --target \"vhdl\""), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--target: \"vhdl\" is not an export target"), std::string::npos) << r.output;
   r = run_mixforge("export --target wgsl --width 64 " + quoted("x ^= x >> 31; x *= 0x7fb5d329728ea185;"));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("WGSL has no 64-bit integer type"), std::string::npos) << r.output;
@@ -153,7 +153,8 @@ TEST(ExportCli, FunctionIdsAndFamiliesComeFromTheDatabase) {
   // A stored function has its width: another --width is an error, not ignored.
   r = run_mixforge("export --target cpp --width 16 --data " + db.dir + " " + db.best_id);
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_NE(r.output.find("--width 16"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--width: width 16 but function " + db.best_id + " has width 7"), std::string::npos)
+      << r.output;
   // A family of two 7-bit lanes from the run's pool (all share the locked kinds).
   r = run_mixforge("export --target glsl --family 7,7 --run " + db.run_id + " --data " + db.dir);
   ASSERT_EQ(r.exit_code, 0) << r.output;

@@ -78,9 +78,9 @@ TEST(QualityCli, BadInputExitsWithTwoAndSaysWhy) {
   for (const Case& c : std::vector<Case>{
            {"quality " + quoted("x *= 0x10;"), "1:6: multiplier 0x10 is even"},
            {"quality", "quality needs a PROGRAM or a FUNCTION_ID"},
-           {"quality --size huge " + quoted("x *= 3;"), "--size: huge not in {quick,standard}"},
+           {"quality --size huge " + quoted("x *= 3;"), "--size: \"huge\" is not quick or standard"},
            {"quality --width 0 " + quoted("x *= 3;"), "--width"},
-           {"quality --refresh " + quoted("x *= 3;"), "--refresh applies to a FUNCTION_ID"},
+           {"quality --refresh " + quoted("x *= 3;"), "--refresh: refresh applies to a stored function"},
            {"quality --data /nonexistent-dir 0123456789abcdef", "no mixforge database in /nonexistent-dir"},
        }) {
     const auto r = run_mixforge(c.args);

@@ -1,0 +1,64 @@
+// app/quality: which size, which options go with a stored function or with program text,
+// and the entry points' policies.
+#include <gtest/gtest.h>
+
+#include "app/quality.hpp"
+#include "app/request_error.hpp"
+
+namespace mixforge::app {
+namespace {
+
+std::string refusal(const QualityRequest& r, const QualityPolicy& p = command_line_quality_policy()) {
+  try {
+    plan_quality(r, p);
+  } catch (const RequestError& e) {
+    return e.field() + " " + e.code();
+  }
+  return "(accepted)";
+}
+
+QualityRequest text() {
+  QualityRequest r;
+  r.stored = false;
+  return r;
+}
+
+TEST(QualityRules, DefaultsAreTheSharedReport) {
+  const QualityPlan p = plan_quality({}, daemon_quality_policy(24));
+  EXPECT_EQ(p.options.size, BatterySize::standard);
+  EXPECT_EQ(p.options.seed, 1u);
+  EXPECT_TRUE(p.options.battery);
+  EXPECT_FALSE(p.refresh);
+  QualityRequest quick;
+  quick.size = "quick";
+  quick.seed = 7;
+  quick.battery = false;
+  const QualityPlan q = plan_quality(quick, command_line_quality_policy());
+  EXPECT_EQ(q.options.size, BatterySize::quick);
+  EXPECT_EQ(q.options.seed, 7u);
+  EXPECT_FALSE(q.options.battery);
+}
+
+TEST(QualityRules, RefusalsNameTheField) {
+  QualityRequest r;
+  r.size = "huge";
+  EXPECT_EQ(refusal(r), "size out-of-range");
+  r = {};
+  r.width = 16;
+  EXPECT_EQ(refusal(r), "width conflicting-fields");  // a stored function has its own
+  r = text();
+  r.width = 16;
+  EXPECT_EQ(refusal(r), "(accepted)");
+  r.refresh = true;
+  EXPECT_EQ(refusal(r), "refresh conflicting-fields");  // reports of text are not cached
+  EXPECT_EQ(refusal(text(), daemon_quality_policy(24)), "program invalid-program");
+}
+
+TEST(QualityRules, OnlyTheDaemonHasCostlyReports) {
+  EXPECT_FALSE(quality_is_costly(64, command_line_quality_policy()));
+  EXPECT_FALSE(quality_is_costly(23, daemon_quality_policy(24)));
+  EXPECT_TRUE(quality_is_costly(24, daemon_quality_policy(24)));
+}
+
+}  // namespace
+}  // namespace mixforge::app
