@@ -2,8 +2,9 @@
 // The run manager: the one owner of all evolution runs of a data directory and of their
 // store (SQLite, WAL). Everything the CLI and the HTTP daemon do with runs goes through
 // here: the lifecycle (create, resume, pause, stop, remove, checkpoints) in run_manager.cpp,
-// the read queries in RunQueries (run_queries.hpp). All public member functions are thread-safe. Results are plain value structs with
-// to_json() for the wire.
+// the read queries in RunQueries (run_queries.hpp). All public member functions are
+// thread-safe. Results are plain value structs (run_types.hpp; their wire form, JSON, in
+// run_types_json.hpp).
 //
 // Errors: RunNotFound (unknown id -> HTTP 404), RunStateError (e.g. resume a running run
 // -> 409), ConfigError from run_config.hpp (-> 400), std::runtime_error for store failures.
@@ -24,8 +25,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "avalanche/device.hpp"
 #include "evolver/store/note.hpp"
