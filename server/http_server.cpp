@@ -66,6 +66,13 @@ void access_log(const Shared& shared, const std::string& method, const std::stri
                                    {"bytes", bytes}});
 }
 
+// Shuts the connection down both ways and closes it; errors (a socket already closed) are moot.
+void close_connection(beast::tcp_stream& stream) {
+  beast::error_code ec;
+  stream.socket().shutdown(tcp::socket::shutdown_both, ec);
+  stream.socket().close(ec);
+}
+
 // --- Server-Sent Events -----------------------------------------------------------------
 
 // One event stream: takes over the connection from the HTTP session whose response had a
@@ -201,11 +208,7 @@ class EventStreamSession : public std::enable_shared_from_this<EventStreamSessio
     close();
   }
 
-  void close() {
-    beast::error_code ec;
-    stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
-    stream_.socket().close(ec);
-  }
+  void close() { close_connection(stream_); }
 
   beast::tcp_stream stream_;
   std::shared_ptr<Shared> shared_;
@@ -468,11 +471,7 @@ class Session : public std::enable_shared_from_this<Session> {
         ->start();
   }
 
-  void close() {
-    beast::error_code ec;
-    stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
-    stream_.socket().close(ec);
-  }
+  void close() { close_connection(stream_); }
 
   beast::tcp_stream stream_;
   std::shared_ptr<Shared> shared_;
