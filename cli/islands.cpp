@@ -16,6 +16,7 @@
 #include "cli/device_option.hpp"
 #include "evolver/islands/mpi_islands.hpp"
 #include "evolver/manager/run_manager.hpp"
+#include "evolver/run/run_types_json.hpp"
 #include "server/daemon.hpp"
 
 #include <thread>

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "evolver/run/run_types_json.hpp"
 #include "evolver/store/stored_objective.hpp"
 
 namespace mixforge::cli {

@@ -11,6 +11,7 @@
 #include "cli/islands.hpp"
 #include "cli/run_foreground.hpp"
 #include "evolver/manager/run_manager.hpp"
+#include "evolver/run/run_types_json.hpp"
 #include "evolver/store/stored_objective.hpp"
 
 namespace mixforge::cli {

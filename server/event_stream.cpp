@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "evolver/manager/run_manager.hpp"
+#include "evolver/run/run_types_json.hpp"
 #include "server/problem.hpp"
 
 namespace mixforge::server {

@@ -1,7 +1,8 @@
 #pragma once
 // Server-Sent Events for /runs/{id}/events: the hub subscribes once to the run manager,
 // numbers every event, keeps the last few per run for reconnects (Last-Event-ID), and
-// hands frames to the connected clients. The HTTP session drains a client's frames.
+// hands frames to the connected clients. An event-stream session (http_server.cpp) takes
+// over a client's connection and drains its frames.
 #include <cstdint>
 #include <deque>
 #include <functional>

@@ -52,18 +52,186 @@ struct Shared {
   std::atomic<bool> stopping{false};
 };
 
+using Clock = std::chrono::steady_clock;
+
+// One access-log line per request; never a header (the token stays out of logs).
+void access_log(const Shared& shared, const std::string& method, const std::string& route, Clock::time_point t0,
+                int status, std::size_t bytes) {
+  if (!shared.log.enabled(LogLevel::info)) return;
+  const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  shared.log.info("http.request", {{"method", std::string(bounded_method(method))},
+                                   {"route", route},
+                                   {"status", status},
+                                   {"ms", std::round(ms * 1000) / 1000},
+                                   {"bytes", bytes}});
+}
+
+// Shuts the connection down both ways and closes it; errors (a socket already closed) are moot.
+void close_connection(beast::tcp_stream& stream) {
+  beast::error_code ec;
+  stream.socket().shutdown(tcp::socket::shutdown_both, ec);
+  stream.socket().close(ec);
+}
+
+// --- Server-Sent Events -----------------------------------------------------------------
+
+// One event stream: takes over the connection from the HTTP session whose response had a
+// stream (as Beast's examples hand a connection from the HTTP session to a WebSocket
+// session), writes the header, then the client's frames as they come and keepalive comments
+// in between. It lives while it has an operation pending; it ends (and closes the socket and
+// frees the client's slot) when the client closes, the stream ends, or a write stalls for
+// sse_write_timeout_s. Runs on the connection's strand.
+class EventStreamSession : public std::enable_shared_from_this<EventStreamSession> {
+ public:
+  // The access-log line of the request that opened the stream, written when it ends.
+  struct Request {
+    std::string method, route;
+    Clock::time_point t0;
+    std::vector<std::pair<std::string, std::string>> extra_headers;  // CORS
+  };
+
+  EventStreamSession(tcp::socket&& socket, std::shared_ptr<Shared> shared, std::shared_ptr<SseClient> client,
+                     Request request)
+      : stream_(std::move(socket)),
+        shared_(std::move(shared)),
+        client_(std::move(client)),
+        request_(std::move(request)),
+        timer_(stream_.get_executor()) {}
+
+  void start() {
+    stream_.expires_never();
+    if (shared_->options.sse_send_buffer_bytes > 0) {
+      beast::error_code ignored;
+      stream_.socket().set_option(net::socket_base::send_buffer_size(shared_->options.sse_send_buffer_bytes),
+                                  ignored);
+    }
+    out_ =
+        "HTTP/1.1 200 OK\r\nServer: mixforge\r\nContent-Type: text/event-stream\r\n"
+        "Cache-Control: no-cache\r\nConnection: close\r\nX-Accel-Buffering: no\r\n";
+    for (const auto& [k, v] : request_.extra_headers) out_ += k + ": " + v + "\r\n";
+    out_ += "\r\n";
+    writing_ = true;
+    expire_write();
+    net::async_write(stream_, net::buffer(out_),
+                     [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+                       self->writing_ = false;
+                       self->bytes_ += n;
+                       if (ec) return self->end(ec);
+                       self->stream_.expires_never();
+                       auto weak = std::weak_ptr<EventStreamSession>(self);
+                       auto exec = self->stream_.get_executor();
+                       self->client_->set_waker([weak, exec] {
+                         if (auto s = weak.lock())
+                           net::post(exec, [s] { s->pump(); });
+                       });
+                       self->arm_keepalive();
+                       self->watch_close();
+                       self->pump();
+                     });
+  }
+
+ private:
+  void pump() {
+    if (!client_ || writing_) return;
+    bool closed = false;
+    auto frames = client_->take(&closed);
+    if (frames.empty()) {
+      if (closed) end();
+      return;
+    }
+    out_.clear();
+    for (auto& f : frames) out_ += f;
+    write(closed);
+  }
+
+  // A client that stops reading fills the socket buffers and then blocks our write:
+  // after sse_write_timeout_s the stream closes the socket and the client's slot is free.
+  void expire_write() {
+    stream_.expires_after(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double>(shared_->options.sse_write_timeout_s)));
+  }
+
+  void write(bool then_close) {
+    writing_ = true;
+    expire_write();
+    net::async_write(stream_, net::buffer(out_),
+                     [self = shared_from_this(), then_close](beast::error_code ec, std::size_t n) {
+                       self->writing_ = false;
+                       self->bytes_ += n;
+                       if (ec || then_close) return self->end(ec);
+                       self->stream_.expires_never();
+                       self->pump();
+                     });
+  }
+
+  void arm_keepalive() {
+    timer_.expires_after(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double>(shared_->options.sse_keepalive_s)));
+    timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
+      if (ec || !self->client_) return;
+      if (!self->writing_) {
+        self->out_ = ": keepalive\n\n";
+        self->write(false);
+      }
+      self->arm_keepalive();
+    });
+  }
+
+  // An event-stream client sends nothing after its request: readable means closed.
+  void watch_close() {
+    stream_.socket().async_wait(tcp::socket::wait_read, [self = shared_from_this()](beast::error_code ec) {
+      if (ec || !self->client_) return;
+      char buf[256];
+      const auto n = ::recv(self->stream_.socket().native_handle(), buf, sizeof buf, MSG_DONTWAIT);
+      if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))) return self->watch_close();
+      self->end();
+    });
+  }
+
+  void end(beast::error_code ec = {}) {
+    if (ec == beast::error::timeout) {
+      shared_->metrics.sse_dropped();
+      shared_->log.warn("sse.dropped", {{"reason", "client stopped reading"},
+                                        {"timeout_s", shared_->options.sse_write_timeout_s}});
+    }
+    if (client_ && !logged_) {
+      logged_ = true;
+      access_log(*shared_, request_.method, request_.route, request_.t0, 200, bytes_);
+    }
+    if (client_) {
+      client_->set_waker({});
+      client_->close();
+      client_.reset();
+    }
+    beast::error_code ignored;
+    timer_.cancel();
+    close();
+  }
+
+  void close() { close_connection(stream_); }
+
+  beast::tcp_stream stream_;
+  std::shared_ptr<Shared> shared_;
+  std::shared_ptr<SseClient> client_;
+  const Request request_;
+  net::steady_timer timer_;
+  std::string out_;
+  bool writing_ = false, logged_ = false;
+  std::size_t bytes_ = 0;
+};
+
+// One HTTP connection: reads requests, routes them (on the I/O thread or a lane), writes the
+// answers; a response with a stream hands the connection over to an EventStreamSession.
 class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(tcp::socket&& socket, std::shared_ptr<Shared> shared)
-      : stream_(std::move(socket)), shared_(std::move(shared)), sse_timer_(stream_.get_executor()) {}
+      : stream_(std::move(socket)), shared_(std::move(shared)) {}
 
   void start() {
     net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read_request(); });
   }
 
  private:
-  using Clock = std::chrono::steady_clock;
-
   void read_request() {
     if (shared_->stopping) return close();
     parser_.emplace();
@@ -244,16 +412,7 @@ class Session : public std::enable_shared_from_this<Session> {
     shared_->metrics.observe(route_, method_, status, s);
   }
 
-  // One access-log line per request; never a header (the token stays out of logs).
-  void access_log(int status, std::size_t bytes) {
-    if (!shared_->log.enabled(LogLevel::info)) return;
-    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0_).count();
-    shared_->log.info("http.request", {{"method", std::string(bounded_method(method_))},
-                                       {"route", route_},
-                                       {"status", status},
-                                       {"ms", std::round(ms * 1000) / 1000},
-                                       {"bytes", bytes}});
-  }
+  void access_log(int status, std::size_t bytes) { server::access_log(*shared_, method_, route_, t0_, status, bytes); }
 
   template <class Res>
   void set_common(Res& res, const Response& r) {
@@ -272,7 +431,7 @@ class Session : public std::enable_shared_from_this<Session> {
       r.stream.reset();
       r.headers.emplace_back("Cache-Control", "no-cache");
     }
-    if (r.stream) return start_stream(std::move(r));
+    if (r.stream) return hand_over_to_stream(std::move(r));
     record(r.status);
     const bool close_after = !keep_alive_ || shared_->stopping || r.status == 413 || r.status == 431 ||
                              (r.status == 400 && method_ == "?") || r.content_type == "text/event-stream";
@@ -302,124 +461,17 @@ class Session : public std::enable_shared_from_this<Session> {
     http::async_write(stream_, *res, std::move(done));
   }
 
-  // --- Server-Sent Events -------------------------------------------------------------
-
-  void start_stream(Response r) {
+  // The connection now carries an event stream: the EventStreamSession takes its socket and
+  // writes the header; this session ends when its last handler returns.
+  void hand_over_to_stream(Response r) {
     record(r.status);
-    sse_ = std::move(r.stream);
     stream_.expires_never();
-    if (shared_->options.sse_send_buffer_bytes > 0) {
-      beast::error_code ignored;
-      stream_.socket().set_option(net::socket_base::send_buffer_size(shared_->options.sse_send_buffer_bytes),
-                                  ignored);
-    }
-    sse_out_ =
-        "HTTP/1.1 200 OK\r\nServer: mixforge\r\nContent-Type: text/event-stream\r\n"
-        "Cache-Control: no-cache\r\nConnection: close\r\nX-Accel-Buffering: no\r\n";
-    for (const auto& [k, v] : extra_headers_) sse_out_ += k + ": " + v + "\r\n";
-    sse_out_ += "\r\n";
-    sse_writing_ = true;
-    expire_write();
-    net::async_write(stream_, net::buffer(sse_out_),
-                     [self = shared_from_this()](beast::error_code ec, std::size_t n) {
-                       self->sse_writing_ = false;
-                       self->sse_bytes_ += n;
-                       if (ec) return self->end_stream(ec);
-                       self->stream_.expires_never();
-                       auto weak = std::weak_ptr<Session>(self);
-                       auto exec = self->stream_.get_executor();
-                       self->sse_->set_waker([weak, exec] {
-                         if (auto s = weak.lock())
-                           net::post(exec, [s] { s->pump(); });
-                       });
-                       self->arm_keepalive();
-                       self->watch_stream_close();
-                       self->pump();
-                     });
+    std::make_shared<EventStreamSession>(stream_.release_socket(), shared_, std::move(r.stream),
+                                         EventStreamSession::Request{method_, route_, t0_, extra_headers_})
+        ->start();
   }
 
-  void pump() {
-    if (!sse_ || sse_writing_) return;
-    bool closed = false;
-    auto frames = sse_->take(&closed);
-    if (frames.empty()) {
-      if (closed) end_stream();
-      return;
-    }
-    sse_out_.clear();
-    for (auto& f : frames) sse_out_ += f;
-    write_stream(closed);
-  }
-
-  // A client that stops reading fills the socket buffers and then blocks our write:
-  // after sse_write_timeout_s the stream closes the socket and the client's slot is free.
-  void expire_write() {
-    stream_.expires_after(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-        std::chrono::duration<double>(shared_->options.sse_write_timeout_s)));
-  }
-
-  void write_stream(bool then_close) {
-    sse_writing_ = true;
-    expire_write();
-    net::async_write(stream_, net::buffer(sse_out_),
-                     [self = shared_from_this(), then_close](beast::error_code ec, std::size_t n) {
-                       self->sse_writing_ = false;
-                       self->sse_bytes_ += n;
-                       if (ec || then_close) return self->end_stream(ec);
-                       self->stream_.expires_never();
-                       self->pump();
-                     });
-  }
-
-  void arm_keepalive() {
-    sse_timer_.expires_after(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-        std::chrono::duration<double>(shared_->options.sse_keepalive_s)));
-    sse_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
-      if (ec || !self->sse_) return;
-      if (!self->sse_writing_) {
-        self->sse_out_ = ": keepalive\n\n";
-        self->write_stream(false);
-      }
-      self->arm_keepalive();
-    });
-  }
-
-  // An event-stream client sends nothing after its request: readable means closed.
-  void watch_stream_close() {
-    stream_.socket().async_wait(tcp::socket::wait_read, [self = shared_from_this()](beast::error_code ec) {
-      if (ec || !self->sse_) return;
-      char buf[256];
-      const auto n = ::recv(self->stream_.socket().native_handle(), buf, sizeof buf, MSG_DONTWAIT);
-      if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))) return self->watch_stream_close();
-      self->end_stream();
-    });
-  }
-
-  void end_stream(beast::error_code ec = {}) {
-    if (ec == beast::error::timeout) {
-      shared_->metrics.sse_dropped();
-      shared_->log.warn("sse.dropped", {{"reason", "client stopped reading"},
-                                        {"timeout_s", shared_->options.sse_write_timeout_s}});
-    }
-    if (sse_ && !sse_logged_) {
-      sse_logged_ = true;
-      access_log(200, sse_bytes_);
-    }
-    if (sse_) {
-      sse_->set_waker({});
-      sse_->close();
-      sse_.reset();
-    }
-    beast::error_code ignored;
-    sse_timer_.cancel();
-    close();
-  }
-
-  void close() {
-    beast::error_code ec;
-    stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
-    stream_.socket().close(ec);
-  }
+  void close() { close_connection(stream_); }
 
   beast::tcp_stream stream_;
   std::shared_ptr<Shared> shared_;
@@ -431,12 +483,6 @@ class Session : public std::enable_shared_from_this<Session> {
   bool keep_alive_ = true;
   std::string method_ = "?", route_ = "unmatched";
   Clock::time_point t0_;
-  // SSE
-  std::shared_ptr<SseClient> sse_;
-  net::steady_timer sse_timer_;
-  std::string sse_out_;
-  bool sse_writing_ = false, sse_logged_ = false;
-  std::size_t sse_bytes_ = 0;
   std::vector<std::pair<std::string, std::string>> extra_headers_;  // CORS
 };
 

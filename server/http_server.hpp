@@ -1,10 +1,12 @@
 #pragma once
 // The HTTP/1.1 server (Boost.Beast over Asio; Beast appears only in http_server.cpp):
-// an acceptor and one session type per connection. Handlers run on the lane their route
-// names (router.hpp: io, read, control, scoring) and their answers are posted back to the
-// connection's strand; while a lane handles a request the session watches the socket, so
-// a client that disconnects marks its request cancelled. Responses with a stream are
-// Server-Sent Events; a client that stops reading them is dropped after a bounded time.
+// an acceptor and one session type per protocol on a connection. The HTTP session reads
+// requests; handlers run on the lane their route names (router.hpp: io, read, control,
+// scoring) and their answers are posted back to the connection's strand; while a lane
+// handles a request the session watches the socket, so a client that disconnects marks its
+// request cancelled. A response with a stream hands the connection over to an event-stream
+// session (Server-Sent Events) until the stream ends; a client that stops reading them is
+// dropped after a bounded time.
 #include <functional>
 #include <memory>
 #include <string>

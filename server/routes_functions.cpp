@@ -7,6 +7,7 @@
 #include "avalanche/chi_square.hpp"
 #include "avalanche/evaluator.hpp"
 #include "evolver/manager/run_manager.hpp"
+#include "evolver/run/run_types_json.hpp"
 #include "mixer/inverse.hpp"
 #include "mixer/json_form.hpp"
 #include "mixer/text_form.hpp"

@@ -8,6 +8,7 @@
 
 #include "evolver/search/run_config.hpp"
 #include "evolver/manager/run_manager.hpp"
+#include "evolver/run/run_types_json.hpp"
 #include "evolver/store/stored_objective.hpp"
 #include "server/api.hpp"
 #include "server/event_stream.hpp"

@@ -15,6 +15,7 @@
 #include "avalanche/evaluator.hpp"
 #include "evolver/run/checkpoint_json.hpp"
 #include "evolver/run/run.hpp"
+#include "evolver/run/run_types_json.hpp"
 #include "evolver/manager/run_manager.hpp"
 #include "mixer/text_form.hpp"
 

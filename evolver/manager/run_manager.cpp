@@ -8,81 +8,24 @@
 #include <chrono>
 #include <cinttypes>
 #include <condition_variable>
-#include <cstdio>
 #include <map>
 #include <mutex>
 #include <random>
-#include <sstream>
 #include <thread>
 #include <utility>
 
 #include "avalanche/evaluator.hpp"
 #include "evolver/manager/process_lease.hpp"
+#include "evolver/manager/run_queries.hpp"
+#include "evolver/manager/run_registry.hpp"
 #include "evolver/run/run.hpp"
 #include "evolver/run/run_state_machine.hpp"
 #include "evolver/store/store.hpp"
-#include "mixer/text_form.hpp"
 
 namespace mixforge::evolver {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-
-
-
-// The run's best few: exact hall-of-fame entries and exact pool members first (by chi2),
-// then the rest of the pool by rank.
-std::vector<ScoredFunction> rank_leaders(const std::vector<Member>& pool,
-                                         const std::vector<HallOfFameEntry>& hof, std::size_t count) {
-  std::vector<ScoredFunction> exact, rest;
-  std::vector<std::string> seen;
-  auto add = [&](const ScoredFunction& f) {
-    if (std::find(seen.begin(), seen.end(), f.id) != seen.end()) return;
-    seen.push_back(f.id);
-    (f.exact ? exact : rest).push_back(f);
-  };
-  for (const auto& e : hof) add(e.function);
-  std::vector<const Member*> sorted;
-  for (const Member& m : pool) sorted.push_back(&m);
-  std::sort(sorted.begin(), sorted.end(), [](const Member* a, const Member* b) {
-    return a->estimate.rank() != b->estimate.rank() ? a->estimate.rank() < b->estimate.rank()
-                                                    : a->hash < b->hash;
-  });
-  for (const Member* m : sorted) {
-    if (exact.size() + rest.size() >= count * 4 + 16) break;
-    add(scored_function(*m));
-  }
-  auto by_chi2 = [](const ScoredFunction& a, const ScoredFunction& b) { return a.chi2 < b.chi2; };
-  std::stable_sort(exact.begin(), exact.end(), by_chi2);
-  exact.insert(exact.end(), rest.begin(), rest.end());
-  if (exact.size() > count) exact.resize(count);
-  return exact;
-}
-
-// Which of two bests of one run is the better, as a run ranks its own (Run's best): an exact
-// score outranks an estimate, else the lower rank (the objective's total where known).
-bool better(const ScoredFunction& a, const ScoredFunction& b) {
-  const bool ae = a.exact || a.chi2_exact.has_value(), be = b.exact || b.chi2_exact.has_value();
-  if (ae != be) return ae;
-  return a.rank() < b.rank();
-}
-bool better(const HistoryPoint& a, const HistoryPoint& b) {
-  if (a.best_exact != b.best_exact) return a.best_exact;
-  return a.best_chi2 < b.best_chi2;
-}
-
-std::optional<ScoredFunction> best_of(std::optional<ScoredFunction> a, const std::optional<ScoredFunction>& b) {
-  if (b && (!a || better(*b, *a))) return b;
-  return a;
-}
-
-// The best any island of an island run has reported (nullopt for an ordinary run).
-std::optional<ScoredFunction> islands_best(const std::vector<IslandStatus>& islands) {
-  std::optional<ScoredFunction> best;
-  for (const IslandStatus& i : islands) best = best_of(std::move(best), i.best);
-  return best;
-}
 
 }  // namespace
 
@@ -93,50 +36,20 @@ std::optional<ScoredFunction> islands_best(const std::vector<IslandStatus>& isla
 //            records states in another order than they happened)
 //   -> Active::m, mu (the active map), store_mu, sub_mu (event delivery), Run's own lock.
 // Active::m, mu and store_mu guard data only: nothing is called while they are held.
-struct RunManager::Impl {
-  struct Active {
-    std::unique_ptr<Run> run;
-    std::thread session;
-    std::mutex join_mu;
-    std::mutex persist;
-    std::mutex m;  // the fields below
-    std::condition_variable cv;
-    bool wake = false;            // new hall-of-fame entries, or a stop
-    RunState state = RunState::running;
-    bool ending = false;          // the session has claimed its final state
-    bool stop_requested = false;  // by stop(), remove() or shutdown()
-    bool suspend = false;         // by shutdown(): keep the resume intent and a pause
-    bool session_done = false;
-    Progress progress;
-    // Island runs (set_islands): the best the islands have reported, and each time it got
-    // better, at the run's own clock: a history point where it beat the run's best (`news`)
-    // and, for the run's later points, a floor (their best is never worse than it).
-    struct Elsewhere {
-      HistoryPoint point;
-      bool news = false;
-    };
-    std::optional<ScoredFunction> elsewhere;
-    std::vector<Elsewhere> elsewhere_steps;
-    std::size_t elsewhere_stored = 0;  // steps already merged into the stored history
-
-    // The state and whether the session is ending, read together.
-    std::pair<RunState, bool> state_and_ending() {
-      std::lock_guard lk(m);
-      return {state, ending || session_done};
-    }
-  };
+// The store and the active runs are the RunRegistry's (run_registry.hpp), which the read
+// queries (RunQueries) share; the lifecycle below is the manager's alone.
+struct RunManager::Impl : RunRegistry {
+  explicit Impl(Options o) : RunRegistry(o.data_dir), options(std::move(o)) {}
+  // The runs go before the evaluator they score with (the registry, a base, would go last).
+  ~Impl() { active.clear(); }
 
   Options options;
   std::unique_ptr<Evaluator> owned_evaluator;
   const Evaluator* evaluator = nullptr;
   Evaluator interpreter{nullptr};  // small scoring tasks: cheaper than compiling a kernel
+  RunQueries queries{*this};
 
-  mutable std::mutex store_mu;
-  std::unique_ptr<Store> store;
-
-  mutable std::mutex mu;  // active
-  std::condition_variable done_cv;
-  std::map<std::string, std::shared_ptr<Active>> active;
+  std::condition_variable done_cv;  // an active run's session is done
 
   std::mutex control_mu;  // controls
   std::map<std::string, std::shared_ptr<std::mutex>> controls;
@@ -145,7 +58,6 @@ struct RunManager::Impl {
   std::uint64_t next_subscription = 1;
   std::map<std::uint64_t, std::pair<std::string, EventCallback>> subscribers;
 
-  const int pid = static_cast<int>(::getpid());
   std::unique_ptr<ProcessLease> lease;  // taken with the store: this process owns what it runs
 
   void emit(const RunEvent& e) {
@@ -181,40 +93,9 @@ struct RunManager::Impl {
     return c;
   }
 
-  std::shared_ptr<Active> find_active(const std::string& id) const {
-    std::lock_guard lk(mu);
-    auto it = active.find(id);
-    return it == active.end() ? nullptr : it->second;
-  }
-
-  StoredRun stored(const std::string& id) const {
-    std::lock_guard lk(store_mu);
-    auto r = store->run(id);
-    if (!r) throw RunNotFound(id);
-    return *r;
-  }
-
-  // Running or paused in a process that is still alive (another CLI or daemon): one
-  // that holds its lease on this data directory.
-  bool owned_elsewhere(const StoredRun& r) const {
-    return (r.summary.state == RunState::running || r.summary.state == RunState::paused) && r.owner_pid != pid &&
-           ProcessLease::held(options.data_dir, r.owner_pid);
-  }
-  // The state of a run that has no session in this process. "running" in the store means
-  // its process ended without a final checkpoint: it is resumable, i.e. stopped. A
-  // paused run stays paused: its checkpoint is where it was paused.
-  RunState resting_state(const StoredRun& r) const {
-    if (r.summary.state == RunState::running && !owned_elsewhere(r)) return RunState::stopped;
-    return r.summary.state;
-  }
   void refuse_if_owned_elsewhere(const StoredRun& r) const {
     if (owned_elsewhere(r))
       throw RunStateError("run " + r.summary.id + " is active in process " + std::to_string(r.owner_pid));
-  }
-
-  static bool live(Active& a) {
-    std::lock_guard lk(a.m);
-    return !a.ending && !a.session_done;
   }
 
   Progress make_progress(const std::string& id, Active& a, RunCounters& prev, Clock::time_point& prev_t) {
@@ -486,44 +367,6 @@ struct RunManager::Impl {
     for (const auto& [id, a] : ended) join_and_forget(id, a);
   }
 
-  std::vector<Member> pool_of(const std::string& id) const {
-    if (auto a = find_active(id))
-      if (live(*a)) return a->run->snapshot().pool;
-    stored(id);  // throws RunNotFound
-    std::lock_guard lk(store_mu);
-    return store->pool(id);
-  }
-
-  // An island run's best is the best over its islands: rank 0's own (this run) and what the
-  // others reported (RunSummary::islands, stored by set_islands), so that it is the best of
-  // the run from the moment rank 0 hears of it, not once a migrant has brought it here.
-  RunSummary summary(const StoredRun& r) const {
-    RunSummary s = own_summary(r);
-    s.best = best_of(std::move(s.best), islands_best(s.islands));
-    return s;
-  }
-
-  // The run as this process's search sees it: for an island run, rank 0's island alone.
-  RunSummary own_summary(const StoredRun& r) const {
-    RunSummary s = r.summary;
-    s.state = resting_state(r);
-    if (auto a = find_active(s.id)) {
-      bool running_here, done;
-      {
-        std::lock_guard lk(a->m);
-        running_here = !a->ending && !a->session_done;
-        done = a->session_done;
-        if (!done) s.state = a->state;
-      }
-      if (running_here) {
-        s.counters = a->run->counters();
-        s.current_samples = a->run->current_samples();
-        if (auto b = a->run->best()) s.best = scored_function(*b);
-      }
-    }
-    return s;
-  }
-
   void resume_locked(const std::string& id, std::optional<Budget> extra) {
     if (auto a = find_active(id)) {
       std::unique_lock p(a->persist);
@@ -569,8 +412,7 @@ struct RunManager::Impl {
   }
 };
 
-RunManager::RunManager(Options options) : impl_(std::make_unique<Impl>()) {
-  impl_->options = std::move(options);
+RunManager::RunManager(Options options) : impl_(std::make_unique<Impl>(std::move(options))) {
   if (impl_->options.engine || impl_->options.interpreter_only) {
     impl_->owned_evaluator = std::make_unique<Evaluator>(impl_->options.engine);
   } else {
@@ -768,25 +610,41 @@ bool RunManager::wait(const std::string& id, std::optional<double> timeout_s) {
   return true;
 }
 
-std::vector<RunSummary> RunManager::list() const {
-  std::vector<StoredRun> runs;
-  {
-    std::lock_guard lk(impl_->store_mu);
-    runs = impl_->store->runs();
-  }
-  std::vector<RunSummary> out;
-  for (const auto& r : runs) out.push_back(impl_->summary(r));
-  return out;
+// Reads: RunQueries (run_queries.cpp).
+const RunQueries& RunManager::queries() const { return impl_->queries; }
+std::vector<RunSummary> RunManager::list() const { return impl_->queries.list(); }
+RunSummary RunManager::get(const std::string& id) const { return impl_->queries.get(id); }
+bool RunManager::active(const std::string& id) const { return impl_->queries.active(id); }
+std::optional<ScoredFunction> RunManager::own_best(const std::string& id) const {
+  return impl_->queries.own_best(id);
 }
-
-RunSummary RunManager::get(const std::string& id) const { return impl_->summary(impl_->stored(id)); }
-
-bool RunManager::active(const std::string& id) const {
-  auto a = impl_->find_active(id);
-  if (!a) return false;
-  std::lock_guard lk(a->m);
-  return !a->session_done;
+std::map<int, Checkpoint> RunManager::island_checkpoints(const std::string& id) const {
+  return impl_->queries.island_checkpoints(id);
 }
+Progress RunManager::progress(const std::string& id) const { return impl_->queries.progress(id); }
+PoolPage RunManager::pool(const std::string& id, const PoolQuery& q) const { return impl_->queries.pool(id, q); }
+std::optional<ScoredFunction> RunManager::best(const std::string& id) const { return impl_->queries.best(id); }
+std::vector<ScoredFunction> RunManager::leaders(const std::string& id, std::size_t count) const {
+  return impl_->queries.leaders(id, count);
+}
+std::vector<HistoryPoint> RunManager::history(const std::string& id, std::size_t max_points) const {
+  return impl_->queries.history(id, max_points);
+}
+HallOfFamePage RunManager::hall_of_fame(const HallOfFameQuery& q) const { return impl_->queries.hall_of_fame(q); }
+std::vector<HallOfFameEntry> RunManager::hall_of_fame(const std::string& run_id, std::size_t limit) const {
+  return impl_->queries.hall_of_fame(run_id, limit);
+}
+std::optional<ScoredFunction> RunManager::function(const std::string& function_id) const {
+  return impl_->queries.function(function_id);
+}
+std::optional<StoredQualityReport> RunManager::quality_report(const std::string& function_id,
+                                                              const std::string& options) const {
+  return impl_->queries.quality_report(function_id, options);
+}
+std::optional<Note> RunManager::note(NoteSubject subject, const std::string& id) const {
+  return impl_->queries.note(subject, id);
+}
+std::string RunManager::dump(const std::string& id) const { return impl_->queries.dump(id); }
 
 bool RunManager::with_active_run(const std::string& id, const std::function<void(Run&)>& fn) {
   auto a = impl_->find_active(id);
@@ -846,18 +704,9 @@ void RunManager::set_islands(const std::string& id, const std::vector<IslandStat
   impl_->emit(ev);
 }
 
-std::optional<ScoredFunction> RunManager::own_best(const std::string& id) const {
-  return impl_->own_summary(impl_->stored(id)).best;
-}
-
 void RunManager::set_island_checkpoint(const std::string& id, int rank, const Checkpoint& checkpoint) {
   std::lock_guard lk(impl_->store_mu);
   impl_->store->put_island_checkpoint(id, rank, checkpoint);
-}
-
-std::map<int, Checkpoint> RunManager::island_checkpoints(const std::string& id) const {
-  std::lock_guard lk(impl_->store_mu);
-  return impl_->store->island_checkpoints(id);
 }
 
 void RunManager::add_hall_of_fame(const std::vector<HallOfFameEntry>& entries) {
@@ -865,146 +714,10 @@ void RunManager::add_hall_of_fame(const std::vector<HallOfFameEntry>& entries) {
   impl_->store->add_hall_of_fame(entries);
 }
 
-Progress RunManager::progress(const std::string& id) const {
-  if (auto a = impl_->find_active(id)) {
-    std::lock_guard lk(a->m);
-    if (!a->session_done) {
-      Progress p = a->progress;
-      p.state = a->state;
-      return p;
-    }
-  }
-  const RunSummary s = get(id);
-  Progress p;
-  p.run_id = id;
-  p.state = s.state;
-  p.counters = s.counters;
-  p.early_reject_rate = s.counters.scored ? double(s.counters.early_rejects) / double(s.counters.scored) : 0;
-  p.current_samples = s.current_samples;
-  p.best = s.best;
-  std::lock_guard lk(impl_->store_mu);
-  p.pool_size = impl_->store->pool_count(id);
-  return p;
-}
-
-PoolPage RunManager::pool(const std::string& id, const PoolQuery& q) const {
-  const auto a = impl_->find_active(id);
-  if (!a || !Impl::live(*a)) {
-    impl_->stored(id);  // throws RunNotFound
-    std::lock_guard lk(impl_->store_mu);
-    return impl_->store->pool_page(id, q);
-  }
-  std::vector<Member> members = impl_->pool_of(id);
-  std::vector<const Member*> sel;
-  for (const Member& m : members)
-    if (q.matches(m)) sel.push_back(&m);
-  std::sort(sel.begin(), sel.end(), [&](const Member* a, const Member* b) { return q.before(*a, *b); });
-  PoolPage page;
-  page.total = sel.size();
-  for (std::size_t i = q.offset; i < sel.size() && page.items.size() < q.limit; ++i)
-    page.items.push_back(scored_function(*sel[i]));
-  return page;
-}
-
-std::optional<ScoredFunction> RunManager::best(const std::string& id) const { return get(id).best; }
-
-std::vector<ScoredFunction> RunManager::leaders(const std::string& id, std::size_t count) const {
-  std::vector<Member> members = impl_->pool_of(id);
-  std::vector<HallOfFameEntry> hof;
-  {
-    std::lock_guard lk(impl_->store_mu);
-    hof = impl_->store->hall_of_fame(id, count * 4 + 16);
-  }
-  if (auto a = impl_->find_active(id))
-    if (auto b = a->run->best()) hof.insert(hof.begin(), HallOfFameEntry{scored_function(*b), id, 0, 0, 0});
-  return rank_leaders(members, hof, count);
-}
-
-std::vector<HistoryPoint> RunManager::history(const std::string& id, std::size_t max_points) const {
-  impl_->stored(id);
-  std::vector<HistoryPoint> h;
-  {
-    std::lock_guard lk(impl_->store_mu);
-    h = impl_->store->history(id);
-  }
-  if (max_points == 0 || h.size() <= max_points || max_points < 2) return h;
-  std::vector<HistoryPoint> thin;
-  for (std::size_t i = 0; i < max_points; ++i)
-    thin.push_back(h[i * (h.size() - 1) / (max_points - 1)]);
-  return thin;
-}
-
-HallOfFamePage RunManager::hall_of_fame(const HallOfFameQuery& q) const {
-  HallOfFamePage page;
-  {
-    std::lock_guard lk(impl_->store_mu);
-    page = impl_->store->hall_of_fame(q);
-  }
-  // RunNotFound only for an id that is neither a run nor in the hall of fame: a deleted
-  // run's entries stay, and its id still selects them.
-  if (!q.run_id.empty() && page.items.empty()) impl_->stored(q.run_id);
-  return page;
-}
-
-std::vector<HallOfFameEntry> RunManager::hall_of_fame(const std::string& run_id, std::size_t limit) const {
-  if (!run_id.empty()) impl_->stored(run_id);
-  std::lock_guard lk(impl_->store_mu);
-  return impl_->store->hall_of_fame(run_id, limit);
-}
-
-std::optional<ScoredFunction> RunManager::function(const std::string& function_id) const {
-  std::vector<std::shared_ptr<Impl::Active>> actives;
-  {
-    std::lock_guard lk(impl_->mu);
-    for (auto& [id, a] : impl_->active) actives.push_back(a);
-  }
-  std::optional<ScoredFunction> live;
-  for (auto& a : actives) {
-    for (const Member& m : a->run->snapshot().pool)
-      if (m.program.id() == function_id) {
-        live = scored_function(m);
-        break;
-      }
-    if (live) break;
-  }
-  if (live && (live->exact || live->chi2_exact)) return live;
-  // A live pool member may be less precise than a stored record of it: after a kill the
-  // resumed pool is the last checkpoint's, while the hall of fame already holds the exact
-  // score. The most precise record wins: exact first, then more samples.
-  std::optional<ScoredFunction> stored;
-  {
-    std::lock_guard lk(impl_->store_mu);
-    stored = impl_->store->function(function_id);
-  }
-  if (!live || !stored) return live ? live : stored;
-  auto precision = [](const ScoredFunction& f) { return std::pair(f.exact || f.chi2_exact.has_value(), f.samples); };
-  return precision(*stored) > precision(*live) ? stored : live;
-}
-
-std::optional<StoredQualityReport> RunManager::quality_report(const std::string& function_id,
-                                                              const std::string& options) const {
-  std::lock_guard g(impl_->store_mu);
-  return impl_->store->quality_report(function_id, options);
-}
-
 void RunManager::put_quality_report(const std::string& function_id, const std::string& options,
                                     const std::string& report, double computed_at) {
   std::lock_guard g(impl_->store_mu);
   impl_->store->put_quality_report(function_id, options, report, computed_at);
-}
-
-std::optional<Note> RunManager::note(NoteSubject subject, const std::string& id) const {
-  std::optional<Note> stored;
-  {
-    std::lock_guard g(impl_->store_mu);
-    stored = impl_->store->note(subject, id);
-  }
-  if (stored) return stored;
-  if (subject == NoteSubject::run)
-    impl_->stored(id);  // RunNotFound
-  else if (!function(id))
-    return std::nullopt;
-  return Note{subject, id, {}, 0, std::nullopt};
 }
 
 std::optional<Note> RunManager::set_note(NoteSubject subject, const std::string& id, const std::string& text,
@@ -1020,29 +733,6 @@ std::optional<Note> RunManager::set_note(NoteSubject subject, const std::string&
   }
   if (!saved && subject == NoteSubject::run) throw RunNotFound(id);
   return saved;
-}
-
-std::string RunManager::dump(const std::string& id) const {
-  const RunSummary s = get(id);
-  std::vector<Member> members = impl_->pool_of(id);
-  std::sort(members.begin(), members.end(), [](const Member& a, const Member& b) {
-    return a.estimate.rank() != b.estimate.rank() ? a.estimate.rank() < b.estimate.rank() : a.hash < b.hash;
-  });
-  std::ostringstream out;
-  char buf[64];
-  out << "# mixforge run " << id << ": width " << s.config.width << ", " << members.size()
-      << " functions, best first; tournaments " << s.counters.tournaments << "\n";
-  out << "# chi2\tscore\tid\tsteps\n";
-  for (const Member& m : members) {
-    std::snprintf(buf, sizeof buf, "%.10g", m.estimate.chi2);
-    out << buf << '\t';
-    if (m.estimate.exact)
-      out << "exact";
-    else
-      out << "N=" << m.estimate.samples;
-    out << '\t' << m.program.id() << '\t' << format_short(m.program) << '\n';
-  }
-  return out.str();
 }
 
 std::uint64_t RunManager::subscribe(const std::string& run_id, EventCallback callback) {

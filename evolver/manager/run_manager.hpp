@@ -1,8 +1,10 @@
 #pragma once
 // The run manager: the one owner of all evolution runs of a data directory and of their
 // store (SQLite, WAL). Everything the CLI and the HTTP daemon do with runs goes through
-// here. All public member functions are thread-safe. Results are plain value structs with
-// to_json() for the wire.
+// here: the lifecycle (create, resume, pause, stop, remove, checkpoints) in run_manager.cpp,
+// the read queries in RunQueries (run_queries.hpp). All public member functions are
+// thread-safe. Results are plain value structs (run_types.hpp; their wire form, JSON, in
+// run_types_json.hpp).
 //
 // Errors: RunNotFound (unknown id -> HTTP 404), RunStateError (e.g. resume a running run
 // -> 409), ConfigError from run_config.hpp (-> 400), std::runtime_error for store failures.
@@ -24,8 +26,6 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
-
 #include "avalanche/device.hpp"
 #include "evolver/store/note.hpp"
 #include "evolver/search/run_config.hpp"
@@ -38,6 +38,7 @@ namespace mixforge::jit { class Engine; }
 namespace mixforge::evolver {
 
 class Run;
+class RunQueries;
 struct Checkpoint;
 
 class RunManager {
@@ -104,6 +105,9 @@ class RunManager {
   void set_island_checkpoint(const std::string& id, int rank, const Checkpoint& checkpoint);
   std::map<int, Checkpoint> island_checkpoints(const std::string& id) const;
 
+  // Reads: each of these is answered by RunQueries (run_queries.hpp), which reads through
+  // the store and the runs active here; queries() gives them to code that only reads.
+  const RunQueries& queries() const;
   std::vector<RunSummary> list() const;
   RunSummary get(const std::string& id) const;
   bool active(const std::string& id) const;

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "evolver/run/run_types_json.hpp"
 #include "mixer/json_form.hpp"
 
 namespace mixforge::evolver {

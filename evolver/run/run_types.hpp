@@ -1,6 +1,7 @@
 #pragma once
 // The value types of runs (summaries, progress, pool pages, history, hall of fame, events),
-// shared by the run, the store and the run manager; to_json() gives their wire form.
+// shared by the run, the store and the run manager. Their wire form (JSON) is in
+// run_types_json.hpp.
 #include <algorithm>
 #include <cstdint>
 #include <functional>
@@ -9,8 +10,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "evolver/search/objective.hpp"
 #include "evolver/search/pool_query.hpp"
@@ -169,21 +168,6 @@ struct RunEvent {
 };
 using EventCallback = std::function<void(const RunEvent&)>;
 
-nlohmann::json to_json(const ScoredFunction& f);
-nlohmann::json to_json(const RunCounters& c);
-RunCounters counters_from_json(const nlohmann::json& j);  // missing fields are 0
-// The inverse of to_json(ScoredFunction); throws nlohmann::json::exception or ProgramError.
-ScoredFunction scored_function_from_json(const nlohmann::json& j);
-nlohmann::json to_json(const IslandStatus& s);
-// The inverse of to_json (best included); throws nlohmann::json::exception or
-// ProgramError on malformed input.
-IslandStatus island_status_from_json(const nlohmann::json& j);
-nlohmann::json to_json(const RunSummary& s);
-nlohmann::json to_json(const Progress& p);
-nlohmann::json to_json(const HistoryPoint& h);
-nlohmann::json to_json(const HallOfFameEntry& e);
-nlohmann::json to_json(const PoolPage& p);
-nlohmann::json to_json(const RunEvent& e);
 std::optional<PoolQuery::Order> pool_order_from_name(std::string_view name);
 
 }  // namespace mixforge::evolver

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "evolver/run/checkpoint_json.hpp"
+#include "evolver/run/run_types_json.hpp"
 #include "mixer/json_form.hpp"
 
 namespace mixforge::evolver {

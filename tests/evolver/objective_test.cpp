@@ -15,6 +15,7 @@
 #include "evolver/search/pool.hpp"
 #include "evolver/search/run_config.hpp"
 #include "evolver/run/run_types.hpp"
+#include "evolver/run/run_types_json.hpp"
 #include "mixer/text_form.hpp"
 
 using namespace mixforge;
