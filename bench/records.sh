@@ -14,6 +14,8 @@
 #   shape16adds  16 bits, add-shift,xsr x 4             (4.0793e-3, [4 7 2 5 3 4 8 6])
 #   free32x5     32 bits, 5 free steps                  (5.9001e-6, [16 21f0aaad 15 f35a2d97 15])
 # PLAIN=1 switches the memetic operators off (the tournament as it was before issue 39).
+# EXTRA: JSON merged over the arena's configuration (top-level keys replace), e.g.
+# EXTRA='{"local_search":{"iterated":false}}' LABEL=iterated-off.
 # LABEL names the rows (default memetic): a new row for the same arena, e.g. after a change
 # of the search, without mixing its seeds with the earlier rows'.
 set -euo pipefail
@@ -41,7 +43,7 @@ for arena in "$@"; do
     free32x5) json='{"width":32,"max_steps":5}' ;;
     *) echo "records.sh: unknown arena '$arena'" >&2; exit 2 ;;
   esac
-  config=$(python3 -c 'import json,sys; a=json.loads(sys.argv[1]); a.update(json.loads(sys.argv[2])); print(json.dumps(a))' "$json" "$plain")
+  config=$(python3 -c 'import json,sys; a=json.loads(sys.argv[1]); [a.update(json.loads(x)) for x in sys.argv[2:]]; print(json.dumps(a))' "$json" "$plain" "${EXTRA:-{\}}")
   out="$here/results/records/$arena"
   mkdir -p "$out"
   {
