@@ -3,7 +3,7 @@
 namespace mixforge::server {
 
 HttpError::HttpError(int status, std::string slug, std::string detail)
-    : std::runtime_error(std::move(detail)), status_(status), slug_(std::move(slug)) {}
+    : std::runtime_error(detail), status_(status), slug_(std::move(slug)) {}
 
 HttpError&& HttpError::with_field(std::string pointer) && {
   extensions_["field"] = std::move(pointer);

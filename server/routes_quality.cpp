@@ -45,7 +45,7 @@ ScoringJob quality(ApiContext& ctx, const Request& req) {
   ScoringJob job;
   if (!refresh) {
     if (auto cached = evolver::cached_quality_report(ctx.runs, id, quality_cache_key(options))) {
-      job.answer = Response::json(200, std::move(*cached));
+      job.answer = Response::json(200, *cached);
       return job;
     }
   }

@@ -5,12 +5,14 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "support/process.hpp"
 #include "cli/run_command.hpp"
 
 namespace fs = std::filesystem;
 
 TEST(BakeCliLong, ProgramTextMixersAreJitCompiledAndScoredExactly) {
-  const fs::path d = fs::temp_directory_path() / ("mixforge_bake_cli_long_" + std::to_string(::getpid()));
+  const mixforge::test::TempDir scratch("bake-cli-long");
+  const fs::path d = scratch.path();
   const auto r = run_mixforge(
       "bake --spp 4 --bounces 0 --texel 0.4 --json --out " + quoted(d.string()) +
       " --mixers 'x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;'"

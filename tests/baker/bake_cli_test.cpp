@@ -10,6 +10,7 @@
 #include <vector>
 #include <nlohmann/json.hpp>
 
+#include "support/process.hpp"
 #include "baker/integrate/image_io.hpp"
 #include "cli/run_command.hpp"
 #include "evolver/run/run.hpp"
@@ -20,12 +21,6 @@
 namespace fs = std::filesystem;
 
 namespace {
-
-fs::path temp_dir() {
-  const fs::path d = fs::temp_directory_path() / ("mixforge_bake_cli_" + std::to_string(::getpid()));
-  fs::create_directories(d);
-  return d;
-}
 
 nlohmann::json last_line_json(const std::string& out) {
   std::string text = out;
@@ -45,7 +40,8 @@ void expect_valid(const nlohmann::json& report) {
 }  // namespace
 
 TEST(BakeCli, CornellWithDefaultMixersWritesEverythingAndAValidReport) {
-  const fs::path d = temp_dir();
+  const mixforge::test::TempDir scratch("bake-cli");
+  const fs::path d = scratch.path();
   const auto r = run_mixforge("bake cornell --spp 4 --bounces 1 --texel 0.25 --json --out " + quoted(d.string()));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto report = last_line_json(r.output);
@@ -84,7 +80,8 @@ TEST(BakeCli, CornellWithDefaultMixersWritesEverythingAndAValidReport) {
 // JIT-compiled. (Program texts given to --mixers are also scored exactly, which takes minutes
 // for 32-bit lanes: bake_cli_long_test.cpp, label long.)
 TEST(BakeCli, UserMixersAreJitCompiled) {
-  const fs::path d = temp_dir();
+  const mixforge::test::TempDir scratch("bake-cli");
+  const fs::path d = scratch.path();
   const std::string bundle = (d / "family.json").string();
   const auto e = run_mixforge(
       "export --bundle --no-score -o " + quoted(bundle) +
@@ -141,7 +138,8 @@ TEST(BakeCli, BadInputGetsClearErrors) {
 // --backend vulkan runs the Vulkan ray-tracing back end (lavapipe here and in CI), or fails
 // with exit 2 and the reason where no device has ray-tracing pipelines.
 TEST(BakeCli, VulkanBackendRunsOrSaysWhyNot) {
-  const fs::path d = temp_dir();
+  const mixforge::test::TempDir scratch("bake-cli");
+  const fs::path d = scratch.path();
   const auto r = run_mixforge("bake --backend vulkan --spp 2 --bounces 1 --texel 0.5 --json --out " +
                               quoted(d.string()));
   if (r.exit_code == 2) {
@@ -160,7 +158,8 @@ TEST(BakeCli, VulkanBackendRunsOrSaysWhyNot) {
 // auto's trial with lavapipe tried (--auto-tries-cpu-vulkan): the report's backend_trial
 // carries both measures and validates; --tiles-per-batch reaches the report.
 TEST(BakeCli, AutoTrialOnRequestReportsBothBackEndsMeasures) {
-  const fs::path d = temp_dir();
+  const mixforge::test::TempDir scratch("bake-cli");
+  const fs::path d = scratch.path();
   const auto r = run_mixforge("bake --auto-tries-cpu-vulkan --tiles-per-batch 3 --spp 2 --bounces 0 --texel 0.5 --json "
                               "--out " + quoted(d.string()));
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -177,7 +176,8 @@ TEST(BakeCli, AutoTrialOnRequestReportsBothBackEndsMeasures) {
 
 // auto says which back end ran and why.
 TEST(BakeCli, AutoBackendSaysWhichRanAndWhy) {
-  const fs::path d = temp_dir();
+  const mixforge::test::TempDir scratch("bake-cli");
+  const fs::path d = scratch.path();
   const auto r = run_mixforge("bake --spp 1 --bounces 0 --texel 0.5 --json --out " + quoted(d.string()));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto report = last_line_json(r.output);
@@ -195,7 +195,8 @@ TEST(BakeCli, AutoBackendSaysWhichRanAndWhy) {
 // --run ID: the run's best family of four same-kind 32-bit lanes, as export --family picks
 // it, from a small kind-locked 32-bit run in a fresh data directory.
 TEST(BakeCli, RunTakesTheRunsBestFamily) {
-  const fs::path d = temp_dir() / "run";
+  const mixforge::test::TempDir scratch("bake-cli");
+  const fs::path d = scratch / "run";
   fs::create_directories(d);
   const std::string data = (d / "data").string();
   auto r = run_mixforge("evolve --width 32 --max-steps 5 --kind-sequence xsr,mul,xsr,mul,xsr --seconds 2 "
@@ -227,7 +228,8 @@ TEST(BakeCli, RunTakesTheRunsBestFamily) {
 // give that for a good function): the bake's report carries its ranking score, never a
 // negative chi2 (the report schema's minimum is 0), as the daemon's bakes do.
 TEST(BakeCli, StoredSampledScoresBelowZeroAreReportedAsTheirRank) {
-  const fs::path d = temp_dir() / "negative";
+  const mixforge::test::TempDir scratch("bake-cli");
+  const fs::path d = scratch / "negative";
   fs::create_directories(d);
   const mixforge::Program p = mixforge::parse_program("x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;");
   {
@@ -277,7 +279,8 @@ TEST(BakeCli, TexelSizesThatAreNotPositiveFloatsAreRefused) {
 // Found by exploratory testing: a bad --reference or --out exited 1, as for an internal
 // error; bad input exits 2 and names the option.
 TEST(BakeCli, BadReferenceAndOutExitTwo) {
-  const fs::path d = temp_dir() / "badref";
+  const mixforge::test::TempDir scratch("bake-cli");
+  const fs::path d = scratch / "badref";
   fs::create_directories(d);
   std::ofstream(d / "image.png") << "\x89PNG\r\n\x1a\n not really";
   auto r = run_mixforge("bake cornell --spp 1 --bounces 0 --texel 0.5 --out " + quoted((d / "a").string()));
@@ -313,7 +316,8 @@ TEST(BakeCli, BadReferenceAndOutExitTwo) {
 // two-sided (a back chart); --two-sided makes every material so (the floor's back too). The
 // report says how many hemisphere rays and triangles were hit from behind.
 TEST(BakeCli, TwoSidedMaterialsGetBackChartsAndTheReportCountsBackHits) {
-  const fs::path d = temp_dir();
+  const mixforge::test::TempDir scratch("bake-cli");
+  const fs::path d = scratch.path();
   const std::string obj = quoted(std::string(MIXFORGE_SOURCE_DIR) + "/tests/baker/data/curtain.obj");
   for (const bool all : {false, true}) {
     SCOPED_TRACE(all ? "--two-sided" : "the .mtl's key");
@@ -344,7 +348,8 @@ TEST(BakeCli, TwoSidedMaterialsGetBackChartsAndTheReportCountsBackHits) {
 // above the floor; with no bounce the floor below it holds irradiance / pi = 128 x 300 / 96^2
 // (the Quake conversion, quake_scene.hpp), read at the UV of that floor point.
 TEST(BakeCli, ObjHasTheBakedTrianglesWithTheLightmapsUvsAndTheLights) {
-  const fs::path d = temp_dir() / "obj";
+  const mixforge::test::TempDir scratch("bake-cli");
+  const fs::path d = scratch / "obj";
   const std::string map = quoted(std::string(MIXFORGE_SOURCE_DIR) + "/tests/baker/data/thin_wall.map");
   auto r = run_mixforge("bake " + map + " --spp 4 --bounces 0 --texel 4 --backend embree --obj --json --out " +
                         quoted(d.string()));

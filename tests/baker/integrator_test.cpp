@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "support/process.hpp"
 #include "baker/integrate/bake.hpp"
 #include "baker/scene/cornell_box.hpp"
 #include "baker/sampling/default_mixer4.hpp"
@@ -23,8 +24,8 @@ namespace {
 
 // A closed unit cube with every face pointing inward (OBJ + MTL, as a user would write it).
 Scene furnace_box(float rho, float emission) {
-  const fs::path d = fs::temp_directory_path() / ("mixforge_furnace_" + std::to_string(::getpid()));
-  fs::create_directories(d);
+  const mixforge::test::TempDir scratch("furnace");
+  const fs::path d = scratch.path();
   std::ofstream(d / "box.mtl") << "newmtl wall\nKd " << rho << " " << rho << " " << rho << "\nKe "
                                << emission << " " << emission << " " << emission << "\n";
   // Corners v1..v8 of [0,1]^3; faces wound clockwise seen from outside = inward normals.
@@ -399,7 +400,8 @@ TEST(Bake, ReportAndOutputs) {
   EXPECT_EQ(r["light_sampling"]["mode"], "mis");
   EXPECT_EQ(r["light_sampling"]["emissive_triangles"], 2u);
   EXPECT_GT(r["rays"].get<double>(), 0);
-  const fs::path d = fs::temp_directory_path() / ("mixforge_bake_" + std::to_string(::getpid()));
+  const mixforge::test::TempDir scratch("bake");
+  const fs::path d = scratch.path();
   write_outputs(out, d);
   for (const char* f : {"lightmap.exr", "lightmap.png", "preview.png", "report.json"})
     EXPECT_TRUE(fs::exists(d / f)) << f;

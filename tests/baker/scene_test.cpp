@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "support/process.hpp"
 #include "baker/scene/cornell_box.hpp"
 #include "baker/scene/obj_scene.hpp"
 #include "baker/scene/scene_source.hpp"
@@ -12,12 +13,6 @@ using namespace mixforge::baker;
 namespace fs = std::filesystem;
 
 namespace {
-
-fs::path temp_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("mixforge_baker_" + name + "_" + std::to_string(::getpid()));
-  fs::create_directories(d);
-  return d;
-}
 
 void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
 
@@ -51,7 +46,8 @@ TEST(CornellBox, PublishedGeometryAndTungstenMaterials) {
 }
 
 TEST(ObjScene, ReadsPolygonsAndMaterials) {
-  const fs::path d = temp_dir("obj");
+  const mixforge::test::TempDir scratch("baker-obj");
+  const fs::path d = scratch.path();
   write(d / "m.mtl", "newmtl glow\nKd 0.2 0.3 0.4\nKe 1 2 3\n");
   write(d / "s.obj",
         "mtllib m.mtl\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nusemtl glow\nf 1 2 3 4\n");
@@ -67,7 +63,8 @@ TEST(ObjScene, ReadsPolygonsAndMaterials) {
 // Two-sided materials (issue 40, part 3): `mixforge_two_sided 1` in the .mtl (a comment may
 // follow it; 0 and a missing key: one-sided), each material its own.
 TEST(ObjScene, TheMtlKeyMixforgeTwoSidedMakesAMaterialTwoSided) {
-  const fs::path d = temp_dir("objtwosided");
+  const mixforge::test::TempDir scratch("baker-objtwosided");
+  const fs::path d = scratch.path();
   write(d / "m.mtl",
         "newmtl leaf\nKd 0.2 0.6 0.2\nmixforge_two_sided 1 # both sides\r\n"
         "newmtl wall\nKd 0.5 0.5 0.5\nmixforge_two_sided 0\nnewmtl sign\nKd 0.5 0.5 0.5\n");
@@ -85,7 +82,8 @@ TEST(ObjScene, TheMtlKeyMixforgeTwoSidedMakesAMaterialTwoSided) {
 }
 
 TEST(ObjScene, ErrorsNameTheFileAndLine) {
-  const fs::path d = temp_dir("objbad");
+  const mixforge::test::TempDir scratch("baker-objbad");
+  const fs::path d = scratch.path();
   write(d / "bad.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nf 1 2 0\n");
   try {
     load_obj(d / "bad.obj");
@@ -103,7 +101,8 @@ TEST(ObjScene, ErrorsNameTheFileAndLine) {
 // Found by exploratory testing: tinyobjloader read these as 0 or as whatever its parser made
 // of them (exit 0), or they failed without a line. Each must fail with file:line:column.
 TEST(ObjScene, MalformedNumbersAndFacesNameLineAndColumn) {
-  const fs::path d = temp_dir("objmalformed");
+  const mixforge::test::TempDir scratch("baker-objmalformed");
+  const fs::path d = scratch.path();
   const std::string tri = "v 0 0 0\nv 1 0 0\nv 0 1 0\n";
   const struct {
     std::string obj, mtl, where, says;

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "support/process.hpp"
 #include "baker/integrate/backend_trial.hpp"
 #include "baker/integrate/bake.hpp"
 #include "baker/scene/cornell_box.hpp"
@@ -64,8 +65,8 @@ std::vector<Ray> cornell_rays(std::size_t n) {
 }
 
 Scene furnace_box(float rho, float emission) {
-  const fs::path d = fs::temp_directory_path() / ("mixforge_vk_furnace_" + std::to_string(::getpid()));
-  fs::create_directories(d);
+  const mixforge::test::TempDir scratch("vk-furnace");
+  const fs::path d = scratch.path();
   std::ofstream(d / "box.mtl") << "newmtl wall\nKd " << rho << " " << rho << " " << rho << "\nKe " << emission
                                << " " << emission << " " << emission << "\n";
   std::ofstream(d / "box.obj") << "mtllib box.mtl\n"

@@ -26,6 +26,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "support/process.hpp"
 #include "tests/chaos/client.hpp"
 #include "tests/chaos/daemon_process.hpp"
 #include "tests/chaos/invariants.hpp"
@@ -100,12 +101,7 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(o.seed));
   std::fflush(stdout);
 
-  std::string tmpl = (fs::temp_directory_path() / "mixforge-chaos-XXXXXX").string();
-  if (!::mkdtemp(tmpl.data())) {
-    std::perror("mkdtemp");
-    return 2;
-  }
-  const fs::path work = tmpl;
+  const fs::path work = mixforge::test::fresh_dir("chaos");  // removed below unless kept
   const fs::path data = work / "data";
   fs::create_directories(work / "scratch");
 

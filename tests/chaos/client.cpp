@@ -1,7 +1,5 @@
 #include "tests/chaos/client.hpp"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -14,6 +12,8 @@
 
 #include <httplib.h>
 #include <nlohmann/json.hpp>
+
+#include "support/raw_socket.hpp"
 
 #ifdef MIXFORGE_CHAOS_CONTRACT
 #include "tests/contract/contract_validator.hpp"
@@ -47,29 +47,6 @@ struct RawAnswer {
   bool connected = false;
   std::string text;
 };
-
-int connect_loopback(int port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return -1;
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<std::uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
-}
-
-void send_all(int fd, const std::string& bytes) {
-  std::size_t sent = 0;
-  while (sent < bytes.size()) {
-    const auto n = ::send(fd, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
-    if (n <= 0) return;  // the server may close early (413, 431): read what it said
-    sent += static_cast<std::size_t>(n);
-  }
-}
 
 // Reads until the peer closes, a full response with Content-Length is in, or timeout.
 void read_answer(int fd, std::string& out, double timeout_s, bool until_headers = false) {
@@ -470,7 +447,7 @@ void Client::op_export_post() {
 void Client::op_events() {
   const std::string id = pick_run_id();
   const std::uint64_t epoch = target_.epoch.load();
-  const int fd = connect_loopback(target_.port.load());
+  const int fd = test::try_connect_loopback(target_.port.load());
   if (fd < 0) {
     const bool expected = expected_failure(epoch);
     ledger_.transport_error("runs.events", expected);
@@ -478,8 +455,8 @@ void Client::op_events() {
     return;
   }
   const auto t0 = Clock::now();
-  send_all(fd, "GET /api/v1/runs/" + id + "/events HTTP/1.1\r\nHost: 127.0.0.1:" +
-                   std::to_string(target_.port.load()) + "\r\nAccept: text/event-stream\r\n\r\n");
+  test::send_all(fd, "GET /api/v1/runs/" + id + "/events HTTP/1.1\r\nHost: 127.0.0.1:" +
+                         std::to_string(target_.port.load()) + "\r\nAccept: text/event-stream\r\n\r\n");
   std::string text;
   read_answer(fd, text, 15, true);
   const int status = status_of(text);
@@ -619,7 +596,7 @@ void Client::op_malformed() {
   const Case& c = pick(rng_, cases);
   const std::uint64_t epoch = target_.epoch.load();
   const int port = target_.port.load();
-  const int fd = connect_loopback(port);
+  const int fd = test::try_connect_loopback(port);
   if (fd < 0) {
     const bool expected = expected_failure(epoch);
     ledger_.transport_error("malformed", expected);
@@ -627,7 +604,7 @@ void Client::op_malformed() {
     return;
   }
   const auto t0 = Clock::now();
-  send_all(fd, c.bytes("127.0.0.1:" + std::to_string(port)));
+  test::send_all(fd, c.bytes("127.0.0.1:" + std::to_string(port)));
   std::string text;
   read_answer(fd, text, c.name == "slow-headers" ? 1.5 : 10);
   ::close(fd);

@@ -51,44 +51,12 @@ DaemonProcess::~DaemonProcess() = default;  // test::Process SIGKILLs and reaps 
 
 void DaemonProcess::start(double timeout_s) {
   if (proc_) throw std::logic_error("daemon already running");
-  const fs::path port_file = work_ / "port";
-  std::error_code ec;
-  fs::remove(port_file, ec);
   log_ = work_ / ("serve-" + std::to_string(starts_++) + ".log");
-  std::vector<std::string> args = {exe_.string(), "serve",  "--bind", "127.0.0.1", "--port", "0",
-                                   "--port-file", port_file.string(), "--data", data_.string(),
-                                   "--no-default-run"};
+  std::vector<std::string> args = {"--bind", "127.0.0.1", "--data", data_.string(), "--no-default-run"};
   for (const auto& a : extra_) args.push_back(a);
-  test::SpawnOptions options;
-  options.output_file = log_;
-  options.die_with_parent = true;  // a CTest timeout kills only the driver
-  proc_.emplace(args, options);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (const auto code = proc_->try_wait()) {
-      proc_.reset();
-      throw std::runtime_error("mixforge serve exited during startup (" + exit_of(*code, 0).describe() +
-                               "): " + log_tail());
-    }
-    if (fs::exists(port_file)) {
-      const std::string text = read_file(port_file);
-      if (!text.empty() && text.back() == '\n') {  // written in full
-        port_ = std::stoi(text);
-        return;
-      }
-      if (!text.empty()) {
-        try {
-          port_ = std::stoi(text);
-          if (port_ > 0) return;
-        } catch (const std::exception&) {
-        }
-      }
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  proc_.reset();  // SIGKILL and reap
-  throw std::runtime_error("mixforge serve did not report its port within " + std::to_string(timeout_s) +
-                           " s: " + log_tail());
+  test::ServeChild child = test::launch_serve(exe_, args, work_ / "port", log_, timeout_s);
+  proc_.emplace(std::move(child.process));
+  port_ = child.port;
 }
 
 DaemonProcess::Exit DaemonProcess::stop(int sig, double timeout_s, const fs::path& dump) {
@@ -164,9 +132,6 @@ void DaemonProcess::dump_threads(const fs::path& file) const {
   }
 }
 
-std::string DaemonProcess::log_tail(std::size_t bytes) const {
-  const std::string s = read_file(log_);
-  return s.size() <= bytes ? s : "..." + s.substr(s.size() - bytes);
-}
+std::string DaemonProcess::log_tail(std::size_t bytes) const { return test::file_tail(log_, bytes); }
 
 }  // namespace mixforge::chaos

@@ -1,7 +1,8 @@
 #pragma once
-// One `mixforge serve` child process (tests/support's Process) on loopback (--port 0 --port-file, as the server e2e
-// tests start it) that the chaos driver can kill, reap and start again on the same data
-// directory. The chaos supervisor thread is its only user, so nothing here is locked.
+// One `mixforge serve` child process on loopback, started by tests/support's launcher (as
+// the server e2e tests start it), that the chaos driver can kill, reap and start again on
+// the same data directory. The chaos supervisor thread is its only user, so nothing here
+// is locked.
 #include <sys/types.h>
 
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "support/daemon.hpp"
 #include "support/process.hpp"
 
 namespace mixforge::chaos {

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "support/process.hpp"
 #include "run_command.hpp"
 #include "support/reference_functions.hpp"
 
@@ -122,13 +123,12 @@ TEST(ExportCli, BadOptionsAreRefusedBeforeAnyScoring) {
 namespace {
 // A small kind-locked 7-bit run in a fresh data directory: the database the lookups read.
 struct EvolvedDatabase {
-  std::string dir;
+  const mixforge::test::TempDir scratch{"export-db"};
+  std::string dir = scratch.path().string();
   std::string run_id;
   std::string best_id;
   double best_chi2 = 0;
   EvolvedDatabase() {
-    char tmpl[] = "/tmp/mixforge-export-db-XXXXXX";
-    dir = mkdtemp(tmpl);
     const auto r = run_mixforge("evolve --width 7 --max-steps 5 --kind-sequence xsr,mul,xsr,mul,xsr --seconds 2 "
                                 "--pool 100 --threads 1 --json --data " + dir);
     const std::string last = r.output.substr(r.output.rfind("\n{") + 1);
@@ -137,7 +137,6 @@ struct EvolvedDatabase {
     best_id = j["best"][0]["id"];
     best_chi2 = j["best"][0]["chi2_exact"];
   }
-  ~EvolvedDatabase() { std::system(("rm -rf " + dir).c_str()); }
 };
 }  // namespace
 

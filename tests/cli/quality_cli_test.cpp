@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "support/process.hpp"
 #include "run_command.hpp"
 
 namespace {
@@ -91,8 +92,8 @@ TEST(QualityCli, BadInputExitsWithTwoAndSaysWhy) {
 
 TEST(QualityCli, StoredFunctionsAreCachedInTheDatabase) {
   using namespace quality_cli;
-  char tmpl[] = "/tmp/mixforge-quality-db-XXXXXX";
-  const std::string dir = mkdtemp(tmpl);
+  const mixforge::test::TempDir scratch("quality-db");
+  const std::string dir = scratch.path().string();
   const auto e = run_mixforge("evolve --width 7 --max-steps 5 --kind-sequence xsr,mul,xsr,mul,xsr --seconds 2 "
                               "--pool 100 --threads 1 --json --data " + dir);
   ASSERT_EQ(e.exit_code, 0) << e.output;
@@ -115,5 +116,4 @@ TEST(QualityCli, StoredFunctionsAreCachedInTheDatabase) {
   const auto r = run_mixforge("quality --data " + dir + " 0123456789abcdef");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("no function with id 0123456789abcdef"), std::string::npos) << r.output;
-  std::system(("rm -rf " + dir).c_str());
 }

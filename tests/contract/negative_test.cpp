@@ -10,8 +10,6 @@
 // loaded 2-core machine). MIXFORGE_NEGATIVE_LONG=1 (CTest contract_negative_long, label `long`)
 // sends them three times in three orders; MIXFORGE_NEGATIVE_SEED chooses the order and
 // MIXFORGE_NEGATIVE_CASES=N sends only the first N (valid requests first).
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -29,6 +27,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "support/raw_socket.hpp"
 #include "tests/contract/contract_validator.hpp"
 #include "tests/server/daemon_process.hpp"
 
@@ -62,19 +61,6 @@ struct Answer {
 std::string lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
-}
-
-int connect_to(int port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
 }
 
 std::string serialise(const Case& c, int port) {
@@ -116,18 +102,13 @@ Answer exchange(const Case& c, int port) {
   a.exchange.target = c.target;
   const auto t0 = std::chrono::steady_clock::now();
   const auto deadline = t0 + std::chrono::duration<double>(kAnswerBound_s);
-  const int fd = connect_to(port);
+  const int fd = mixforge::test::try_connect_loopback(port);
   if (fd < 0) {
     a.error = "connect failed (daemon gone?)";
     return a;
   }
   const std::string bytes = serialise(c, port);
-  std::size_t sent = 0;
-  while (sent < bytes.size()) {
-    const auto n = ::send(fd, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
-    if (n <= 0) break;  // the server may answer and close early (413, 431)
-    sent += static_cast<std::size_t>(n);
-  }
+  mixforge::test::send_all(fd, bytes);  // the server may answer and close early (413, 431)
   std::string in;
   std::size_t header_end = std::string::npos;
   bool closed = false, stream = false;

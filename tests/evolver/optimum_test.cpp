@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <unistd.h>
 
+#include "support/process.hpp"
 #include "evolver/manager/run_manager.hpp"
 
 using namespace mixforge::evolver;
@@ -22,8 +23,8 @@ constexpr std::uint64_t budget = 150000;
 }  // namespace
 
 TEST(Quality, EightBitFiveStepsReachesTheWriteUpOptimum) {
-  const auto dir = std::filesystem::temp_directory_path() / ("mixforge-optimum-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
+  const mixforge::test::TempDir scratch("optimum");
+  const auto dir = scratch / "data";  // the manager creates it
   RunManager::Options o;
   o.data_dir = dir;
   RunManager m(o);

@@ -7,6 +7,7 @@
 #include <set>
 #include <thread>
 
+#include "support/process.hpp"
 #include "avalanche/evaluator.hpp"
 #include "evolver/run/run.hpp"
 #include "evolver/manager/run_manager.hpp"
@@ -179,16 +180,9 @@ TEST(Run, StopAndPauseAreCooperative) {
 
 // ---- The run manager (store-backed) -------------------------------------------------
 
-namespace {
-std::filesystem::path temp_dir(const std::string& name) {
-  auto p = std::filesystem::temp_directory_path() / ("mixforge-evolver-" + name + "-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(p);
-  return p;
-}
-}  // namespace
-
 TEST(RunManager, CreateWaitQueryResume) {
-  const auto dir = temp_dir("manager");
+  const mixforge::test::TempDir scratch("evolver-manager");
+  const auto dir = scratch / "data";  // the manager creates it
   RunManager::Options o;
   o.data_dir = dir;
   o.interpreter_only = true;
@@ -263,7 +257,8 @@ TEST(RunManager, CreateWaitQueryResume) {
 }
 
 TEST(RunManager, PauseResumeStop) {
-  const auto dir = temp_dir("pause");
+  const mixforge::test::TempDir scratch("evolver-pause");
+  const auto dir = scratch / "data";  // the manager creates it
   RunManager::Options o;
   o.data_dir = dir;
   o.interpreter_only = true;

@@ -1,6 +1,6 @@
 #pragma once
-// Starts the real `mixforge serve` on an ephemeral loopback port (--port 0 --port-file)
-// with a fresh data directory, and talks HTTP to it with cpp-httplib. Every response a
+// Starts the real `mixforge serve` on an ephemeral loopback port (--port 0 --port-file,
+// tests/support/daemon.hpp) with a fresh data directory, and talks HTTP to it with cpp-httplib. Every response a
 // client() receives is checked against the bundled OpenAPI document (tests/contract): an
 // undocumented status, content type or body fails the running test.
 #include <signal.h>
@@ -18,7 +18,9 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "support/daemon.hpp"
 #include "support/process.hpp"
+#include "support/raw_socket.hpp"
 #include "tests/contract/contract_validator.hpp"
 
 namespace mixforge::test {
@@ -48,30 +50,15 @@ class Daemon {
   Daemon(const Daemon&) = delete;
   Daemon& operator=(const Daemon&) = delete;
 
-  // Starts (again) on the same data directory.
+  // Starts (again) on the same data directory (tests/support's launcher).
   void start() {
-    const fs::path port_file = work_ / "port";
-    std::error_code ec;
-    fs::remove(port_file, ec);
     log_ = work_ / ("log-" + std::to_string(starts_++) + ".txt");
-    std::vector<std::string> args = {MIXFORGE_EXE, "serve", "--port", "0", "--port-file", port_file.string(),
-                                     "--data", data_.string(), "--checkpoint-interval", "0.5"};
+    std::vector<std::string> args = {"--data", data_.string(), "--checkpoint-interval", "0.5"};
     if (!default_run_) args.push_back("--no-default-run");
     for (const auto& a : extra_) args.push_back(a);
-    proc_.emplace(args, spawn_options(log_));
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (proc_->try_wait()) {
-        proc_.reset();
-        throw std::runtime_error("mixforge serve exited during startup: " + read_log(log_));
-      }
-      if (fs::exists(port_file)) {
-        port_ = std::stoi(read_file(port_file));
-        return;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    throw std::runtime_error("mixforge serve did not report its port: " + read_log(log_));
+    ServeChild child = launch_serve(MIXFORGE_EXE, args, work_ / "port", log_, 60);
+    proc_.emplace(std::move(child.process));
+    port_ = child.port;
   }
 
   // Runs `mixforge serve ARGS` expecting it to refuse to start; returns exit code and log.
@@ -152,9 +139,6 @@ inline nlohmann::json body_json(const httplib::Result& r) {
   if (!r) throw std::runtime_error("no HTTP response: " + httplib::to_string(r.error()));
   return nlohmann::json::parse(r->body);
 }
-
-// Sends raw bytes and returns everything the server answers before closing (or 5 s).
-std::string raw_exchange(int port, const std::string& bytes, double timeout_s = 5);
 
 // A small run for tests: 16-bit, small pool, 1 thread.
 inline std::string small_run_json(int width = 16, const std::string& extra = "") {

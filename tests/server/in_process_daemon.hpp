@@ -17,10 +17,6 @@
 
 namespace mixforge::test {
 
-// A TCP connection to 127.0.0.1:port (throws when refused); rcvbuf > 0 shrinks its
-// receive buffer first (a client that will not read fills it quickly).
-int connect_loopback(int port, int rcvbuf = 0);
-
 class InProcessDaemon {
  public:
   explicit InProcessDaemon(const std::function<void(server::DaemonOptions&)>& tweak = {}) : dir_(fresh_dir("inproc")) {

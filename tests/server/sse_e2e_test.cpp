@@ -2,8 +2,6 @@
 // events, and reconnecting with Last-Event-ID replays what was missed.
 #include <gtest/gtest.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include <atomic>
@@ -14,16 +12,6 @@
 
 namespace mixforge::test {
 namespace {
-
-int connect_raw(int port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) throw std::runtime_error("connect");
-  return fd;
-}
 
 // A run started by POST /runs; its id ("" when the daemon refused it).
 std::string started_run(httplib::Client& c, int width) {
@@ -98,7 +86,7 @@ TEST(SseE2E, ClientLimitAndDisconnect) {
   const std::string id = nlohmann::json::parse(created->body)["id"];
   const std::string path = "/api/v1/runs/" + id + "/events";
   // One client holds the only slot (a raw socket, so the test decides when it closes).
-  const int fd = connect_raw(d.port());
+  const int fd = connect_loopback(d.port());
   const std::string req = "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n";
   ASSERT_EQ(::send(fd, req.data(), req.size(), MSG_NOSIGNAL), static_cast<ssize_t>(req.size()));
   std::string got;

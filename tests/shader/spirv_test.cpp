@@ -28,7 +28,7 @@ std::string harness_call(const Case& c) {
 }
 
 std::string glsl_type(const Case& c, bool in) {
-  if (c.kind == CaseKind::vec4) return in ? "uvec4" : "uvec4";
+  if (c.kind == CaseKind::vec4) return "uvec4";  // in and out
   if (c.kind == CaseKind::range) return in ? "uvec2" : "uint";
   return c.wide ? "uint64_t" : "uint";
 }
