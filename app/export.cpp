@@ -26,17 +26,22 @@ shader::ExportRequest options_of(const ExportRequest& r) {
     const auto t = shader::target_from_name(r.target);
     if (!t)
       throw RequestError("target", "unknown-export-target",
-                         r.target.empty() ? "a target is required (glsl, hlsl, wgsl, msl, cuda, cpp, or bundle)"
-                                          : "\"" + r.target +
-                                                "\" is not an export target (glsl, hlsl, wgsl, msl, cuda, cpp, bundle)");
+                         r.target.empty()
+                             ? "a target is required (glsl, hlsl, wgsl, msl, cuda, cpp, or bundle)"
+                             : "\"" + r.target +
+                                   "\" is not an export target (glsl, hlsl, wgsl, msl, cuda, cpp, bundle)");
     s.target = *t;
   }
   if (r.range) {
-    if (*r.range == "jitter") s.range = shader::RangeMethod::jitter;
-    else if (*r.range == "fraction") s.range = shader::RangeMethod::fraction;
-    else throw RequestError("range", "out-of-range", "\"" + *r.range + "\" is not jitter or fraction");
+    if (*r.range == "jitter")
+      s.range = shader::RangeMethod::jitter;
+    else if (*r.range == "fraction")
+      s.range = shader::RangeMethod::fraction;
+    else
+      throw RequestError("range", "out-of-range", "\"" + *r.range + "\" is not jitter or fraction");
   }
-  if (r.constants == "decimal") s.constants = shader::ConstantStyle::decimal;
+  if (r.constants == "decimal")
+    s.constants = shader::ConstantStyle::decimal;
   else if (r.constants != "hex")
     throw RequestError("constants", "out-of-range", "\"" + r.constants + "\" is not hex or decimal");
   return s;
@@ -83,8 +88,9 @@ ExportPolicy command_line_export_policy() { return {32}; }
 ExportPolicy daemon_export_policy() { return {0}; }
 
 ExportSource stored_source(const evolver::ScoredFunction& f) {
-  ExportSource s{f.program, shader::ProgramScore{f.chi2_exact.value_or(f.chi2), f.bias,
-                                                 f.chi2_exact.has_value() || f.exact, f.samples},
+  ExportSource s{f.program,
+                 shader::ProgramScore{f.chi2_exact.value_or(f.chi2), f.bias, f.chi2_exact.has_value() || f.exact,
+                                      f.samples},
                  true, f.id};
   return s;
 }

@@ -44,7 +44,7 @@ struct ExportSource {
   Program program;
   std::optional<shader::ProgramScore> score;  // a stored function's
   bool stored = false;
-  std::string function_id;                    // a stored function's id, for messages
+  std::string function_id;  // a stored function's id, for messages
 };
 
 // A stored function as a source, with its best score: the exact chi2 when the store has
@@ -57,13 +57,13 @@ struct ExportRequest {
   std::string target;                  // glsl, hlsl, wgsl, msl, cuda, cpp, or bundle (every target)
   std::vector<ExportSource> programs;  // one; or 1..4 lanes with vec4
   bool vec4 = false;
-  bool seeded = false;                 // vec4: xor lanes narrower than 32 bits with a seed first
+  bool seeded = false;  // vec4: xor lanes narrower than 32 bits with a seed first
   bool inverse = false;
-  std::optional<std::string> range;    // "jitter" or "fraction": also export <name>_range
-  std::string name;                    // empty: mix<width>_<id prefix>
-  std::string constants = "hex";       // or "decimal"
-  std::optional<int> width;            // a width given beside the programs: stored ones must have it
-  bool score = true;                   // false: no scoring, whatever the policy
+  std::optional<std::string> range;  // "jitter" or "fraction": also export <name>_range
+  std::string name;                  // empty: mix<width>_<id prefix>
+  std::string constants = "hex";     // or "decimal"
+  std::optional<int> width;          // a width given beside the programs: stored ones must have it
+  bool score = true;                 // false: no scoring, whatever the policy
 };
 
 struct ExportResult {

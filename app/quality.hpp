@@ -13,8 +13,8 @@
 namespace mixforge::app {
 
 struct QualityPolicy {
-  bool program_text = true;         // false: stored functions only
-  int costly_from_width = 65;       // reports of functions this wide are costly (wait for a slot)
+  bool program_text = true;    // false: stored functions only
+  int costly_from_width = 65;  // reports of functions this wide are costly (wait for a slot)
 };
 
 // Where the entry points differ on purpose, and why (the only place they do):

@@ -27,7 +27,7 @@ RunCreationPolicy daemon_run_policy();
 
 struct RunCreationRequest {
   nlohmann::json config = nlohmann::json::object();  // a file's or a body's, with the command line's flags
-  std::optional<evolver::Budget> budget;              // given beside it (--seconds, --tournaments): replaces its budget
+  std::optional<evolver::Budget> budget;             // given beside it (--seconds, --tournaments): replaces its budget
 };
 
 // Throws RequestError (code "invalid-run-config") naming the field.

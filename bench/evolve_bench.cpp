@@ -446,12 +446,13 @@ int seeds_bench(const SeedsOptions& o) {
                "|---|---|---|---|---|---|---|---|\n";
       cmp << compare64_row(o.label, seed, r.summary.best->program) << "\n";
     }
-    std::printf("%s seed %d: best %s after %.0f s (%llu tournaments, %llu exact, %llu local moves, %llu neighbours, %llu restarts) %s\n",
-                o.label.c_str(), seed, fmt_chi2(r.summary.best ? r.summary.best->chi2 : 0).c_str(), k.elapsed_s,
-                static_cast<unsigned long long>(k.tournaments), static_cast<unsigned long long>(k.exact_scored),
-                static_cast<unsigned long long>(k.local_improvements), static_cast<unsigned long long>(k.local_neighbours),
-                static_cast<unsigned long long>(k.restarts),
-                r.summary.best ? r.summary.best->text.c_str() : "");
+    std::printf(
+        "%s seed %d: best %s after %.0f s (%llu tournaments, %llu exact, %llu local moves, %llu neighbours, %llu "
+        "restarts) %s\n",
+        o.label.c_str(), seed, fmt_chi2(r.summary.best ? r.summary.best->chi2 : 0).c_str(), k.elapsed_s,
+        static_cast<unsigned long long>(k.tournaments), static_cast<unsigned long long>(k.exact_scored),
+        static_cast<unsigned long long>(k.local_improvements), static_cast<unsigned long long>(k.local_neighbours),
+        static_cast<unsigned long long>(k.restarts), r.summary.best ? r.summary.best->text.c_str() : "");
     std::fflush(stdout);
   }
   std::filesystem::remove_all(data);

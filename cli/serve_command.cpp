@@ -17,8 +17,9 @@ void add_serve_command(CLI::App& app) {
   auto log_level = std::make_shared<std::string>("info");
   auto log_format = std::make_shared<std::string>("text");
   auto log_file = std::make_shared<std::string>();
-  CLI::App* cmd = app.add_subcommand(
-      "serve", "Run the HTTP daemon: REST API under /api/v1, live events, metrics (see docs/http-api.md)");
+  CLI::App* cmd =
+      app.add_subcommand("serve",
+                         "Run the HTTP daemon: REST API under /api/v1, live events, metrics (see docs/http-api.md)");
   cmd->add_option("--bind", opts->bind, "Address to listen on (non-loopback needs --token-file)")
       ->capture_default_str();
   cmd->add_option("--port", *port, "TCP port (0: any free port; see --port-file)")

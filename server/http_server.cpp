@@ -102,8 +102,7 @@ class EventStreamSession : public std::enable_shared_from_this<EventStreamSessio
     stream_.expires_never();
     if (shared_->options.sse_send_buffer_bytes > 0) {
       beast::error_code ignored;
-      stream_.socket().set_option(net::socket_base::send_buffer_size(shared_->options.sse_send_buffer_bytes),
-                                  ignored);
+      stream_.socket().set_option(net::socket_base::send_buffer_size(shared_->options.sse_send_buffer_bytes), ignored);
     }
     out_ =
         "HTTP/1.1 200 OK\r\nServer: mixforge\r\nContent-Type: text/event-stream\r\n"
@@ -112,22 +111,20 @@ class EventStreamSession : public std::enable_shared_from_this<EventStreamSessio
     out_ += "\r\n";
     writing_ = true;
     expire_write();
-    net::async_write(stream_, net::buffer(out_),
-                     [self = shared_from_this()](beast::error_code ec, std::size_t n) {
-                       self->writing_ = false;
-                       self->bytes_ += n;
-                       if (ec) return self->end(ec);
-                       self->stream_.expires_never();
-                       auto weak = std::weak_ptr<EventStreamSession>(self);
-                       auto exec = self->stream_.get_executor();
-                       self->client_->set_waker([weak, exec] {
-                         if (auto s = weak.lock())
-                           net::post(exec, [s] { s->pump(); });
-                       });
-                       self->arm_keepalive();
-                       self->watch_close();
-                       self->pump();
-                     });
+    net::async_write(stream_, net::buffer(out_), [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+      self->writing_ = false;
+      self->bytes_ += n;
+      if (ec) return self->end(ec);
+      self->stream_.expires_never();
+      auto weak = std::weak_ptr<EventStreamSession>(self);
+      auto exec = self->stream_.get_executor();
+      self->client_->set_waker([weak, exec] {
+        if (auto s = weak.lock()) net::post(exec, [s] { s->pump(); });
+      });
+      self->arm_keepalive();
+      self->watch_close();
+      self->pump();
+    });
   }
 
  private:
@@ -191,8 +188,8 @@ class EventStreamSession : public std::enable_shared_from_this<EventStreamSessio
   void end(beast::error_code ec = {}) {
     if (ec == beast::error::timeout) {
       shared_->metrics.sse_dropped();
-      shared_->log.warn("sse.dropped", {{"reason", "client stopped reading"},
-                                        {"timeout_s", shared_->options.sse_write_timeout_s}});
+      shared_->log.warn("sse.dropped",
+                        {{"reason", "client stopped reading"}, {"timeout_s", shared_->options.sse_write_timeout_s}});
     }
     if (client_ && !logged_) {
       logged_ = true;

@@ -51,7 +51,10 @@ Response get_export(ApiContext& ctx, const Request& req) {
   try {
     app::check_export_options(er);  // 400 for a bad parameter before 404 for the function
     auto f = id.size() == 16 ? ctx.runs.function(id) : std::nullopt;
-    if (!f) throw HttpError(404, "function-not-found", "no function with id " + nlohmann::json(id).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    if (!f)
+      throw HttpError(404, "function-not-found",
+                      "no function with id " +
+                          nlohmann::json(id).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     er.programs.push_back(app::stored_source(*f));
     out = app::export_programs(std::move(er), app::daemon_export_policy());
   } catch (const app::RequestError& e) {
@@ -82,15 +85,17 @@ Response post_export(ApiContext& ctx, const Request& req) {
       const std::string fid = item["function_id"].get<std::string>();
       auto f = ctx.runs.function(fid);
       if (!f)
-        throw HttpError(404, "function-not-found", "no function with id " + nlohmann::json(fid).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
+        throw HttpError(404, "function-not-found",
+                        "no function with id " +
+                            nlohmann::json(fid).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
             .with_field("/programs/" + std::to_string(i) + "/function_id");
       er.programs.push_back(app::stored_source(*f));
     } else {
       std::optional<int> width;
       if (item.contains("width")) width = item["width"].get<int>();
       const std::string field = "programs[" + std::to_string(i) + "]";
-      er.programs.push_back(
-          app::typed_source(app::program_from_value(item.at("program"), {width, 64, field + ".program", field + ".width"})));
+      er.programs.push_back(app::typed_source(
+          app::program_from_value(item.at("program"), {width, 64, field + ".program", field + ".width"})));
     }
   }
   // The use case's rules under the daemon's policy (app/export.hpp); its RequestErrors are

@@ -33,8 +33,8 @@ Api::Api() {
   get_instance_proc = reinterpret_cast<PFN_vkGetInstanceProcAddr>(dlsym(library, "vkGetInstanceProcAddr"));
   if (!get_instance_proc) throw VulkanUnavailable("the Vulkan loader has no vkGetInstanceProcAddr");
   auto create = reinterpret_cast<PFN_vkCreateInstance>(get_instance_proc(nullptr, "vkCreateInstance"));
-  auto version = reinterpret_cast<PFN_vkEnumerateInstanceVersion>(
-      get_instance_proc(nullptr, "vkEnumerateInstanceVersion"));
+  auto version =
+      reinterpret_cast<PFN_vkEnumerateInstanceVersion>(get_instance_proc(nullptr, "vkEnumerateInstanceVersion"));
   std::uint32_t api = VK_API_VERSION_1_0;
   if (version) version(&api);
   if (api < VK_API_VERSION_1_2)
@@ -89,14 +89,15 @@ DeviceChoice choose_device(const Api& api) {
     std::vector<VkExtensionProperties> exts(en);
     api.vkEnumerateDeviceExtensionProperties(d, nullptr, &en, exts.data());
     for (const char* want : required_extensions)
-      if (std::none_of(exts.begin(), exts.end(), [&](const VkExtensionProperties& e) {
-            return std::strcmp(e.extensionName, want) == 0;
-          }))
+      if (std::none_of(exts.begin(), exts.end(),
+                       [&](const VkExtensionProperties& e) { return std::strcmp(e.extensionName, want) == 0; }))
         lacks.push_back(want);
     if (lacks.empty()) {
       VkPhysicalDeviceBufferDeviceAddressFeatures bda{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES};
-      VkPhysicalDeviceAccelerationStructureFeaturesKHR asf{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ACCELERATION_STRUCTURE_FEATURES_KHR};
-      VkPhysicalDeviceRayTracingPipelineFeaturesKHR rtf{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_PIPELINE_FEATURES_KHR};
+      VkPhysicalDeviceAccelerationStructureFeaturesKHR asf{
+          VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ACCELERATION_STRUCTURE_FEATURES_KHR};
+      VkPhysicalDeviceRayTracingPipelineFeaturesKHR rtf{
+          VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_PIPELINE_FEATURES_KHR};
       asf.pNext = &bda;
       rtf.pNext = &asf;
       VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
@@ -131,14 +132,15 @@ DeviceChoice choose_device(const Api& api) {
     for (const auto& l : lacks) list += (list.empty() ? "" : ", ") + l;
     why += (why.empty() ? "" : "; ") + std::string(c.props.deviceName) + " lacks " + list;
   }
-  throw VulkanUnavailable("no Vulkan device with ray-tracing pipelines (" + why +
-                          "; Mesa's lavapipe has them from Mesa 25: .ci/install-deps takes it from bookworm-backports)");
+  throw VulkanUnavailable(
+      "no Vulkan device with ray-tracing pipelines (" + why +
+      "; Mesa's lavapipe has them from Mesa 25: .ci/install-deps takes it from bookworm-backports)");
 }
 
 VulkanDevice::VulkanDevice(std::chrono::milliseconds fence_timeout)
     : choice_(choose_device(api_)),
-      timeout_ns_(static_cast<std::uint64_t>(
-          std::chrono::duration_cast<std::chrono::nanoseconds>(fence_timeout).count())) {
+      timeout_ns_(
+          static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(fence_timeout).count())) {
   try {
     create();
   } catch (...) {
@@ -174,10 +176,12 @@ void VulkanDevice::create() {
   qci.pQueuePriorities = &priority;
   VkPhysicalDeviceBufferDeviceAddressFeatures bda{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES};
   bda.bufferDeviceAddress = VK_TRUE;
-  VkPhysicalDeviceAccelerationStructureFeaturesKHR asf{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ACCELERATION_STRUCTURE_FEATURES_KHR};
+  VkPhysicalDeviceAccelerationStructureFeaturesKHR asf{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ACCELERATION_STRUCTURE_FEATURES_KHR};
   asf.accelerationStructure = VK_TRUE;
   asf.pNext = &bda;
-  VkPhysicalDeviceRayTracingPipelineFeaturesKHR rtf{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_PIPELINE_FEATURES_KHR};
+  VkPhysicalDeviceRayTracingPipelineFeaturesKHR rtf{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_PIPELINE_FEATURES_KHR};
   rtf.rayTracingPipeline = VK_TRUE;
   rtf.pNext = &asf;
   VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
@@ -204,13 +208,14 @@ void VulkanDevice::create() {
   VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
   check(api_.vkCreateFence(device_, &fci, nullptr, &fence_), "vkCreateFence");
   // One launch: at most what vkCmdTraceRaysKHR's width allows, and 1M rays per submission.
-  const std::uint64_t width_limit = std::uint64_t{choice_.props.limits.maxComputeWorkGroupCount[0]} *
-                                    choice_.props.limits.maxComputeWorkGroupSize[0];
+  const std::uint64_t width_limit =
+      std::uint64_t{choice_.props.limits.maxComputeWorkGroupCount[0]} * choice_.props.limits.maxComputeWorkGroupSize[0];
   max_launch_ = static_cast<std::size_t>(
       std::min<std::uint64_t>({width_limit, choice_.rt.maxRayDispatchInvocationCount, 1u << 20}));
 }
 
-std::uint32_t VulkanDevice::memory_type(std::uint32_t bits, VkMemoryPropertyFlags want, VkMemoryPropertyFlags fallback) const {
+std::uint32_t VulkanDevice::memory_type(std::uint32_t bits, VkMemoryPropertyFlags want,
+                                        VkMemoryPropertyFlags fallback) const {
   VkPhysicalDeviceMemoryProperties mp;
   api_.vkGetPhysicalDeviceMemoryProperties(choice_.physical, &mp);
   for (VkMemoryPropertyFlags w : {want, fallback})
@@ -272,8 +277,8 @@ void VulkanDevice::submit_and_wait() const {
   const VkResult r = api_.vkWaitForFences(device_, 1, &fence_, VK_TRUE, timeout_ns_);
   if (r == VK_TIMEOUT) {
     lost_ = true;
-    throw VulkanTimeout("Vulkan: a submission did not finish within " +
-                        std::to_string(timeout_ns_ / 1'000'000) + " ms (a shader stuck in a loop?)");
+    throw VulkanTimeout("Vulkan: a submission did not finish within " + std::to_string(timeout_ns_ / 1'000'000) +
+                        " ms (a shader stuck in a loop?)");
   }
   check(r, "vkWaitForFences");
   check(api_.vkResetFences(device_, 1, &fence_), "vkResetFences");

@@ -27,51 +27,51 @@ namespace mixforge::baker::vk {
   X(vkCreateDevice)                           \
   X(vkGetDeviceProcAddr)
 
-#define MIXFORGE_VK_DEVICE_FUNCTIONS(X)          \
-  X(vkDestroyDevice)                             \
-  X(vkGetDeviceQueue)                            \
-  X(vkDeviceWaitIdle)                            \
-  X(vkCreateBuffer)                              \
-  X(vkDestroyBuffer)                             \
-  X(vkGetBufferMemoryRequirements)               \
-  X(vkAllocateMemory)                            \
-  X(vkFreeMemory)                                \
-  X(vkBindBufferMemory)                          \
-  X(vkMapMemory)                                 \
-  X(vkGetBufferDeviceAddress)                    \
-  X(vkCreateShaderModule)                        \
-  X(vkDestroyShaderModule)                       \
-  X(vkCreateDescriptorSetLayout)                 \
-  X(vkDestroyDescriptorSetLayout)                \
-  X(vkCreatePipelineLayout)                      \
-  X(vkDestroyPipelineLayout)                     \
-  X(vkDestroyPipeline)                           \
-  X(vkCreateDescriptorPool)                      \
-  X(vkDestroyDescriptorPool)                     \
-  X(vkAllocateDescriptorSets)                    \
-  X(vkUpdateDescriptorSets)                      \
-  X(vkCreateCommandPool)                         \
-  X(vkDestroyCommandPool)                        \
-  X(vkAllocateCommandBuffers)                    \
-  X(vkBeginCommandBuffer)                        \
-  X(vkEndCommandBuffer)                          \
-  X(vkResetCommandBuffer)                        \
-  X(vkCmdBindPipeline)                           \
-  X(vkCmdBindDescriptorSets)                     \
-  X(vkCmdPushConstants)                          \
-  X(vkCmdPipelineBarrier)                        \
-  X(vkCreateFence)                               \
-  X(vkDestroyFence)                              \
-  X(vkResetFences)                               \
-  X(vkWaitForFences)                             \
-  X(vkQueueSubmit)                               \
-  X(vkCreateAccelerationStructureKHR)            \
-  X(vkDestroyAccelerationStructureKHR)           \
-  X(vkGetAccelerationStructureBuildSizesKHR)     \
-  X(vkCmdBuildAccelerationStructuresKHR)         \
-  X(vkGetAccelerationStructureDeviceAddressKHR)  \
-  X(vkCreateRayTracingPipelinesKHR)              \
-  X(vkGetRayTracingShaderGroupHandlesKHR)        \
+#define MIXFORGE_VK_DEVICE_FUNCTIONS(X)         \
+  X(vkDestroyDevice)                            \
+  X(vkGetDeviceQueue)                           \
+  X(vkDeviceWaitIdle)                           \
+  X(vkCreateBuffer)                             \
+  X(vkDestroyBuffer)                            \
+  X(vkGetBufferMemoryRequirements)              \
+  X(vkAllocateMemory)                           \
+  X(vkFreeMemory)                               \
+  X(vkBindBufferMemory)                         \
+  X(vkMapMemory)                                \
+  X(vkGetBufferDeviceAddress)                   \
+  X(vkCreateShaderModule)                       \
+  X(vkDestroyShaderModule)                      \
+  X(vkCreateDescriptorSetLayout)                \
+  X(vkDestroyDescriptorSetLayout)               \
+  X(vkCreatePipelineLayout)                     \
+  X(vkDestroyPipelineLayout)                    \
+  X(vkDestroyPipeline)                          \
+  X(vkCreateDescriptorPool)                     \
+  X(vkDestroyDescriptorPool)                    \
+  X(vkAllocateDescriptorSets)                   \
+  X(vkUpdateDescriptorSets)                     \
+  X(vkCreateCommandPool)                        \
+  X(vkDestroyCommandPool)                       \
+  X(vkAllocateCommandBuffers)                   \
+  X(vkBeginCommandBuffer)                       \
+  X(vkEndCommandBuffer)                         \
+  X(vkResetCommandBuffer)                       \
+  X(vkCmdBindPipeline)                          \
+  X(vkCmdBindDescriptorSets)                    \
+  X(vkCmdPushConstants)                         \
+  X(vkCmdPipelineBarrier)                       \
+  X(vkCreateFence)                              \
+  X(vkDestroyFence)                             \
+  X(vkResetFences)                              \
+  X(vkWaitForFences)                            \
+  X(vkQueueSubmit)                              \
+  X(vkCreateAccelerationStructureKHR)           \
+  X(vkDestroyAccelerationStructureKHR)          \
+  X(vkGetAccelerationStructureBuildSizesKHR)    \
+  X(vkCmdBuildAccelerationStructuresKHR)        \
+  X(vkGetAccelerationStructureDeviceAddressKHR) \
+  X(vkCreateRayTracingPipelinesKHR)             \
+  X(vkGetRayTracingShaderGroupHandlesKHR)       \
   X(vkCmdTraceRaysKHR)
 
 std::string vk_error(const char* what, VkResult r);
@@ -106,8 +106,10 @@ struct DeviceChoice {
   VkPhysicalDevice physical = VK_NULL_HANDLE;
   std::uint32_t family = 0;
   VkPhysicalDeviceProperties props{};
-  VkPhysicalDeviceRayTracingPipelinePropertiesKHR rt{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_PIPELINE_PROPERTIES_KHR};
-  VkPhysicalDeviceAccelerationStructurePropertiesKHR as{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ACCELERATION_STRUCTURE_PROPERTIES_KHR};
+  VkPhysicalDeviceRayTracingPipelinePropertiesKHR rt{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_PIPELINE_PROPERTIES_KHR};
+  VkPhysicalDeviceAccelerationStructurePropertiesKHR as{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ACCELERATION_STRUCTURE_PROPERTIES_KHR};
 };
 
 // The first device (GPUs before CPU implementations) with the extensions, the features and a

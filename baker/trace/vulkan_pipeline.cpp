@@ -76,8 +76,7 @@ std::vector<std::uint32_t> raygen_spirv(const VulkanOptions& options) {
   return {shader_sources::raygen_default_spv.begin(), shader_sources::raygen_default_spv.end()};
 }
 
-VulkanPipeline::VulkanPipeline(const VulkanDevice& device, const std::vector<std::uint32_t>& raygen)
-    : device_(device) {
+VulkanPipeline::VulkanPipeline(const VulkanDevice& device, const std::vector<std::uint32_t>& raygen) : device_(device) {
   try {
     create(raygen);
   } catch (...) {
@@ -118,8 +117,8 @@ void VulkanPipeline::create(const std::vector<std::uint32_t>& raygen) {
   const VkDevice device = device_.handle();
   const DeviceChoice& choice = device_.choice();
   VkDescriptorSetLayoutBinding bindings[3]{};
-  const VkDescriptorType types[3] = {VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR,
-                                     VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER};
+  const VkDescriptorType types[3] = {VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                     VK_DESCRIPTOR_TYPE_STORAGE_BUFFER};
   for (std::uint32_t i = 0; i < 3; ++i) {
     bindings[i].binding = i;
     bindings[i].descriptorType = types[i];
@@ -138,10 +137,10 @@ void VulkanPipeline::create(const std::vector<std::uint32_t>& raygen) {
   plci.pPushConstantRanges = &range;
   check(api.vkCreatePipelineLayout(device, &plci, nullptr, &pipeline_layout_), "vkCreatePipelineLayout");
 
-  const VkShaderModule modules[3] = {
-      module(raygen.data(), raygen.size()),
-      module(shader_sources::miss_spv.data(), shader_sources::miss_spv.size()),
-      module(shader_sources::closest_hit_spv.data(), shader_sources::closest_hit_spv.size())};
+  const VkShaderModule modules[3] = {module(raygen.data(), raygen.size()),
+                                     module(shader_sources::miss_spv.data(), shader_sources::miss_spv.size()),
+                                     module(shader_sources::closest_hit_spv.data(),
+                                            shader_sources::closest_hit_spv.size())};
   const VkShaderStageFlagBits stage_bits[3] = {VK_SHADER_STAGE_RAYGEN_BIT_KHR, VK_SHADER_STAGE_MISS_BIT_KHR,
                                                VK_SHADER_STAGE_CLOSEST_HIT_BIT_KHR};
   VkPipelineShaderStageCreateInfo stages[3]{};
@@ -152,8 +151,8 @@ void VulkanPipeline::create(const std::vector<std::uint32_t>& raygen) {
     stages[i].module = modules[i];
     stages[i].pName = "main";
     groups[i].sType = VK_STRUCTURE_TYPE_RAY_TRACING_SHADER_GROUP_CREATE_INFO_KHR;
-    groups[i].type = i < 2 ? VK_RAY_TRACING_SHADER_GROUP_TYPE_GENERAL_KHR
-                           : VK_RAY_TRACING_SHADER_GROUP_TYPE_TRIANGLES_HIT_GROUP_KHR;
+    groups[i].type =
+        i < 2 ? VK_RAY_TRACING_SHADER_GROUP_TYPE_GENERAL_KHR : VK_RAY_TRACING_SHADER_GROUP_TYPE_TRIANGLES_HIT_GROUP_KHR;
     groups[i].generalShader = i < 2 ? i : VK_SHADER_UNUSED_KHR;
     groups[i].closestHitShader = i == 2 ? i : VK_SHADER_UNUSED_KHR;
     groups[i].anyHitShader = VK_SHADER_UNUSED_KHR;
@@ -232,8 +231,7 @@ void VulkanPipeline::bind_buffers(const Buffer& input, const Buffer& output) con
 void VulkanPipeline::record_trace(VkCommandBuffer cmd, const Push& push) const {
   const Api& api = device_.api();
   api.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR, pipeline_);
-  api.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR, pipeline_layout_, 0, 1, &set_, 0,
-                              nullptr);
+  api.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR, pipeline_layout_, 0, 1, &set_, 0, nullptr);
   api.vkCmdPushConstants(cmd, pipeline_layout_, VK_SHADER_STAGE_RAYGEN_BIT_KHR, 0, sizeof push, &push);
   const VkStridedDeviceAddressRegionKHR callable{};
   api.vkCmdTraceRaysKHR(cmd, &raygen_region_, &miss_region_, &hit_region_, &callable, push.count, 1, 1);

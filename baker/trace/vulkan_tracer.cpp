@@ -36,9 +36,7 @@ class VulkanTracerImpl final : public VulkanTracer {
   // The raygen shader is compiled (a user's mixers) once the device exists; the acceleration
   // structures are built last and bound to the pipeline's descriptor set.
   VulkanTracerImpl(const Scene& scene, const VulkanOptions& options)
-      : device_(options.fence_timeout),
-        pipeline_(device_, vk::raygen_spirv(options)),
-        acceleration_(device_, scene) {
+      : device_(options.fence_timeout), pipeline_(device_, vk::raygen_spirv(options)), acceleration_(device_, scene) {
     if (!acceleration_.empty()) pipeline_.bind_acceleration_structure(acceleration_.top_level());
   }
 

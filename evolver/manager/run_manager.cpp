@@ -615,9 +615,7 @@ const RunQueries& RunManager::queries() const { return impl_->queries; }
 std::vector<RunSummary> RunManager::list() const { return impl_->queries.list(); }
 RunSummary RunManager::get(const std::string& id) const { return impl_->queries.get(id); }
 bool RunManager::active(const std::string& id) const { return impl_->queries.active(id); }
-std::optional<ScoredFunction> RunManager::own_best(const std::string& id) const {
-  return impl_->queries.own_best(id);
-}
+std::optional<ScoredFunction> RunManager::own_best(const std::string& id) const { return impl_->queries.own_best(id); }
 std::map<int, Checkpoint> RunManager::island_checkpoints(const std::string& id) const {
   return impl_->queries.island_checkpoints(id);
 }

@@ -12,8 +12,8 @@ namespace {
 
 // The run's best few: exact hall-of-fame entries and exact pool members first (by chi2),
 // then the rest of the pool by rank.
-std::vector<ScoredFunction> rank_leaders(const std::vector<Member>& pool,
-                                         const std::vector<HallOfFameEntry>& hof, std::size_t count) {
+std::vector<ScoredFunction> rank_leaders(const std::vector<Member>& pool, const std::vector<HallOfFameEntry>& hof,
+                                         std::size_t count) {
   std::vector<ScoredFunction> exact, rest;
   std::vector<std::string> seen;
   auto add = [&](const ScoredFunction& f) {
@@ -25,8 +25,7 @@ std::vector<ScoredFunction> rank_leaders(const std::vector<Member>& pool,
   std::vector<const Member*> sorted;
   for (const Member& m : pool) sorted.push_back(&m);
   std::sort(sorted.begin(), sorted.end(), [](const Member* a, const Member* b) {
-    return a->estimate.rank() != b->estimate.rank() ? a->estimate.rank() < b->estimate.rank()
-                                                    : a->hash < b->hash;
+    return a->estimate.rank() != b->estimate.rank() ? a->estimate.rank() < b->estimate.rank() : a->hash < b->hash;
   });
   for (const Member* m : sorted) {
     if (exact.size() + rest.size() >= count * 4 + 16) break;
@@ -134,8 +133,7 @@ std::vector<HistoryPoint> RunQueries::history(const std::string& id, std::size_t
   }
   if (max_points == 0 || h.size() <= max_points || max_points < 2) return h;
   std::vector<HistoryPoint> thin;
-  for (std::size_t i = 0; i < max_points; ++i)
-    thin.push_back(h[i * (h.size() - 1) / (max_points - 1)]);
+  for (std::size_t i = 0; i < max_points; ++i) thin.push_back(h[i * (h.size() - 1) / (max_points - 1)]);
   return thin;
 }
 

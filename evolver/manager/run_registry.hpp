@@ -37,7 +37,7 @@ struct RunRegistry {
     std::mutex persist;
     std::mutex m;  // the fields below
     std::condition_variable cv;
-    bool wake = false;            // new hall-of-fame entries, or a stop
+    bool wake = false;  // new hall-of-fame entries, or a stop
     RunState state = RunState::running;
     bool ending = false;          // the session has claimed its final state
     bool stop_requested = false;  // by stop(), remove() or shutdown()
@@ -65,7 +65,7 @@ struct RunRegistry {
   explicit RunRegistry(std::filesystem::path data_dir);
 
   const std::filesystem::path data_dir;  // holds mixforge.db
-  const int pid;                          // this process
+  const int pid;                         // this process
 
   mutable std::mutex store_mu;
   std::unique_ptr<Store> store;

@@ -678,7 +678,9 @@ void Run::kick_search() {
     std::lock_guard lk(mu_);
     return (best_ && best_->hash == h) || std::find(exact_done_.begin(), exact_done_.end(), h) != exact_done_.end();
   };
-  hooks.improved = [&](const Program&, const Estimate&) { return ++kicked_moves_ < config_.local_search.kick_max_moves; };
+  hooks.improved = [&](const Program&, const Estimate&) {
+    return ++kicked_moves_ < config_.local_search.kick_max_moves;
+  };
   ls.run(evaluator_, hooks);
   std::unique_lock lk(mu_);
   count();

@@ -176,7 +176,7 @@ class Run {
   // from kicked copies of it and from the pool's leaders, on sampled evidence.
   bool kick_wanted_locked() const;
   void start_kick_locked();
-  void kick_search();                         // unlocked, on the ranker's thread
+  void kick_search();  // unlocked, on the ranker's thread
   double estimated_exact_seconds_locked() const;
 
 

@@ -29,11 +29,16 @@ nlohmann::json to_json(const ScoredFunction& f) {
 }
 
 nlohmann::json to_json(const RunCounters& c) {
-  return {{"tournaments", c.tournaments},   {"removals", c.removals},
-          {"scored", c.scored},             {"early_rejects", c.early_rejects},
-          {"samples", c.samples},           {"samples_saved", c.samples_saved},
-          {"exact_scored", c.exact_scored}, {"local_neighbours", c.local_neighbours},
-          {"local_improvements", c.local_improvements}, {"restarts", c.restarts},
+  return {{"tournaments", c.tournaments},
+          {"removals", c.removals},
+          {"scored", c.scored},
+          {"early_rejects", c.early_rejects},
+          {"samples", c.samples},
+          {"samples_saved", c.samples_saved},
+          {"exact_scored", c.exact_scored},
+          {"local_neighbours", c.local_neighbours},
+          {"local_improvements", c.local_improvements},
+          {"restarts", c.restarts},
           {"elapsed_s", c.elapsed_s}};
 }
 
@@ -103,15 +108,15 @@ IslandStatus island_status_from_json(const nlohmann::json& j) {
 
 nlohmann::json to_json(const RunSummary& s) {
   nlohmann::json j = {{"id", s.id},
-          {"name", s.name},
-          {"state", std::string(state_name(s.state))},
-          {"config", to_json(s.config)},
-          {"created_at", s.created_at},
-          {"updated_at", s.updated_at},
-          {"counters", to_json(s.counters)},
-          {"current_samples", s.current_samples},
-          {"best", s.best ? to_json(*s.best) : nlohmann::json(nullptr)},
-          {"error", s.error}};
+                      {"name", s.name},
+                      {"state", std::string(state_name(s.state))},
+                      {"config", to_json(s.config)},
+                      {"created_at", s.created_at},
+                      {"updated_at", s.updated_at},
+                      {"counters", to_json(s.counters)},
+                      {"current_samples", s.current_samples},
+                      {"best", s.best ? to_json(*s.best) : nlohmann::json(nullptr)},
+                      {"error", s.error}};
   if (!s.islands.empty()) {
     j["islands"] = nlohmann::json::array();
     for (const IslandStatus& i : s.islands) j["islands"].push_back(to_json(i));
@@ -133,8 +138,11 @@ nlohmann::json to_json(const Progress& p) {
 }
 
 nlohmann::json to_json(const HistoryPoint& h) {
-  return {{"elapsed_s", h.elapsed_s}, {"tournaments", h.tournaments}, {"scored", h.scored},
-          {"best_chi2", h.best_chi2}, {"best_exact", h.best_exact}};
+  return {{"elapsed_s", h.elapsed_s},
+          {"tournaments", h.tournaments},
+          {"scored", h.scored},
+          {"best_chi2", h.best_chi2},
+          {"best_exact", h.best_exact}};
 }
 
 nlohmann::json to_json(const HallOfFameEntry& e) {

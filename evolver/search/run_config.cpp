@@ -113,7 +113,8 @@ const std::vector<Field>& fields() {
        },
        [](const RunConfig& c) {
          nlohmann::json w = nlohmann::json::object();
-         for (int k = 0; k < step_kind_count; ++k) w[std::string(kind_name(static_cast<StepKind>(k)))] = c.kind_weights[k];
+         for (int k = 0; k < step_kind_count; ++k)
+           w[std::string(kind_name(static_cast<StepKind>(k)))] = c.kind_weights[k];
          return std::optional<nlohmann::json>(w);
        }},
       plain("pool_size", &RunConfig::pool_size),

@@ -20,7 +20,7 @@ struct Case {
   std::string pointer;     // the problem's "field"
   bool same_message = true;  // the use case's rule on both sides (not CLI11's or the schema's)
   bool baker = false;
-  int status = 422;          // a query parameter's refusal is 400 (GET routes)
+  int status = 422;  // a query parameter's refusal is 400 (GET routes)
 };
 
 std::vector<Case> cases() {
@@ -36,8 +36,9 @@ std::vector<Case> cases() {
       {"JSON program step", "eval " + quoted(R"({"width": 16, "steps": [{"kind": "mul", "constant": "0xa3d2"}]})"), E,
        R"({"program": {"width": 16, "steps": [{"kind": "mul", "constant": "0xa3d2"}]}})", "PROGRAM steps[0]",
        "/program/steps/0"},
-      {"width against the JSON form", "eval --width 16 " + quoted(R"({"width": 32, "steps": [{"kind": "xsr", "shift": 16}]})"),
-       E, R"({"program": {"width": 32, "steps": [{"kind": "xsr", "shift": 16}]}, "width": 16})", "--width", "/width"},
+      {"width against the JSON form",
+       "eval --width 16 " + quoted(R"({"width": 32, "steps": [{"kind": "xsr", "shift": 16}]})"), E,
+       R"({"program": {"width": 32, "steps": [{"kind": "xsr", "shift": 16}]}, "width": 16})", "--width", "/width"},
       {"exact too wide", "eval --exact --width 40 " + quoted("x ^= x >> 7;"), E,
        R"({"program": "x ^= x >> 7;", "width": 40, "exact": true})", "--exact", "/exact"},
       {"no samples", "eval --samples 0 --width 40 " + quoted("x ^= x >> 7;"), E,
