@@ -77,7 +77,9 @@ struct LocalSearchConfig {
   // leader_starts, from one of the pool's leaders. Those searches move on sampled evidence
   // (no exact score per move, at most kick_max_moves moves); their end point is scored
   // exactly when its estimate is within z standard errors of the best's exact chi2.
-  bool iterated = true;
+  // Off by default: on free32x5 it cost the tournaments a third of their rate and showed
+  // no gain (bench/results/records/free32x5, rows iterated and iterated-off).
+  bool iterated = false;
   int kick_moves = 3;
   int kick_max_moves = 30;
   double leader_starts = 0.5;

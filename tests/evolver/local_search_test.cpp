@@ -242,6 +242,7 @@ TEST(LocalSearch, IteratedSearchGoesOnFromKicksOnceTheBestIsALocalOptimum) {
   c.precision.leader_interval = 100;
   c.local_search.first_samples = 1u << 10;
   c.local_search.max_samples = 1u << 14;
+  c.local_search.iterated = true;
   evolver::Run run("ils", c, jit_ev());
   run.start(Budget{});  // no budget: stopped below
   // A liveness bound, not a timing assertion: far beyond what any build needs.
