@@ -45,6 +45,43 @@ Estimate exact_of(const Program& p) {
   return e;
 }
 
+// A small sampled run (one worker, leader rounds every 100 tournaments) for the tests of the
+// ranker's local search.
+RunConfig sampled_run(int width, std::uint64_t seed, int log2_samples) {
+  RunConfig c;
+  c.width = width;
+  c.max_steps = 5;
+  c.pool_size = 40;
+  c.threads = 1;
+  c.seed = seed;
+  c.precision.initial_samples = std::uint64_t{1} << log2_samples;
+  c.precision.max_samples = std::uint64_t{1} << (log2_samples + 2);
+  c.precision.leader_interval = 100;
+  return c;
+}
+
+// Runs until done() says so (or the run ends), stops it, and checks what a run with local
+// search promises: no error, and a hall of fame of exact scores, each below the one before.
+// The 10 minutes are a liveness bound, not a timing assertion: far beyond what any build needs.
+template <typename Done>
+void run_until(evolver::Run& run, Done done) {
+  run.start(Budget{});
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(10);
+  while (!done() && !run.done() && std::chrono::steady_clock::now() < give_up)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  run.request_stop();
+  run.wait();
+  ASSERT_EQ(run.error(), "");
+  const std::vector<HallOfFameEntry> hof = run.drain_hall_of_fame();
+  ASSERT_FALSE(hof.empty());
+  for (std::size_t i = 0; i < hof.size(); ++i) {
+    EXPECT_TRUE(hof[i].function.exact);
+    if (i > 0) {
+      EXPECT_LT(hof[i].function.chi2, hof[i - 1].function.chi2);
+    }
+  }
+}
+
 }  // namespace
 
 TEST(LocalSearch, NeighboursAreTheShiftsAndSingleBitFlips) {
@@ -129,38 +166,14 @@ TEST(LocalSearch, HooksStopAndSkip) {
 // first turn). The run therefore goes on until local search has compared neighbours, with
 // exact scores slowed down on purpose to show the test does not depend on that balance.
 TEST(LocalSearch, RunRecordsItsMovesInTheHallOfFame) {
-  RunConfig c;
-  c.width = 20;
-  c.max_steps = 5;
-  c.pool_size = 40;
-  c.threads = 1;
-  c.seed = 3;
-  c.precision.initial_samples = 1u << 12;
-  c.precision.max_samples = 1u << 14;
-  c.precision.leader_interval = 100;
+  RunConfig c = sampled_run(20, 3, 12);
   c.local_search.first_samples = 1u << 14;
   c.local_search.max_samples = 1u << 16;
   evolver::Run run("ls", c, jit_ev());
   run.on_exact_start([] { std::this_thread::sleep_for(std::chrono::milliseconds(300)); });
-  run.start(Budget{});  // no budget: stopped below
-  // A liveness bound, not a timing assertion: far beyond what any build needs.
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(10);
-  while (run.counters().local_neighbours == 0 && !run.done() &&
-         std::chrono::steady_clock::now() < give_up)
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  run.request_stop();
-  run.wait();
-  ASSERT_EQ(run.error(), "");
+  run_until(run, [&] { return run.counters().local_neighbours > 0; });
   const RunCounters k = run.counters();
   EXPECT_GT(k.local_neighbours, 0u) << "local search never had a turn in 10 minutes";
-  const std::vector<HallOfFameEntry> hof = run.drain_hall_of_fame();
-  ASSERT_FALSE(hof.empty());
-  for (std::size_t i = 0; i < hof.size(); ++i) {
-    EXPECT_TRUE(hof[i].function.exact);
-    if (i > 0) {
-      EXPECT_LT(hof[i].function.chi2, hof[i - 1].function.chi2);
-    }
-  }
   // Switched off, it compares nothing in as many tournaments as the run above needed.
   c.local_search.enabled = false;
   Budget b;
@@ -231,36 +244,13 @@ TEST(LocalSearch, ASampledCentreMovesWithoutExactScores) {
 // kicked copies of it and from the pool's leaders. The run's best stays exact and only
 // falls; switched off, no iterated search starts.
 TEST(LocalSearch, IteratedSearchGoesOnFromKicksOnceTheBestIsALocalOptimum) {
-  RunConfig c;
-  c.width = 18;
-  c.max_steps = 5;
-  c.pool_size = 40;
-  c.threads = 1;
-  c.seed = 5;
-  c.precision.initial_samples = 1u << 10;
-  c.precision.max_samples = 1u << 12;
-  c.precision.leader_interval = 100;
+  RunConfig c = sampled_run(18, 5, 10);
   c.local_search.first_samples = 1u << 10;
   c.local_search.max_samples = 1u << 14;
   c.local_search.iterated = true;
   evolver::Run run("ils", c, jit_ev());
-  run.start(Budget{});  // no budget: stopped below
-  // A liveness bound, not a timing assertion: far beyond what any build needs.
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(10);
-  while (run.kicks() < 3 && !run.done() && std::chrono::steady_clock::now() < give_up)
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  run.request_stop();
-  run.wait();
-  ASSERT_EQ(run.error(), "");
+  run_until(run, [&] { return run.kicks() >= 3; });
   EXPECT_GE(run.kicks(), 3u) << "no iterated search in 10 minutes";
-  const std::vector<HallOfFameEntry> hof = run.drain_hall_of_fame();
-  ASSERT_FALSE(hof.empty());
-  for (std::size_t i = 0; i < hof.size(); ++i) {
-    EXPECT_TRUE(hof[i].function.exact);
-    if (i > 0) {
-      EXPECT_LT(hof[i].function.chi2, hof[i - 1].function.chi2);
-    }
-  }
   c.local_search.iterated = false;
   Budget b;
   b.tournaments = 200;
