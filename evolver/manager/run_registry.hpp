@@ -31,6 +31,10 @@ std::optional<ScoredFunction> islands_best(const std::vector<IslandStatus>& isla
 struct RunRegistry {
   // A run with a session in this process (its thread).
   struct Active {
+    // The run goes first: its last worker calls the manager's wake-up (m, cv) after the run
+    // is done, and the run's destructor joins that worker. Members are destroyed in reverse
+    // order, so without this m and cv went before the run (TSan, DurabilityE2E).
+    ~Active() { run.reset(); }
     std::unique_ptr<Run> run;
     std::thread session;
     std::mutex join_mu;

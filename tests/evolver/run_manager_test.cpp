@@ -583,3 +583,17 @@ TEST(RunManager, AnIslandRunsBestIsTheBestOverAllItsIslands) {
   EXPECT_GT(m.own_best(id)->chi2, later);
   m.unsubscribe(subscription);
 }
+
+// Shutting the manager down while its runs stop: a run's last worker calls the manager's
+// wake-up (its condition variable) after the run is done, and the manager's record of the
+// run must outlive that call. TSan caught the record's mutex and condition variable
+// destroyed first, while the worker was still inside the call (DurabilityE2E, SIGTERM).
+TEST(RunManager, ShutdownWhileRunsStopOutlivesTheirLastWakeUp) {
+  const mixforge::test::TempDir tmp("manager-shutdown-wake");
+  for (int round = 0; round < 16; ++round) {
+    RunManager m(options(tmp.path() / std::to_string(round)));
+    m.create(endless(static_cast<std::uint64_t>(round) + 1));
+    m.create(with_tournaments(20));
+    std::this_thread::sleep_for(std::chrono::milliseconds(round % 4));
+  }  // each destructor shuts its manager down with both runs in flight or ending
+}
