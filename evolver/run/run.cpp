@@ -524,12 +524,8 @@ void Run::ranker_loop() {
     if (exact_queue_.empty()) {
       const bool polishing = local_search_wanted_locked();
       if (polishing && (!local_search_ || local_search_->centre().hash() != best_->hash)) {
-        LocalSearchOptions o;
-        o.first_samples = config_.local_search.first_samples;
-        o.max_samples = config_.local_search.max_samples;
-        o.z = config_.local_search.z;
-        o.seed = mix_seed(config_.seed, 0x10ca15ea4c4ull);
-        local_search_ = std::make_unique<LocalSearch>(best_->program, best_->estimate.chi2, o);
+        local_search_ = std::make_unique<LocalSearch>(best_->program, best_->estimate.chi2,
+                                                      ranker_search_options(mix_seed(config_.seed, 0x10ca15ea4c4ull)));
         local_neighbours_seen_ = 0;
       }
       if (!polishing && !kicked_) start_kick_locked();
@@ -568,6 +564,26 @@ void Run::ranker_loop() {
   }
 }
 
+// The ranker's searches (polish and the iterated ones) compare on local_search's stages.
+LocalSearchOptions Run::ranker_search_options(std::uint64_t seed) const {
+  LocalSearchOptions o;
+  o.first_samples = config_.local_search.first_samples;
+  o.max_samples = config_.local_search.max_samples;
+  o.z = config_.local_search.z;
+  o.seed = seed;
+  return o;
+}
+
+// Adds the neighbours `ls` compared since the last call (seen) to the run's counter.
+void Run::count_neighbours_locked(const LocalSearch& ls, std::uint64_t& seen) {
+  counters_.local_neighbours += ls.counters().neighbours - seen;
+  seen = ls.counters().neighbours;
+}
+
+bool Run::exact_done_locked(std::uint64_t hash) const {
+  return std::find(exact_done_.begin(), exact_done_.end(), hash) != exact_done_.end();
+}
+
 bool Run::local_search_wanted_locked() const {
   if (!config_.local_search.enabled || exact_unaffordable_ || !best_ || !best_->estimate.exact ||
       config_.width > 32)
@@ -580,10 +596,7 @@ bool Run::local_search_wanted_locked() const {
 // goes on later from where it was). Its improvements become the run's best.
 void Run::polish() {
   LocalSearch& ls = *local_search_;
-  auto count = [&] {  // with mu_ held
-    counters_.local_neighbours += ls.counters().neighbours - local_neighbours_seen_;
-    local_neighbours_seen_ = ls.counters().neighbours;
-  };
+  auto count = [&] { count_neighbours_locked(ls, local_neighbours_seen_); };
   LocalSearchHooks hooks;
   hooks.exact = [&](const Program& q) { return exact_estimate(q); };
   hooks.keep_going = [&] {
@@ -593,7 +606,7 @@ void Run::polish() {
   };
   hooks.skip = [&](std::uint64_t h) {
     std::lock_guard lk(mu_);
-    return std::find(exact_done_.begin(), exact_done_.end(), h) != exact_done_.end();
+    return exact_done_locked(h);
   };
   // Local search improves the exact chi2; with an objective, the improvement still has to
   // beat the best's total (consider_best_locked) to become the run's best.
@@ -647,12 +660,8 @@ void Run::start_kick_locked() {
       if (around.empty()) break;
       start = around[ranker_rng_.below(around.size())];
     }
-  LocalSearchOptions o;
-  o.first_samples = c.first_samples;
-  o.max_samples = c.max_samples;
-  o.z = c.z;
-  o.seed = mix_seed(config_.seed, 0x6b69636b00ull + kicks_);
-  kicked_ = std::make_unique<LocalSearch>(start, std::numeric_limits<double>::quiet_NaN(), o);
+  kicked_ = std::make_unique<LocalSearch>(start, std::numeric_limits<double>::quiet_NaN(),
+                                          ranker_search_options(mix_seed(config_.seed, 0x6b69636b00ull + kicks_)));
   kicked_neighbours_seen_ = 0;
   kicked_moves_ = 0;
   ++kicks_;
@@ -664,10 +673,7 @@ void Run::start_kick_locked() {
 // beat the best; if it does, it is the new best, and polish() takes it from there.
 void Run::kick_search() {
   LocalSearch& ls = *kicked_;
-  auto count = [&] {  // with mu_ held
-    counters_.local_neighbours += ls.counters().neighbours - kicked_neighbours_seen_;
-    kicked_neighbours_seen_ = ls.counters().neighbours;
-  };
+  auto count = [&] { count_neighbours_locked(ls, kicked_neighbours_seen_); };
   LocalSearchHooks hooks;
   hooks.keep_going = [&] {
     std::unique_lock lk(mu_);
@@ -676,7 +682,7 @@ void Run::kick_search() {
   };
   hooks.skip = [&](std::uint64_t h) {
     std::lock_guard lk(mu_);
-    return (best_ && best_->hash == h) || std::find(exact_done_.begin(), exact_done_.end(), h) != exact_done_.end();
+    return (best_ && best_->hash == h) || exact_done_locked(h);
   };
   hooks.improved = [&](const Program&, const Estimate&) {
     return ++kicked_moves_ < config_.local_search.kick_max_moves;
@@ -688,7 +694,7 @@ void Run::kick_search() {
   const std::optional<Score> s = ls.centre_score();
   const Program end = ls.centre();
   kicked_.reset();
-  if (!s || !best_ || std::find(exact_done_.begin(), exact_done_.end(), end.hash()) != exact_done_.end()) return;
+  if (!s || !best_ || exact_done_locked(end.hash())) return;
   if (!(s->chi2_corrected - config_.local_search.z * s->chi2_stderr < best_->estimate.chi2)) return;
   exact_done_.push_back(end.hash());
   lk.unlock();

@@ -172,6 +172,9 @@ class Run {
   Estimate exact_estimate(const Program& p);  // unlocked; may throw EvaluationCancelled
   void polish();                              // local search from best_, unlocked
   bool local_search_wanted_locked() const;
+  LocalSearchOptions ranker_search_options(std::uint64_t seed) const;
+  void count_neighbours_locked(const LocalSearch& ls, std::uint64_t& seen);
+  bool exact_done_locked(std::uint64_t hash) const;  // scored (or being scored) by the ranker
   // Iterated local search (local_search.iterated): once best_ is a local optimum, searches
   // from kicked copies of it and from the pool's leaders, on sampled evidence.
   bool kick_wanted_locked() const;
