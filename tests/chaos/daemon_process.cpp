@@ -17,12 +17,6 @@ namespace mixforge::chaos {
 namespace fs = std::filesystem;
 
 namespace {
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // tests/support reports a signal as 128 + its number; the daemon never exits with a
 // code above 128 itself.
@@ -118,7 +112,8 @@ void DaemonProcess::dump_threads(const fs::path& file) const {
     std::ofstream out(file);
     std::error_code ec;
     for (const auto& t : fs::directory_iterator(proc, ec)) {
-      std::string comm = read_file(t.path() / "comm"), wchan = read_file(t.path() / "wchan");
+      std::string comm = test::read_file_if_present(t.path() / "comm"),
+                  wchan = test::read_file_if_present(t.path() / "wchan");
       if (!comm.empty() && comm.back() == '\n') comm.pop_back();
       out << t.path().filename().string() << " " << comm << " wchan=" << wchan << "\n";
     }

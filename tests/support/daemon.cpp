@@ -1,9 +1,8 @@
 #include "support/daemon.hpp"
+#include "support/process.hpp"
 
 #include <chrono>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -12,19 +11,13 @@ namespace mixforge::test {
 namespace fs = std::filesystem;
 
 namespace {
-std::string read_if_exists(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // The port once the file holds it in full: the daemon writes "PORT\n" to a temporary file
 // and renames it, so a file without its newline is not the daemon's.
 int port_in(const fs::path& port_file) {
   std::error_code ec;
   if (!fs::exists(port_file, ec)) return 0;
-  const std::string text = read_if_exists(port_file);
+  const std::string text = read_file_if_present(port_file);
   if (text.empty() || text.back() != '\n') return 0;
   try {
     const int port = std::stoi(text);
@@ -44,7 +37,7 @@ std::string describe_exit(int code) {
 }
 
 std::string file_tail(const fs::path& file, std::size_t bytes) {
-  const std::string s = read_if_exists(file);
+  const std::string s = read_file_if_present(file);
   return s.size() <= bytes ? s : "..." + s.substr(s.size() - bytes);
 }
 

@@ -232,12 +232,16 @@ TempDir::~TempDir() {
   if (!std::getenv("MIXFORGE_KEEP_SCRATCH")) fs::remove_all(path_, ec);
 }
 
-std::string read_file(const fs::path& p) {
+std::string read_file_if_present(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + p.string());
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+std::string read_file(const fs::path& p) {
+  if (!std::ifstream(p, std::ios::binary)) throw std::runtime_error("cannot read " + p.string());
+  return read_file_if_present(p);
 }
 
 void write_file(const fs::path& p, const std::string& bytes) {

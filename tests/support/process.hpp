@@ -89,6 +89,9 @@ std::filesystem::path fresh_dir(const std::string& tag, const std::filesystem::p
 
 // Whole file as bytes; throws when it cannot be read.
 std::string read_file(const std::filesystem::path& p);
+// The same, or empty when it cannot be read (a file another process has not written yet
+// or has just removed: a port file, a /proc entry of a thread that ended).
+std::string read_file_if_present(const std::filesystem::path& p);
 void write_file(const std::filesystem::path& p, const std::string& bytes);
 
 // Single-quotes an argument for a POSIX shell (for messages that show a command line).
