@@ -95,8 +95,10 @@ TEST(SameField, TheCliAndTheDaemonNameTheSameFieldForTheSameBadRequest) {
     EXPECT_EQ(res->status, k.status) << res->body;
     const auto problem = nlohmann::json::parse(res->body);
     EXPECT_EQ(problem.value("field", std::string()).rfind(k.pointer, 0), 0u) << res->body;
-    if (k.same_message) EXPECT_NE(cli.output.find(problem.value("detail", std::string())), std::string::npos)
-        << "CLI: " << cli.output << "\nHTTP: " << res->body;
+    if (k.same_message) {
+      EXPECT_NE(cli.output.find(problem.value("detail", std::string())), std::string::npos)
+          << "CLI: " << cli.output << "\nHTTP: " << res->body;
+    }
   }
 }
 

@@ -268,8 +268,9 @@ TEST(Cli, ConfigErrorsNameTheFieldAndExitTwo) {
     EXPECT_EQ(t.wait(), 2) << out;  // it was accepted
     EXPECT_NE(out.find("--top"), std::string::npos) << out;
   }
-  for (const std::vector<std::string> extra : {std::vector<std::string>{"--kind-sequence", ""},
-                                               std::vector<std::string>{"--kind-sequence", "xsr,mul", "--min-steps", "4"}}) {
+  for (const std::vector<std::string>& extra :
+       {std::vector<std::string>{"--kind-sequence", ""},
+        std::vector<std::string>{"--kind-sequence", "xsr,mul", "--min-steps", "4"}}) {
     std::vector<std::string> args{binary, "evolve", "--width", "8", "--tournaments", "5", "--data", (dir / "data").string()};
     args.insert(args.end(), extra.begin(), extra.end());
     Process k = spawn(args, true);

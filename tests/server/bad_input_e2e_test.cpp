@@ -264,14 +264,16 @@ TEST(BadInputE2E, CorpusAnswersProblemsNamingTheField) {
     EXPECT_TRUE(issues.empty()) << r->body;
     EXPECT_EQ(p["status"], r->status);
     EXPECT_FALSE(p["detail"].get<std::string>().empty());
-    if (k.path.find("%00") != std::string::npos)
+    if (k.path.find("%00") != std::string::npos) {
       EXPECT_NE(p["detail"].get<std::string>().find("\\u0000x\" is not an integer"), std::string::npos) << r->body;
+    }
     if (k.field != "*") {
       ASSERT_TRUE(p.contains("field")) << r->body;
       EXPECT_EQ(p["field"], k.field) << r->body;
     }
-    if (k.path.find("/export") != std::string::npos)  // the API's words, not the CLI's flags
+    if (k.path.find("/export") != std::string::npos) {  // the API's words, not the CLI's flags
       EXPECT_EQ(p["detail"].get<std::string>().find("--"), std::string::npos) << r->body;
+    }
     if (k.line > 0) {
       EXPECT_EQ(p.value("line", 0), k.line) << r->body;
       EXPECT_GE(p.value("column", 0), 1) << r->body;
