@@ -21,6 +21,10 @@ struct CountingKernels {
   // plane i for input bit i) into counters[i].
   void (*count_diffs)(const void* diffs, int width, std::size_t vectors,
                       SlicedCounter* counters);
+  // Adds c's 512 counters into out by output bit: position p is bit p % word_bits of a
+  // word (word_bits 32: 16 words, 64: 8), and out[j] += the sum of positions with
+  // p % word_bits == j, for j < word_bits. The same sums as add_totals, folded.
+  void (*fold_bits)(const SlicedCounter& c, int word_bits, std::uint64_t* out);
   // out[k] = sample_input(seed, first + k) & mask for k < count, as uint32_t
   // (word_bits 32) or uint64_t (word_bits 64).
   void (*sample_inputs)(std::uint64_t seed, std::uint64_t first, std::size_t count,

@@ -14,11 +14,10 @@ void DiffCounter::add(const Plane* diffs, std::size_t vectors) {
 
 void DiffCounter::add_to(AvalancheCounts& counts) const {
   for (int i = 0; i < width_; ++i) {
-    std::uint64_t totals[512] = {};
-    add_totals(counters_[static_cast<std::size_t>(i)], totals);
+    std::uint64_t bits[64] = {};
+    kernels_.fold_bits(counters_[static_cast<std::size_t>(i)], word_bits_, bits);
     std::uint64_t* row = &counts.flips[static_cast<std::size_t>(i) * width_];
-    for (int p = 0; p < 512; ++p)
-      if (p % word_bits_ < width_) row[p % word_bits_] += totals[p];
+    for (int j = 0; j < width_; ++j) row[j] += bits[j];  // output bits >= width never flip
   }
 }
 

@@ -122,11 +122,10 @@ AvalancheCounts exact_counts_of_tiles(int n, const TileHasher& hash_tile, const 
     if (cancel && cancel->load()) throw EvaluationCancelled();
     for (const ThreadState& s : states) {
       for (int d = 0; d < nd; ++d) {
-        std::uint64_t totals[512] = {};
-        counting::add_totals(s.counters[static_cast<std::size_t>(d)], totals);
+        std::uint64_t bits[32] = {};
+        kern.fold_bits(s.counters[static_cast<std::size_t>(d)], 32, bits);
         std::uint64_t* row = &result.flips[static_cast<std::size_t>(pass.directions[d]) * n];
-        for (int p = 0; p < 512; ++p)  // 16 lanes of 32 bits; output bits >= n never flip
-          if (p % 32 < n) row[p % 32] += 2 * totals[p];
+        for (int j = 0; j < n; ++j) row[j] += 2 * bits[j];  // output bits >= n never flip
       }
     }
   }

@@ -167,6 +167,7 @@ void sampled_interpreter(benchmark::State& state) {
 // loops, 1 the interpreted counter (what the runs use), 2 the JIT evaluator (compile
 // included, as a run pays it).
 std::map<std::pair<int, int>, double> small_ms;  // (log2 samples, path) -> ms per program
+std::map<std::pair<std::int64_t, bool>, double> fold_us;  // (samples, reference) -> us for 32 counters
 
 void small_work(benchmark::State& state) {
   static const std::unique_ptr<Evaluator> jit_evaluator = Evaluator::with_own_engine();
@@ -215,7 +216,44 @@ void counting(benchmark::State& state) {
   results[std::string("counting_") + k->name] = pairs_per_s;
 }
 
+// Reading a counter's sums, per output bit, as a 32-bit sampled scoring does once per input
+// bit and chunk: arg 0 the reference loop (add_totals, then position p into bit p % 32),
+// arg 1 the fastest build's fold_bits. Counters as one chunk of 256 samples leaves them
+// (16 difference planes: low planes and no level) and as 2^20 samples (levels in use).
+void fold(benchmark::State& state) {
+  const bool reference = state.range(0) == 0;
+  const std::size_t planes = static_cast<std::size_t>(state.range(1)) / 16;
+  const counting::CountingKernels& k = counting::best_counting_kernels();
+  std::mt19937_64 rng(3);
+  std::vector<counting::Plane> rows(planes);
+  for (auto& p : rows)
+    for (auto& w : p.w) w = rng();
+  std::vector<counting::SlicedCounter> counters(32);
+  for (auto& c : counters) k.count_diffs(rows.data(), 1, planes, &c);
+  std::uint64_t sink = 0;
+  Timer t;
+  for (auto _ : state)
+    for (const auto& c : counters) {
+      std::uint64_t bits[32] = {};
+      if (reference) {
+        std::uint64_t totals[512] = {};
+        counting::add_totals(c, totals);
+        for (int p = 0; p < 512; ++p) bits[p % 32] += totals[p];
+      } else {
+        k.fold_bits(c, 32, bits);
+      }
+      sink += bits[7];
+      benchmark::DoNotOptimize(bits);
+    }
+  benchmark::DoNotOptimize(sink);
+  const double us = 1e6 * t.wall_s() / static_cast<double>(state.iterations());
+  state.counters["us_per_32_counters"] = us;
+  state.SetLabel(reference ? "reference add_totals" : std::string("fold_bits ") + k.name);
+  fold_us[{state.range(1), reference}] = us;
+}
+
 BENCHMARK(counting)->DenseRange(0, 2)->Unit(benchmark::kMillisecond)->MinTime(1.0)->UseRealTime();
+BENCHMARK(fold)->ArgsProduct({{0, 1}, {256, 1 << 20}})->Unit(benchmark::kMicrosecond)->MinTime(0.5)->UseRealTime();
 BENCHMARK(exact_jit)->Unit(benchmark::kSecond)->Iterations(2)->UseRealTime();
 BENCHMARK(exact_interpreter)->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
 BENCHMARK(sampled_jit)
@@ -267,6 +305,13 @@ int main(int argc, char** argv) {
                   "(interpreter: %.0f/s)\n",
                   name.c_str(), rate.first, rate.second, interp_cpu * 256);
   }
+  for (const std::int64_t samples : {256, 1 << 20})
+    if (fold_us.count({samples, true}) && fold_us.count({samples, false}))
+      std::printf(
+          "reading 32 counters by output bit after %lld samples: reference loop %.1f us, fold_bits "
+          "%.1f us -> %.1fx\n",
+          static_cast<long long>(samples), fold_us[{samples, true}], fold_us[{samples, false}],
+          fold_us[{samples, true}] / fold_us[{samples, false}]);
   // Step evaluations of a 5-step 32-bit program at N samples: N x 33 x 5.
   for (const int log2n : {8, 10, 12, 14}) {
     if (!small_ms.count({log2n, 2})) continue;

@@ -9,7 +9,7 @@
 #
 #   bench/scoring.sh [BUILD_DIR [PART...]]   (default build/release and every part:
 #                                            eval avalanche jit_compile rand_range;
-#                                            small_work and exact_small only when named)
+#                                            small_work, exact_small and fold only when named)
 # OUT= writes the files to another folder (e.g. one per machine).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -21,7 +21,7 @@ out="${OUT:-$here/results/scoring}"
 mkdir -p "$out"
 targets=""
 want eval && targets="$targets mixforge"
-{ want avalanche || want small_work; } && targets="$targets bench_avalanche"
+{ want avalanche || want small_work || want fold; } && targets="$targets bench_avalanche"
 for b in jit_compile rand_range exact_small; do want $b && targets="$targets bench_$b"; done
 cmake --build "$build" --target $targets
 load() { cut -d' ' -f1-3 /proc/loadavg; }
@@ -52,6 +52,15 @@ want small_work && {
   "$build/bench/bench_avalanche" --benchmark_filter=small_work
   echo "# load after: $(load)"
 } 2>&1 | tee "$out/bench_avalanche_small_work.txt"
+
+# Reading the bit-sliced counters (fold_bits against the reference loop), which sampled
+# scoring does once per input bit and chunk of samples. Not in the default parts: name it.
+want fold && {
+  machine | sed 's/^/# /'
+  echo "# bench_avalanche --benchmark_filter=fold; load before: $(load)"
+  "$build/bench/bench_avalanche" --benchmark_filter='^fold'
+  echo "# load after: $(load)"
+} 2>&1 | tee "$out/bench_avalanche_fold.txt"
 
 # Exact scores at small widths (issue 39): the tiled interpreter against the JIT and the
 # per-neighbour interpreter, fresh programs, one thread (where interpreted_exact_max_width

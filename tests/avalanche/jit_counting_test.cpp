@@ -2,6 +2,8 @@
 // the reference interpreter, integer for integer.
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <new>
 #include <random>
 
 #include "avalanche/counting_kernels.hpp"
@@ -172,6 +174,59 @@ TEST(SlicedCounter, CountsEveryPositionExactly) {
     std::uint64_t want = 0;
     for (int q = 0; q < planes; ++q) want += (p * 7 + q) % 5 == 0;
     ASSERT_EQ(totals[p], want) << "position " << p;
+  }
+}
+
+TEST(SlicedCounter, LevelsStartAtZeroWhateverTheMemoryHeld) {
+  // SlicedCounter leaves its levels unset until they come into use: build one over memory
+  // full of garbage and count a known stream through many levels.
+  const counting::CountingKernels& k = counting::best_counting_kernels();
+  alignas(counting::SlicedCounter) unsigned char buffer[sizeof(counting::SlicedCounter)];
+  std::memset(buffer, 0xab, sizeof buffer);
+  auto* c = new (buffer) counting::SlicedCounter;
+  const int planes = 5000;
+  std::vector<counting::Plane> rows(planes);
+  for (auto& r : rows) std::fill(std::begin(r.w), std::end(r.w), ~std::uint64_t{0});
+  k.count_diffs(rows.data(), 1, planes, c);
+  std::uint64_t totals[512] = {};
+  counting::add_totals(*c, totals);
+  for (int p = 0; p < 512; ++p) ASSERT_EQ(totals[p], planes) << "position " << p;
+  c->~SlicedCounter();
+}
+
+// Every build's fold_bits against the reference loop (add_totals, then position p into
+// output bit p % word_bits), on counters with every level, pending planes and random bits.
+TEST(CountingKernels, FoldBitsIsTheReferenceTotalsByOutputBit) {
+  std::vector<const counting::CountingKernels*> builds = {&counting::generic_counting_kernels()};
+  if (const auto* k = counting::avx2_counting_kernels()) builds.push_back(k);
+  if (const auto* k = counting::avx512_counting_kernels()) builds.push_back(k);
+  std::mt19937_64 rng(17);
+  for (int trial = 0; trial < 20; ++trial) {
+    counting::SlicedCounter c;
+    c.top = static_cast<int>(rng() % (counting::sliced_levels + 1));
+    c.has_pending = c.top == 0 ? 0 : rng() & ((std::uint64_t{1} << c.top) - 1);
+    for (auto& pl : c.low)
+      for (auto& w : pl.w) w = rng();
+    for (int l = 0; l < c.top; ++l)
+      for (int w = 0; w < 8; ++w) {
+        c.level[l].w[w] = rng();
+        c.pending[l].w[w] = rng();
+      }
+    std::uint64_t totals[512] = {};
+    counting::add_totals(c, totals);
+    for (const int word_bits : {32, 64}) {
+      std::uint64_t want[64] = {};
+      for (int p = 0; p < 512; ++p) want[p % word_bits] += totals[p];
+      for (const auto* k : builds) {
+        std::uint64_t got[64] = {};
+        got[0] = 5;  // fold_bits adds to what is there
+        k->fold_bits(c, word_bits, got);
+        got[0] -= 5;
+        for (int j = 0; j < 64; ++j)
+          ASSERT_EQ(got[j], j < word_bits ? want[j] : 0)
+              << k->name << ", word_bits " << word_bits << ", bit " << j << ", trial " << trial;
+      }
+    }
   }
 }
 
