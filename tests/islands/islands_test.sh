@@ -13,6 +13,7 @@
 set -euo pipefail
 exe=$1
 source "$(dirname "$0")/common.sh"
+source "$(dirname "$0")/../support/serve.sh"
 
 echo "== 1. three islands, 12 bits, 3000 tournaments each"
 timeout 300 mpirun --oversubscribe -np 3 "$exe" evolve --islands --width 12 --max-steps 4 --tournaments 3000 \
@@ -178,13 +179,13 @@ print("ok: every island continued from its checkpoint: %s -> %s tournaments" % (
 PY
 
 echo "== 4. serve --islands: runs started over HTTP become island runs; pause, resume, stop, restart"
-mpirun --oversubscribe -np 3 "$exe" serve --islands --port 0 --port-file "$work/port" --no-default-run \
-  --migration-interval 200 --island-checkpoint-interval 0.5 --device cpu --data "$work/d" \
-  > "$work/d.out" 2> "$work/d.err" &
-launcher=$!
-for _ in $(seq 1 300); do [ -s "$work/port" ] && break; sleep 0.1; done
-[ -s "$work/port" ] || { cat "$work/d.err"; fail "the daemon did not start"; }
-port=$(cat "$work/port")
+# The launcher (tests/support/serve.sh) appends --port 0, --port-file and --data to mpirun's
+# command line: rank 0 serves, the other ranks run islands.
+serve_start --data "$work/d" --out "$work/d.out" --err "$work/d.err" -- mpirun --oversubscribe -np 3 "$exe" \
+  serve --islands --no-default-run --migration-interval 200 --island-checkpoint-interval 0.5 --device cpu \
+  || { cat "$work/d.err"; fail "the daemon did not start"; }
+launcher=$serve_pid
+port=$serve_port
 python3 - "$port" "$work/d.run" << 'PY' || { cat "$work/d.err"; kill -TERM "$launcher"; fail "serve --islands"; }
 import json, sys, time, urllib.request
 base = "http://127.0.0.1:%s/api/v1" % sys.argv[1]
@@ -236,13 +237,11 @@ print("ok: SIGTERM to rank 0: every rank exited; run %s is %s, every island fini
     s["id"], s["state"], [i["checkpoint_tournaments"] for i in isl]))
 PY
 # The next start resumes the interrupted run, and every island from its checkpoint.
-rm -f "$work/port"
-mpirun --oversubscribe -np 3 "$exe" serve --islands --port 0 --port-file "$work/port" --no-default-run \
-  --migration-interval 200 --device cpu --data "$work/d" > "$work/e.out" 2> "$work/e.err" &
-launcher=$!
-for _ in $(seq 1 300); do [ -s "$work/port" ] && break; sleep 0.1; done
-[ -s "$work/port" ] || { cat "$work/e.err"; fail "the daemon did not start again"; }
-python3 - "$(cat "$work/port")" "$run" "$work/d-after.json" << 'PY' || { cat "$work/e.err"; kill -TERM "$launcher"; fail "restart"; }
+serve_start --data "$work/d" --out "$work/e.out" --err "$work/e.err" -- mpirun --oversubscribe -np 3 "$exe" \
+  serve --islands --no-default-run --migration-interval 200 --device cpu \
+  || { cat "$work/e.err"; fail "the daemon did not start again"; }
+launcher=$serve_pid
+python3 - "$serve_port" "$run" "$work/d-after.json" << 'PY' || { cat "$work/e.err"; kill -TERM "$launcher"; fail "restart"; }
 import json, sys, time, urllib.request
 before = {i["rank"]: i["checkpoint_tournaments"] for i in json.load(open(sys.argv[3]))["islands"]}
 end = time.time() + 120

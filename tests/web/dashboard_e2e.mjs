@@ -4,12 +4,13 @@
 // Every step asserts what a user would see; the figures (first-load bundle size, pool scroll
 // frame times) are printed and written to ARTIFACT_DIR/figures.json with the screenshots.
 import { chromium } from 'playwright-core';
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import assert from 'node:assert/strict';
+import { launchServe } from '../support/serve.mjs';
 
 const args = Object.fromEntries(process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith('--') ? [...acc, [a.slice(2), all[i + 1]]] : acc), []));
 const MIXFORGE = args.mixforge, WEB = args.web, OUT = args.out ?? fs.mkdtempSync(path.join(os.tmpdir(), 'mf-web-out-'));
@@ -23,33 +24,20 @@ const figures = {};
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // ---- the daemon -------------------------------------------------------------------------
+// Started by the one launcher of the Node drivers (tests/support/serve.mjs: --port, --port-file
+// and --data are its); a restart comes back on the same port with the same data.
 let daemon = null, port = 0;
 async function startDaemon() {
-  const portFile = path.join(DATA, 'port');
-  fs.rmSync(portFile, { force: true });
-  const log = fs.openSync(path.join(OUT, 'daemon.log'), 'a');
-  daemon = spawn(MIXFORGE, ['serve', '--bind', '127.0.0.1', '--port', String(port), '--port-file', portFile,
-    '--data', DATA, '--web', WEB, '--no-default-run',
+  daemon = await launchServe(MIXFORGE, ['--bind', '127.0.0.1', '--web', WEB, '--no-default-run',
     // The reference interpreter scores small widths faster than compiling each program:
     // the 100,000-program 8-bit pool fills 3.5x faster (82 s against 288 s, measured here
     // under load); the JIT has its own tests.
-    '--interpreter'], { stdio: ['ignore', log, log] });
-  const exited = new Promise((r) => daemon.once('exit', r));
-  daemon.exited = exited;
-  for (let i = 0; i < 600; i++) {
-    if (fs.existsSync(portFile) && fs.readFileSync(portFile, 'utf8').trim()) break;
-    if (daemon.exitCode !== null) throw new Error(`mixforge serve exited with ${daemon.exitCode}; see ${OUT}/daemon.log`);
-    await sleep(50);
-  }
-  port = Number(fs.readFileSync(portFile, 'utf8').trim());
+    '--interpreter'], { data: DATA, port, log: path.join(OUT, 'daemon.log') });
+  port = daemon.port;
   assert.ok(port > 0, 'no port from --port-file');
 }
 async function stopDaemon() {
-  if (!daemon || daemon.exitCode !== null) return;
-  daemon.kill('SIGTERM');
-  const t = setTimeout(() => daemon.kill('SIGKILL'), 20000);
-  await daemon.exited;
-  clearTimeout(t);
+  await daemon?.stop({ graceMs: 20000 });
 }
 const origin = () => `http://127.0.0.1:${port}`;
 // Node's fetch keeps connections alive and may pick one the daemon has closed (after the

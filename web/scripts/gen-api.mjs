@@ -27,8 +27,12 @@ function rewrite(node, owner) {
       const target = file ? file.replace(/^.*\//, '').replace(/\.schema\.json$/, '') : owner;
       // "#/definitions/kind" of run.schema.json becomes the component "run_kind".
       const def = /^\/(?:definitions|\$defs)\/([^/]+)$/.exec(frag);
-      out[k] = target === undefined ? v
-        : def ? `#/components/schemas/${target}_${def[1]}` : `#/components/schemas/${target}${frag}`;
+      out[k] =
+        target === undefined
+          ? v
+          : def
+            ? `#/components/schemas/${target}_${def[1]}`
+            : `#/components/schemas/${target}${frag}`;
     } else if (k !== '$schema' && k !== '$id') {
       out[k] = rewrite(v, owner);
     }

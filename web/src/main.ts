@@ -30,12 +30,21 @@ async function route(): Promise<void> {
     if (gen !== generation) return;
     replace(root);
     const page = await factory(root, ...m.slice(1).map(decodeURIComponent));
-    if (gen !== generation) { page.dispose?.(); return; }
+    if (gen !== generation) {
+      page.dispose?.();
+      return;
+    }
     current = page;
     return;
   }
-  replace(root, h('h1', null, 'Not found'), h('p', null, 'No page at ', h('code', null, hash), '. ', h('a', { href: '#/' }, 'All runs')));
+  replace(
+    root,
+    h('h1', null, 'Not found'),
+    h('p', null, 'No page at ', h('code', null, hash), '. ', h('a', { href: '#/' }, 'All runs')),
+  );
 }
 
-window.addEventListener('hashchange', () => { void route(); });
+window.addEventListener('hashchange', () => {
+  void route();
+});
 void route();

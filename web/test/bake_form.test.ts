@@ -13,9 +13,11 @@ describe('bakeRequest', () => {
 
 describe('backHitsText', () => {
   it('names the rays that read black on one-sided faces', () => {
-    expect(backHitsText({ two_sided_triangles: 0, rays: 1200, triangles: 3, one_sided_rays: 1200, one_sided_triangles: 3 }))
-      .toBe('1,200 rays on 3 triangles, 1,200 of them on 3 one-sided (black)');
-    expect(backHitsText({ two_sided_triangles: 12, rays: 0, triangles: 0, one_sided_rays: 0, one_sided_triangles: 0 }))
-      .toBe('no rays; 12 two-sided triangles');
+    expect(
+      backHitsText({ two_sided_triangles: 0, rays: 1200, triangles: 3, one_sided_rays: 1200, one_sided_triangles: 3 }),
+    ).toBe('1,200 rays on 3 triangles, 1,200 of them on 3 one-sided (black)');
+    expect(
+      backHitsText({ two_sided_triangles: 12, rays: 0, triangles: 0, one_sided_rays: 0, one_sided_triangles: 0 }),
+    ).toBe('no rays; 12 two-sided triangles');
   });
 });

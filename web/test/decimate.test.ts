@@ -51,7 +51,7 @@ describe('GrowingSeries', () => {
   it('grows and keeps x sorted', () => {
     const s = new GrowingSeries();
     for (let i = 0; i < 5000; i++) s.push(i, i);
-    s.push(10, 1);  // out of order: dropped
+    s.push(10, 1); // out of order: dropped
     expect(s.length).toBe(5000);
     expect(lowerBound(s.x, s.length, 2500.5)).toBe(2501);
   });

@@ -28,6 +28,14 @@ describe('format', () => {
     expect(age(2000, 1000)).toBe('0.0 s ago');
   });
   it('quotes CSV fields per RFC 4180', () => {
-    expect(csv(['a', 'b'], [[1, 'x, y'], ['say "hi"', null]])).toBe('a,b\r\n1,"x, y"\r\n"say ""hi""",\r\n');
+    expect(
+      csv(
+        ['a', 'b'],
+        [
+          [1, 'x, y'],
+          ['say "hi"', null],
+        ],
+      ),
+    ).toBe('a,b\r\n1,"x, y"\r\n"say ""hi""",\r\n');
   });
 });

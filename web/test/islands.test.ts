@@ -3,15 +3,33 @@ import { islandRows, migrationText, ISLAND_COLUMNS, ISLAND_NUMBER_COLUMNS } from
 import type { IslandStatus } from '../src/api/client';
 
 const counters = (tournaments: number) => ({
-  tournaments, removals: 0, scored: 0, early_rejects: 0, samples: 0, samples_saved: 0, exact_scored: 0,
-  local_neighbours: 0, local_improvements: 0, restarts: 0, elapsed_s: 1,
+  tournaments,
+  removals: 0,
+  scored: 0,
+  early_rejects: 0,
+  samples: 0,
+  samples_saved: 0,
+  exact_scored: 0,
+  local_neighbours: 0,
+  local_improvements: 0,
+  restarts: 0,
+  elapsed_s: 1,
 });
 
 function island(rank: number, extra: Partial<IslandStatus> = {}): IslandStatus {
   return {
-    rank, host: `node${rank}`, counters: counters(1000 * (rank + 1)), best: null, migrants_sent: 8, migrants_received: 4,
-    migrants_accepted: 1, bests_reported: 2, finished: false, lost: false,
-    checkpoint_tournaments: 0, ...extra,
+    rank,
+    host: `node${rank}`,
+    counters: counters(1000 * (rank + 1)),
+    best: null,
+    migrants_sent: 8,
+    migrants_received: 4,
+    migrants_accepted: 1,
+    bests_reported: 2,
+    finished: false,
+    lost: false,
+    checkpoint_tournaments: 0,
+    ...extra,
   } as IslandStatus;
 }
 
@@ -44,14 +62,23 @@ describe('islandRows', () => {
       const numeric = /^~?[0-9][0-9,.]*(e-?[0-9]+)?$/.test(cell);
       expect(numeric).toBe(ISLAND_NUMBER_COLUMNS.has(i));
     });
-    expect([...ISLAND_NUMBER_COLUMNS].map((i) => ISLAND_COLUMNS[i])).toEqual(
-      ['tournaments', 'sent', 'received', 'accepted', 'bests reported', 'best chi2', 'checkpoint']);
+    expect([...ISLAND_NUMBER_COLUMNS].map((i) => ISLAND_COLUMNS[i])).toEqual([
+      'tournaments',
+      'sent',
+      'received',
+      'accepted',
+      'bests reported',
+      'best chi2',
+      'checkpoint',
+    ]);
   });
   it('says how the run migrates, or that it stored no settings', () => {
     expect(migrationText({ interval: 200, migrants: 3, topology: 'ring' })).toBe(
-      'Every 200 tournaments an island sends its best 3 to the next island.');
+      'Every 200 tournaments an island sends its best 3 to the next island.',
+    );
     expect(migrationText({ interval: 2000, migrants: 4, topology: 'random' })).toBe(
-      'Every 2,000 tournaments an island sends its best 4 to a random other island.');
+      'Every 2,000 tournaments an island sends its best 4 to a random other island.',
+    );
     expect(migrationText(undefined)).toMatch(/not stored/);
   });
 });

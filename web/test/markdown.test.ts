@@ -14,7 +14,9 @@ describe('note Markdown', () => {
 
   it('never lets a note run script', async () => {
     const md = await markdownRenderer();
-    const html = md('<script>alert(1)</script>\n\n<img src=x onerror=alert(1)>\n\n[x](javascript:alert(1)) [y](data:text/html,hi)');
+    const html = md(
+      '<script>alert(1)</script>\n\n<img src=x onerror=alert(1)>\n\n[x](javascript:alert(1)) [y](data:text/html,hi)',
+    );
     expect(html).not.toContain('<script');
     expect(html).not.toContain('<img');
     expect(html).toContain('&lt;script&gt;');
@@ -25,7 +27,7 @@ describe('note Markdown', () => {
   it('counts characters as the daemon does (code points)', () => {
     expect(noteLength('abc')).toBe(3);
     expect(noteLength('é')).toBe(1);
-    expect(noteLength('😀')).toBe(1);  // two UTF-16 units, one code point
+    expect(noteLength('😀')).toBe(1); // two UTF-16 units, one code point
     expect(noteLength('')).toBe(0);
   });
 });

@@ -21,9 +21,12 @@ const TOKEN_KEY = 'mixforge.token';
 
 // The bearer token (when the daemon requires one) is asked for once and kept for the
 // browser session.
-export function token(): string | null { return sessionStorage.getItem(TOKEN_KEY); }
+export function token(): string | null {
+  return sessionStorage.getItem(TOKEN_KEY);
+}
 export function setToken(t: string | null): void {
-  if (t) sessionStorage.setItem(TOKEN_KEY, t); else sessionStorage.removeItem(TOKEN_KEY);
+  if (t) sessionStorage.setItem(TOKEN_KEY, t);
+  else sessionStorage.removeItem(TOKEN_KEY);
 }
 
 const auth: Middleware = {
@@ -49,7 +52,9 @@ export class ApiError extends Error {
   constructor(readonly problem: Problem) {
     super(problem.detail || problem.title);
   }
-  get status(): number { return this.problem.status; }
+  get status(): number {
+    return this.problem.status;
+  }
 }
 
 type Result<T> = { data?: T; error?: unknown; response: Response };
@@ -61,7 +66,12 @@ export async function call<T>(make: () => Promise<Result<T>>): Promise<T> {
   try {
     r = await make();
   } catch (e) {
-    throw new ApiError({ type: 'about:blank', title: 'Network error', status: 0, detail: `the daemon did not answer (${(e as Error).message})` });
+    throw new ApiError({
+      type: 'about:blank',
+      title: 'Network error',
+      status: 0,
+      detail: `the daemon did not answer (${(e as Error).message})`,
+    });
   }
   if (r.response.status === 401) {
     const t = window.prompt('This daemon requires a bearer token (kept for this browser session):');

@@ -12,19 +12,38 @@ function constant(c: string | number | undefined): number {
 export function compileApply(p: Program): (x: number) => number {
   const w = p.width;
   if (w > 32) throw new Error('JavaScript reference covers widths up to 32');
-  const mask = w === 32 ? 0xffffffff : (2 ** w) - 1;
+  const mask = w === 32 ? 0xffffffff : 2 ** w - 1;
   const ops = p.steps.map((s) => {
-    const c = constant(s.constant) >>> 0, k = s.shift ?? 0;
+    const c = constant(s.constant) >>> 0,
+      k = s.shift ?? 0;
     switch (s.kind) {
-      case 'xor-const': case 'xor': return (x: number) => (x ^ c) >>> 0;
-      case 'mul-const': case 'mul': return (x: number) => (Math.imul(x, c) & mask) >>> 0;
-      case 'add-const': case 'add': return (x: number) => ((x + c) & mask) >>> 0;
-      case 'sub-const': case 'sub': return (x: number) => ((x - c) & mask) >>> 0;
-      case 'xorshift-right': case 'xsr': return (x: number) => (x ^ (x >>> k)) >>> 0;
-      case 'xorshift-left': case 'xsl': return (x: number) => ((x ^ (x << k)) & mask) >>> 0;
-      case 'add-shift': case 'adds': return (x: number) => ((x + (x << k)) & mask) >>> 0;
-      case 'sub-shift': case 'subs': return (x: number) => ((x - (x << k)) & mask) >>> 0;
-      case 'rotate': case 'rot': return (x: number) => (((x << k) | (x >>> (w - k))) & mask) >>> 0;
+      case 'xor-const':
+      case 'xor':
+        return (x: number) => (x ^ c) >>> 0;
+      case 'mul-const':
+      case 'mul':
+        return (x: number) => (Math.imul(x, c) & mask) >>> 0;
+      case 'add-const':
+      case 'add':
+        return (x: number) => ((x + c) & mask) >>> 0;
+      case 'sub-const':
+      case 'sub':
+        return (x: number) => ((x - c) & mask) >>> 0;
+      case 'xorshift-right':
+      case 'xsr':
+        return (x: number) => (x ^ (x >>> k)) >>> 0;
+      case 'xorshift-left':
+      case 'xsl':
+        return (x: number) => ((x ^ (x << k)) & mask) >>> 0;
+      case 'add-shift':
+      case 'adds':
+        return (x: number) => ((x + (x << k)) & mask) >>> 0;
+      case 'sub-shift':
+      case 'subs':
+        return (x: number) => ((x - (x << k)) & mask) >>> 0;
+      case 'rotate':
+      case 'rot':
+        return (x: number) => (((x << k) | (x >>> (w - k))) & mask) >>> 0;
     }
     throw new Error(`unknown step kind ${String(s.kind)}`);
   });

@@ -8,7 +8,12 @@
 
 export const LANES = [0xa511e9b3, 0x63d83595, 0xa399d265, 0x711ad6a5] as const;
 
-export interface CmjInts { sx: number; sy: number; hz: number; hw: number }
+export interface CmjInts {
+  sx: number;
+  sy: number;
+  hz: number;
+  hw: number;
+}
 
 export function widthMask(width: number): number {
   return width >= 32 ? 0xffffffff : 2 ** width - 1;
@@ -41,8 +46,10 @@ export function cmjInts(hash: (x: number) => number, width: number, m: number, s
   const [c0, c1, c2, c3] = laneConstants(p, width);
   const H = (x: number) => (hash((x & mask) >>> 0) & mask) >>> 0;
   const [i, j] = mortonCell(s);
-  const kx = H(i ^ c0), ky = H(j ^ c1);
-  let sx = 0, sy = 0;
+  const kx = H(i ^ c0),
+    ky = H(j ^ c1);
+  let sx = 0,
+    sy = 0;
   for (let k = 0; k < m; k++) {
     if (H(k ^ c0) < kx) sx++;
     if (H(k ^ c1) < ky) sy++;
@@ -65,7 +72,9 @@ export function cmjPoint(c: CmjInts, s: number, m: number, width: number): [numb
 export function stratified(ints: CmjInts[], m: number): boolean {
   const n = m * m;
   if (ints.length !== n) return false;
-  const cols = new Set<number>(), rows = new Set<number>(), cells = new Set<number>();
+  const cols = new Set<number>(),
+    rows = new Set<number>(),
+    cells = new Set<number>();
   ints.forEach((c, s) => {
     const [i, j] = mortonCell(s);
     if (c.sx >= m || c.sy >= m) return;
@@ -78,7 +87,8 @@ export function stratified(ints: CmjInts[], m: number): boolean {
 
 // Shirley and Chiu's concentric map of the unit square to the unit disk (baker/sampling/hemisphere.hpp).
 export function concentricDisk(x: number, y: number): [number, number] {
-  const a = 2 * x - 1, b = 2 * y - 1;
+  const a = 2 * x - 1,
+    b = 2 * y - 1;
   if (a === 0 && b === 0) return [0, 0];
   if (Math.abs(a) > Math.abs(b)) {
     const phi = (Math.PI / 4) * (b / a);
@@ -95,7 +105,9 @@ export function cosineHemisphere(x: number, y: number): [number, number, number]
 }
 
 // The two baselines of the preview, as GLSL computes them (preview.ts BASELINES).
-export function lcg(x: number): number { return (Math.imul(x, 1664525) + 1013904223) >>> 0; }
+export function lcg(x: number): number {
+  return (Math.imul(x, 1664525) + 1013904223) >>> 0;
+}
 export function pcg(v: number): number {
   const state = (Math.imul(v, 747796405) + 2891336453) >>> 0;
   const word = Math.imul(((state >>> ((state >>> 28) + 4)) ^ state) >>> 0, 277803737) >>> 0;

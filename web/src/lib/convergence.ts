@@ -10,8 +10,8 @@ export interface BakeForConvergence {
 
 export interface ConvergenceSet {
   reference: string;
-  newest: number;  // created_at of the newest bake in the set
-  samplers: Map<string, [spp: number, rmse: number][]>;  // points sorted by spp
+  newest: number; // created_at of the newest bake in the set
+  samplers: Map<string, [spp: number, rmse: number][]>; // points sorted by spp
 }
 
 // Sets newest first. Of two bakes with the same sampler and spp the newer counts.
@@ -30,9 +30,13 @@ export function convergenceSets(bakes: BakeForConvergence[]): ConvergenceSet[] {
   }
   return [...sets.entries()]
     .map(([reference, s]) => ({
-      reference, newest: s.newest,
-      samplers: new Map([...s.points.entries()].map(([name, m]) =>
-        [name, [...m.entries()].sort((a, b) => a[0] - b[0])] as [string, [number, number][]])),
+      reference,
+      newest: s.newest,
+      samplers: new Map(
+        [...s.points.entries()].map(
+          ([name, m]) => [name, [...m.entries()].sort((a, b) => a[0] - b[0])] as [string, [number, number][]],
+        ),
+      ),
     }))
     .sort((a, b) => b.newest - a.newest);
 }
@@ -41,10 +45,16 @@ export function convergenceSets(bakes: BakeForConvergence[]): ConvergenceSet[] {
 export function logLogSlope(points: [number, number][]): number | null {
   const pts = points.filter(([x, y]) => x > 0 && y > 0);
   if (new Set(pts.map(([x]) => x)).size < 2) return null;
-  const xs = pts.map(([x]) => Math.log(x)), ys = pts.map(([, y]) => Math.log(y));
-  const mx = xs.reduce((a, b) => a + b, 0) / xs.length, my = ys.reduce((a, b) => a + b, 0) / ys.length;
-  let num = 0, den = 0;
-  for (let i = 0; i < xs.length; i++) { num += (xs[i] - mx) * (ys[i] - my); den += (xs[i] - mx) ** 2; }
+  const xs = pts.map(([x]) => Math.log(x)),
+    ys = pts.map(([, y]) => Math.log(y));
+  const mx = xs.reduce((a, b) => a + b, 0) / xs.length,
+    my = ys.reduce((a, b) => a + b, 0) / ys.length;
+  let num = 0,
+    den = 0;
+  for (let i = 0; i < xs.length; i++) {
+    num += (xs[i] - mx) * (ys[i] - my);
+    den += (xs[i] - mx) ** 2;
+  }
   return num / den;
 }
 

@@ -3,7 +3,11 @@
 type Child = Node | string | number | null | undefined | false;
 type Attrs = Record<string, unknown>;
 
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs?: Attrs | null, ...children: (Child | Child[])[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs?: Attrs | null,
+  ...children: (Child | Child[])[]
+): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   if (attrs) {
     for (const [k, v] of Object.entries(attrs)) {
@@ -59,7 +63,9 @@ export async function copyText(text: string, button?: HTMLElement): Promise<void
 function flash(button: HTMLElement, text: string): void {
   const old = button.textContent;
   button.textContent = text;
-  setTimeout(() => { button.textContent = old; }, 1200);
+  setTimeout(() => {
+    button.textContent = old;
+  }, 1200);
 }
 
 export function download(name: string, text: string | Blob, type = 'text/plain'): void {
@@ -75,13 +81,22 @@ export function download(name: string, text: string | Blob, type = 'text/plain')
 // A modal confirmation (native <dialog>: focus trapping and Escape for free).
 export function confirmDialog(message: string, action: string): Promise<boolean> {
   return new Promise((resolve) => {
-    const dlg = h('dialog', { class: 'confirm', 'aria-label': action },
+    const dlg = h(
+      'dialog',
+      { class: 'confirm', 'aria-label': action },
       h('p', null, message),
-      h('form', { method: 'dialog', class: 'row' },
+      h(
+        'form',
+        { method: 'dialog', class: 'row' },
         h('button', { value: 'cancel', type: 'submit' }, 'Cancel'),
-        h('button', { value: 'ok', type: 'submit', class: 'danger' }, action)));
+        h('button', { value: 'ok', type: 'submit', class: 'danger' }, action),
+      ),
+    );
     document.body.appendChild(dlg);
-    dlg.addEventListener('close', () => { resolve(dlg.returnValue === 'ok'); dlg.remove(); });
+    dlg.addEventListener('close', () => {
+      resolve(dlg.returnValue === 'ok');
+      dlg.remove();
+    });
     dlg.showModal();
     (dlg.querySelector('button[value=ok]') as HTMLButtonElement).focus();
   });

@@ -11,7 +11,7 @@ export type StreamStatus = 'connecting' | 'open' | 'reconnecting' | 'ended';
 export interface RunStreamHandlers {
   onEvent(type: string, ev: RunEvent, id: string): void;
   onStatus(s: StreamStatus): void;
-  onReconnect(): void;  // after the stream was lost and came back
+  onReconnect(): void; // after the stream was lost and came back
 }
 
 export class RunStream {
@@ -21,7 +21,10 @@ export class RunStream {
   private timer = 0;
   lastId = '';
 
-  constructor(private readonly url: string, private readonly handlers: RunStreamHandlers) {
+  constructor(
+    private readonly url: string,
+    private readonly handlers: RunStreamHandlers,
+  ) {
     this.open();
   }
 
@@ -33,9 +36,14 @@ export class RunStream {
     const handle = (type: string) => (m: MessageEvent) => {
       if (m.lastEventId) this.lastId = m.lastEventId;
       let data: RunEvent;
-      try { data = JSON.parse(m.data) as RunEvent; } catch { return; }
+      try {
+        data = JSON.parse(m.data) as RunEvent;
+      } catch {
+        return;
+      }
       this.handlers.onEvent(type, data, m.lastEventId);
-      if (type === 'deleted') {  // nothing follows; reconnecting would only meet 404s
+      if (type === 'deleted') {
+        // nothing follows; reconnecting would only meet 404s
         this.close();
         this.handlers.onStatus('ended');
       }
@@ -43,7 +51,10 @@ export class RunStream {
     for (const t of ['progress', 'new_best', 'state', 'deleted']) es.addEventListener(t, handle(t) as EventListener);
     es.onopen = () => {
       this.handlers.onStatus('open');
-      if (this.lost) { this.lost = false; this.handlers.onReconnect(); }
+      if (this.lost) {
+        this.lost = false;
+        this.handlers.onReconnect();
+      }
     };
     es.onerror = () => {
       this.lost = true;

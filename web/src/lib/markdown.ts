@@ -7,7 +7,10 @@ export const MAX_NOTE_CHARS = 65536;
 let renderer: Promise<(md: string) => string> | null = null;
 export function markdownRenderer(): Promise<(md: string) => string> {
   renderer ??= Promise.all([import('micromark'), import('micromark-extension-gfm')]).then(
-    ([{ micromark }, { gfm, gfmHtml }]) => (md: string) => micromark(md, { extensions: [gfm()], htmlExtensions: [gfmHtml()] }));
+    ([{ micromark }, { gfm, gfmHtml }]) =>
+      (md: string) =>
+        micromark(md, { extensions: [gfm()], htmlExtensions: [gfmHtml()] }),
+  );
   return renderer;
 }
 
@@ -17,4 +20,3 @@ export function noteLength(text: string): number {
   for (const _ of text) n++;
   return n;
 }
-

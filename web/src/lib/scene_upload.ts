@@ -2,7 +2,10 @@
 // request's `scene` object (schema/bake_request.schema.json).
 import type { Schemas } from '../api/client';
 
-export interface SceneFile { name: string; text: string }
+export interface SceneFile {
+  name: string;
+  text: string;
+}
 export type UploadedScene = Exclude<Schemas['bake_request']['scene'], string | undefined>;
 
 // Files a user picked -> the request's uploaded scene: one .map or one .obj, plus the .mtl
@@ -13,7 +16,8 @@ export function uploadedScene(files: SceneFile[]): UploadedScene | string {
   const mtls = files.filter((f) => ext(f.name) === 'mtl');
   const other = files.filter((f) => !scenes.includes(f) && !mtls.includes(f));
   if (other.length) return `${other[0].name}: only .map, .obj and .mtl files can be baked`;
-  if (scenes.length !== 1) return scenes.length ? 'pick one scene file (.map or .obj), not several' : 'pick a .map or .obj file';
+  if (scenes.length !== 1)
+    return scenes.length ? 'pick one scene file (.map or .obj), not several' : 'pick a .map or .obj file';
   const scene = scenes[0];
   const format = ext(scene.name) as 'map' | 'obj';
   if (mtls.length && format === 'map') return '.mtl files go with an OBJ scene, not a .map';

@@ -23,34 +23,59 @@ const QUESTIONS: Record<Action, string> = {
 };
 
 export async function runAction(id: string, action: Action): Promise<RunDetail | null> {
-  if (!(await confirmDialog(QUESTIONS[action].replace('%s', id), action[0].toUpperCase() + action.slice(1)))) return null;
+  if (!(await confirmDialog(QUESTIONS[action].replace('%s', id), action[0].toUpperCase() + action.slice(1))))
+    return null;
   const path = { params: { path: { id } } };
   // POST bodies are required ({} here: CSRF policy). `as never` fits both the document that
   // declares that body and the older one without it; drop it once every document has it.
   const empty = {} as never;
   switch (action) {
-    case 'pause': return call(() => api.POST('/api/v1/runs/{id}/pause', { ...path, body: empty }));
-    case 'resume': return call(() => api.POST('/api/v1/runs/{id}/resume', { ...path, body: {} }));
-    case 'stop': return call(() => api.POST('/api/v1/runs/{id}/stop', { ...path, body: empty }));
-    case 'delete': await call(() => api.DELETE('/api/v1/runs/{id}', path)); return null;
+    case 'pause':
+      return call(() => api.POST('/api/v1/runs/{id}/pause', { ...path, body: empty }));
+    case 'resume':
+      return call(() => api.POST('/api/v1/runs/{id}/resume', { ...path, body: {} }));
+    case 'stop':
+      return call(() => api.POST('/api/v1/runs/{id}/stop', { ...path, body: empty }));
+    case 'delete':
+      await call(() => api.DELETE('/api/v1/runs/{id}', path));
+      return null;
   }
 }
 
-export function controls(id: string, state: RunState, after: (action: Action, run: RunDetail | null) => void, onError: (e: ApiError) => void): HTMLElement {
-  return h('span', { class: 'controls' }, actionsFor(state).map((a) =>
-    h('button', {
-      type: 'button', class: a === 'delete' ? 'danger small' : 'small', 'aria-label': `${a} run ${id}`,
-      onclick: async (e: Event) => {
-        const b = e.currentTarget as HTMLButtonElement;
-        b.disabled = true;
-        try {
-          const r = await runAction(id, a);
-          if (r || a === 'delete') after(a, r);
-        } catch (err) {
-          if (err instanceof ApiError) onError(err); else throw err;
-        } finally { b.disabled = false; }
-      },
-    }, a)));
+export function controls(
+  id: string,
+  state: RunState,
+  after: (action: Action, run: RunDetail | null) => void,
+  onError: (e: ApiError) => void,
+): HTMLElement {
+  return h(
+    'span',
+    { class: 'controls' },
+    actionsFor(state).map((a) =>
+      h(
+        'button',
+        {
+          type: 'button',
+          class: a === 'delete' ? 'danger small' : 'small',
+          'aria-label': `${a} run ${id}`,
+          onclick: async (e: Event) => {
+            const b = e.currentTarget as HTMLButtonElement;
+            b.disabled = true;
+            try {
+              const r = await runAction(id, a);
+              if (r || a === 'delete') after(a, r);
+            } catch (err) {
+              if (err instanceof ApiError) onError(err);
+              else throw err;
+            } finally {
+              b.disabled = false;
+            }
+          },
+        },
+        a,
+      ),
+    ),
+  );
 }
 
 export function stateBadge(state: string): HTMLElement {

@@ -5,8 +5,8 @@ import { api, call, ApiError, type ScoredFunction } from '../api/client';
 import { h, replace } from '../lib/dom';
 import { int, samples, sci } from '../lib/format';
 
-const ROW = 28;          // px, fixed row height
-const PAGE = 500;        // rows per request
+const ROW = 28; // px, fixed row height
+const PAGE = 500; // rows per request
 const OVERSCAN = 8;
 
 export type Order = 'chi2' | 'born' | 'steps';
@@ -40,7 +40,7 @@ export class PoolTable {
   private header: HTMLElement;
   private rows: HTMLElement[] = [];
   private pages = new Map<number, ScoredFunction[]>();
-  private stale = new Map<number, ScoredFunction[]>();  // shown until a refresh arrives
+  private stale = new Map<number, ScoredFunction[]>(); // shown until a refresh arrives
   private loading = new Set<number>();
   private total = 0;
   private generation = 0;
@@ -54,23 +54,46 @@ export class PoolTable {
     this.header = h('div', { class: 'vt-row vt-head', role: 'row' });
     this.spacer = h('div', { class: 'vt-spacer' });
     this.rowsBox = h('div', { class: 'vt-rows', role: 'rowgroup' });
-    this.viewport = h('div', { class: 'vt-viewport', tabindex: 0, role: 'grid', 'aria-label': 'Pool', 'aria-rowcount': 0 }, this.spacer, this.rowsBox);
+    this.viewport = h(
+      'div',
+      { class: 'vt-viewport', tabindex: 0, role: 'grid', 'aria-label': 'Pool', 'aria-rowcount': 0 },
+      this.spacer,
+      this.rowsBox,
+    );
     this.viewport.addEventListener('scroll', () => this.schedule(), { passive: true });
     new ResizeObserver(() => this.schedule()).observe(this.viewport);
-    this.el = h('div', { class: 'pool' }, this.filters(), h('div', { class: 'vt' }, this.header, this.viewport), this.info);
+    this.el = h(
+      'div',
+      { class: 'pool' },
+      this.filters(),
+      h('div', { class: 'vt' }, this.header, this.viewport),
+      this.info,
+    );
     this.renderHeader();
   }
 
   private filters(): HTMLElement {
-    const num = (name: string, label: string, ph = '') => h('label', null, label, h('input', { name, type: 'text', inputmode: 'decimal', size: 6, placeholder: ph }));
-    const form = h('form', { class: 'filters row', 'aria-label': 'Filter the pool', onsubmit: (e: Event) => { e.preventDefault(); this.applyFilters(form); } },
-      num('min_steps', 'steps ≥ '), num('max_steps', 'steps ≤ '),
+    const num = (name: string, label: string, ph = '') =>
+      h('label', null, label, h('input', { name, type: 'text', inputmode: 'decimal', size: 6, placeholder: ph }));
+    const form = h(
+      'form',
+      {
+        class: 'filters row',
+        'aria-label': 'Filter the pool',
+        onsubmit: (e: Event) => {
+          e.preventDefault();
+          this.applyFilters(form);
+        },
+      },
+      num('min_steps', 'steps ≥ '),
+      num('max_steps', 'steps ≤ '),
       h('label', null, 'only kinds ', h('input', { name: 'kinds', type: 'text', size: 16, placeholder: 'xsr,mul' })),
       h('label', null, 'uses ', h('input', { name: 'uses', type: 'text', size: 6, placeholder: 'rot' })),
       num('max_chi2', 'chi2 ≤ ', '1e-4'),
       h('label', null, h('input', { name: 'exact', type: 'checkbox' }), ' exact only'),
       h('button', { type: 'submit' }, 'Filter'),
-      h('button', { type: 'button', onclick: () => this.reload() }, 'Refresh'));
+      h('button', { type: 'button', onclick: () => this.reload() }, 'Refresh'),
+    );
     return form;
   }
 
@@ -78,9 +101,12 @@ export class PoolTable {
     const v = (n: string) => (form.elements.namedItem(n) as HTMLInputElement).value.trim();
     const n = (s: string) => (s === '' ? undefined : Number(s));
     this.query = {
-      order: this.query.order, desc: this.query.desc,
-      min_steps: n(v('min_steps')), max_steps: n(v('max_steps')),
-      kinds: v('kinds') || undefined, uses: v('uses') || undefined,
+      order: this.query.order,
+      desc: this.query.desc,
+      min_steps: n(v('min_steps')),
+      max_steps: n(v('max_steps')),
+      kinds: v('kinds') || undefined,
+      uses: v('uses') || undefined,
       max_chi2: n(v('max_chi2')),
       exact: (form.elements.namedItem('exact') as HTMLInputElement).checked || undefined,
     };
@@ -88,18 +114,39 @@ export class PoolTable {
   }
 
   private renderHeader(): void {
-    replace(this.header, COLUMNS.map((c) => {
-      if (!c.order) return h('div', { class: `vt-cell ${c.cls ?? ''}`, role: 'columnheader' }, c.label);
-      const active = this.query.order === c.order;
-      return h('div', { class: `vt-cell ${c.cls ?? ''}`, role: 'columnheader', 'aria-sort': active ? (this.query.desc ? 'descending' : 'ascending') : 'none' },
-        h('button', {
-          type: 'button', class: 'link', onclick: () => {
-            if (active) this.query.desc = !this.query.desc; else { this.query.order = c.order!; this.query.desc = false; }
-            this.renderHeader();
-            this.reload();
+    replace(
+      this.header,
+      COLUMNS.map((c) => {
+        if (!c.order) return h('div', { class: `vt-cell ${c.cls ?? ''}`, role: 'columnheader' }, c.label);
+        const active = this.query.order === c.order;
+        return h(
+          'div',
+          {
+            class: `vt-cell ${c.cls ?? ''}`,
+            role: 'columnheader',
+            'aria-sort': active ? (this.query.desc ? 'descending' : 'ascending') : 'none',
           },
-        }, c.label, active ? (this.query.desc ? ' ▼' : ' ▲') : ''));
-    }));
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'link',
+              onclick: () => {
+                if (active) this.query.desc = !this.query.desc;
+                else {
+                  this.query.order = c.order!;
+                  this.query.desc = false;
+                }
+                this.renderHeader();
+                this.reload();
+              },
+            },
+            c.label,
+            active ? (this.query.desc ? ' ▼' : ' ▲') : '',
+          ),
+        );
+      }),
+    );
   }
 
   // A new query: drop everything.
@@ -125,9 +172,16 @@ export class PoolTable {
   params(offset: number, limit: number) {
     const q = this.query;
     return {
-      limit, offset, order: q.order, desc: q.desc || undefined,
-      min_steps: q.min_steps, max_steps: q.max_steps, kinds: q.kinds, uses: q.uses,
-      max_chi2: q.max_chi2, exact: q.exact,
+      limit,
+      offset,
+      order: q.order,
+      desc: q.desc || undefined,
+      min_steps: q.min_steps,
+      max_steps: q.max_steps,
+      kinds: q.kinds,
+      uses: q.uses,
+      max_chi2: q.max_chi2,
+      exact: q.exact,
     };
   }
 
@@ -137,7 +191,9 @@ export class PoolTable {
     this.loading.add(p);
     if (p === 0) this.info.textContent = 'Loading…';
     try {
-      const page = await call(() => api.GET('/api/v1/runs/{id}/pool', { params: { path: { id: this.runId }, query: this.params(p * PAGE, PAGE) } }));
+      const page = await call(() =>
+        api.GET('/api/v1/runs/{id}/pool', { params: { path: { id: this.runId }, query: this.params(p * PAGE, PAGE) } }),
+      );
       if (gen !== this.generation) return;
       this.pages.set(p, page.items);
       this.stale.delete(p);
@@ -150,14 +206,19 @@ export class PoolTable {
       this.schedule();
     } catch (e) {
       if (!(e instanceof ApiError)) throw e;
-      if (gen === this.generation) replace(this.info, h('span', { class: 'error' }, `${e.problem.title}: ${e.problem.detail}`));
+      if (gen === this.generation)
+        replace(this.info, h('span', { class: 'error' }, `${e.problem.title}: ${e.problem.detail}`));
     } finally {
       this.loading.delete(p);
     }
   }
 
   private schedule(): void {
-    if (!this.frame) this.frame = requestAnimationFrame(() => { this.frame = 0; this.render(); });
+    if (!this.frame)
+      this.frame = requestAnimationFrame(() => {
+        this.frame = 0;
+        this.render();
+      });
   }
 
   private render(): void {
@@ -167,14 +228,21 @@ export class PoolTable {
     const last = Math.min(this.total, Math.ceil((top + height) / ROW) + OVERSCAN);
     const count = Math.max(0, last - first);
     while (this.rows.length < count) {
-      const r = h('div', { class: 'vt-row', role: 'row' }, COLUMNS.map((c) => h('div', { class: `vt-cell ${c.cls ?? ''}`, role: 'gridcell' })));
+      const r = h(
+        'div',
+        { class: 'vt-row', role: 'row' },
+        COLUMNS.map((c) => h('div', { class: `vt-cell ${c.cls ?? ''}`, role: 'gridcell' })),
+      );
       this.rows.push(r);
       this.rowsBox.appendChild(r);
     }
     this.rowsBox.style.transform = `translateY(${first * ROW}px)`;
     for (let k = 0; k < this.rows.length; k++) {
       const row = this.rows[k];
-      if (k >= count) { row.hidden = true; continue; }
+      if (k >= count) {
+        row.hidden = true;
+        continue;
+      }
       row.hidden = false;
       const i = first + k;
       const page = this.pages.get(Math.floor(i / PAGE)) ?? this.stale.get(Math.floor(i / PAGE));
@@ -189,7 +257,8 @@ export class PoolTable {
     this.wanted.add(p);
     clearTimeout(this.fetchTimer);
     this.fetchTimer = window.setTimeout(() => {
-      const top = this.viewport.scrollTop, height = this.viewport.clientHeight || 480;
+      const top = this.viewport.scrollTop,
+        height = this.viewport.clientHeight || 480;
       const first = Math.floor(Math.max(0, Math.floor(top / ROW) - OVERSCAN) / PAGE);
       const last = Math.floor((Math.ceil((top + height) / ROW) + OVERSCAN) / PAGE);
       for (const w of this.wanted) if (w >= first && w <= last) void this.fetchPage(w);
@@ -215,7 +284,13 @@ export class PoolTable {
     cells[6].textContent = int(f.born);
   }
 
-  get rowCount(): number { return this.total; }
+  get rowCount(): number {
+    return this.total;
+  }
 
-  dispose(): void { cancelAnimationFrame(this.frame); clearTimeout(this.fetchTimer); this.generation++; }
+  dispose(): void {
+    cancelAnimationFrame(this.frame);
+    clearTimeout(this.fetchTimer);
+    this.generation++;
+  }
 }

@@ -6,9 +6,20 @@
 // in WebGL2, checked against lib/cmj.ts bit for bit and for stratification), drawn on the
 // disk and the hemisphere.
 import { h, replace } from '../lib/dom';
-import { cmjInts, cmjPoint, concentricDisk, cosineHemisphere, LANES, lcg as lcgJs, pcg as pcgJs, stratified, widthMask, type CmjInts } from '../lib/cmj';
+import {
+  cmjInts,
+  cmjPoint,
+  concentricDisk,
+  cosineHemisphere,
+  LANES,
+  lcg as lcgJs,
+  pcg as pcgJs,
+  stratified,
+  widthMask,
+  type CmjInts,
+} from '../lib/cmj';
 
-export const SIDE = 1024;  // 2^20 values
+export const SIDE = 1024; // 2^20 values
 
 const VERTEX = `#version 300 es
 void main() {
@@ -57,7 +68,13 @@ function compile(gl: WebGL2RenderingContext, type: number, src: string): WebGLSh
 // reads it back (RGBA_INTEGER / UNSIGNED_INT, which WebGL2 always supports for integer
 // targets). The read-back goes through a pixel-pack buffer and a fence, so the page never
 // stalls waiting for the GPU. Resolves to w * h * 4 words, row by row.
-async function gpuPass(gl: WebGL2RenderingContext, fragmentSource: string, w: number, ht: number, format: number): Promise<Uint32Array> {
+async function gpuPass(
+  gl: WebGL2RenderingContext,
+  fragmentSource: string,
+  w: number,
+  ht: number,
+  format: number,
+): Promise<Uint32Array> {
   const prog = gl.createProgram()!;
   gl.attachShader(prog, compile(gl, gl.VERTEX_SHADER, VERTEX));
   gl.attachShader(prog, compile(gl, gl.FRAGMENT_SHADER, fragmentSource));
@@ -83,7 +100,10 @@ async function gpuPass(gl: WebGL2RenderingContext, fragmentSource: string, w: nu
   const rgba = new Uint32Array(w * ht * 4);
   gl.getBufferSubData(gl.PIXEL_PACK_BUFFER, 0, rgba);
   gl.bindBuffer(gl.PIXEL_PACK_BUFFER, null);
-  gl.deleteBuffer(pbo); gl.deleteFramebuffer(fb); gl.deleteTexture(tex); gl.deleteProgram(prog);
+  gl.deleteBuffer(pbo);
+  gl.deleteFramebuffer(fb);
+  gl.deleteTexture(tex);
+  gl.deleteProgram(prog);
   return rgba;
 }
 
@@ -98,7 +118,8 @@ export async function runOnGpu(gl: WebGL2RenderingContext, code: string, call: s
 // mixforge-cmj on the GPU (lib/cmj.ts is the same construction in JavaScript): one fragment
 // per sample s (x) and pattern p (y, p = 1..CMJ_PATTERNS) writes the sample's column and row
 // ranks and its two raw jitter hashes, with `call` as the hash of every lane.
-export const CMJ_M = 16, CMJ_PATTERNS = 4;
+export const CMJ_M = 16,
+  CMJ_PATTERNS = 4;
 function cmjFragment(code: string, call: string, width: number): string {
   const mask = `${widthMask(width)}u`;
   return `${fragmentHeader(code)}
@@ -128,20 +149,29 @@ void main() {
 }
 
 // Resolves to [pattern][sample] integer parts.
-export async function cmjOnGpu(gl: WebGL2RenderingContext, code: string, call: string, width: number): Promise<CmjInts[][]> {
+export async function cmjOnGpu(
+  gl: WebGL2RenderingContext,
+  code: string,
+  call: string,
+  width: number,
+): Promise<CmjInts[][]> {
   const n = CMJ_M * CMJ_M;
   const rgba = await gpuPass(gl, cmjFragment(code, call, width), n, CMJ_PATTERNS, gl.RGBA32UI);
-  return Array.from({ length: CMJ_PATTERNS }, (_, p) => Array.from({ length: n }, (_, s) => {
-    const o = (p * n + s) * 4;
-    return { sx: rgba[o], sy: rgba[o + 1], hz: rgba[o + 2], hw: rgba[o + 3] };
-  }));
+  return Array.from({ length: CMJ_PATTERNS }, (_, p) =>
+    Array.from({ length: n }, (_, s) => {
+      const o = (p * n + s) * 4;
+      return { sx: rgba[o], sy: rgba[o + 1], hz: rgba[o + 2], hw: rgba[o + 3] };
+    }),
+  );
 }
 
 function cmjMatches(gpu: CmjInts[][], hash: (x: number) => number, width: number): boolean {
-  return gpu.every((set, p) => set.every((c, s) => {
-    const r = cmjInts(hash, width, CMJ_M, s, p + 1);
-    return r.sx === c.sx && r.sy === c.sy && r.hz === c.hz && r.hw === c.hw;
-  }));
+  return gpu.every((set, p) =>
+    set.every((c, s) => {
+      const r = cmjInts(hash, width, CMJ_M, s, p + 1);
+      return r.sx === c.sx && r.sy === c.sy && r.hz === c.hz && r.hw === c.hw;
+    }),
+  );
 }
 
 // The colours of the page's theme (canvas drawing does not see CSS variables).
@@ -152,11 +182,21 @@ function themeColour(name: string, fallback: string): string {
 const PLOT = 180;
 // The first pattern's points on the unit disk (concentric map), the disk's edge drawn.
 function diskPlot(points: [number, number][]): HTMLCanvasElement {
-  const c = h('canvas', { width: PLOT, height: PLOT, class: 'cmj-disk', role: 'img', 'aria-label': 'CMJ points on the disk' });
+  const c = h('canvas', {
+    width: PLOT,
+    height: PLOT,
+    class: 'cmj-disk',
+    role: 'img',
+    'aria-label': 'CMJ points on the disk',
+  });
   const ctx = c.getContext('2d')!;
-  const r = PLOT / 2 - 4, cx = PLOT / 2, cy = PLOT / 2;
+  const r = PLOT / 2 - 4,
+    cx = PLOT / 2,
+    cy = PLOT / 2;
   ctx.strokeStyle = themeColour('--line', '#ccc');
-  ctx.beginPath(); ctx.arc(cx, cy, r, 0, 2 * Math.PI); ctx.stroke();
+  ctx.beginPath();
+  ctx.arc(cx, cy, r, 0, 2 * Math.PI);
+  ctx.stroke();
   ctx.fillStyle = themeColour('--accent', '#2f6fdf');
   for (const [x, y] of points) {
     const [dx, dy] = concentricDisk(x, y);
@@ -168,16 +208,29 @@ function diskPlot(points: [number, number][]): HTMLCanvasElement {
 // The same points as cosine-weighted directions on the hemisphere, seen from 30 degrees
 // above the horizon: the rim is an ellipse; nearer points are drawn darker.
 function hemispherePlot(points: [number, number][]): HTMLCanvasElement {
-  const c = h('canvas', { width: PLOT, height: PLOT * 0.7, class: 'cmj-hemisphere', role: 'img', 'aria-label': 'CMJ directions on the hemisphere' });
+  const c = h('canvas', {
+    width: PLOT,
+    height: PLOT * 0.7,
+    class: 'cmj-hemisphere',
+    role: 'img',
+    'aria-label': 'CMJ directions on the hemisphere',
+  });
   const ctx = c.getContext('2d')!;
-  const e = Math.PI / 6, r = PLOT / 2 - 4, cx = PLOT / 2, base = PLOT * 0.7 - r * Math.sin(e) - 4;
+  const e = Math.PI / 6,
+    r = PLOT / 2 - 4,
+    cx = PLOT / 2,
+    base = PLOT * 0.7 - r * Math.sin(e) - 4;
   ctx.strokeStyle = themeColour('--line', '#ccc');
-  ctx.beginPath(); ctx.ellipse(cx, base, r, r * Math.sin(e), 0, 0, 2 * Math.PI); ctx.stroke();
-  ctx.beginPath(); ctx.arc(cx, base, r, Math.PI, 2 * Math.PI); ctx.stroke();
+  ctx.beginPath();
+  ctx.ellipse(cx, base, r, r * Math.sin(e), 0, 0, 2 * Math.PI);
+  ctx.stroke();
+  ctx.beginPath();
+  ctx.arc(cx, base, r, Math.PI, 2 * Math.PI);
+  ctx.stroke();
   const fg = themeColour('--accent', '#2f6fdf');
   for (const [x, y] of points) {
     const [dx, dy, dz] = cosineHemisphere(x, y);
-    ctx.globalAlpha = 0.45 + 0.55 * (1 - dy) / 2;  // the far side (dy > 0) fainter
+    ctx.globalAlpha = 0.45 + (0.55 * (1 - dy)) / 2; // the far side (dy > 0) fainter
     ctx.fillStyle = fg;
     ctx.fillRect(cx + dx * r - 1, base - (dz * Math.cos(e) - dy * Math.sin(e)) * r - 1, 2.5, 2.5);
   }
@@ -228,7 +281,9 @@ function accumulation(values: Uint32Array, width: number): HTMLCanvasElement {
 declare global {
   interface Window {
     mixforgePreview?: {
-      outputs: Uint32Array; width: number; matches: boolean;
+      outputs: Uint32Array;
+      width: number;
+      matches: boolean;
       cmj?: { samples: number; patterns: number; matches: boolean; stratified: boolean; points: [number, number][] };
     };
   }
@@ -237,8 +292,13 @@ declare global {
 // The function, one LCG step and PCG as the hash of mixforge-cmj sets: CMJ_PATTERNS sets of
 // CMJ_M^2 samples each on the GPU, checked against the JavaScript construction bit for bit
 // and for stratification; the first set of each drawn on the disk and the hemisphere.
-async function cmjViews(gl: WebGL2RenderingContext, code: string, call: string, width: number,
-                        reference: ((x: number) => number) | null): Promise<HTMLElement> {
+async function cmjViews(
+  gl: WebGL2RenderingContext,
+  code: string,
+  call: string,
+  width: number,
+  reference: ((x: number) => number) | null,
+): Promise<HTMLElement> {
   const status = h('p', { class: 'preview-cmj', role: 'status' }, 'Building CMJ sets in WebGL2…');
   const wrap = h('div', { class: 'cmj-views' }, h('h3', null, 'As the hash of CMJ sample sets (mixforge-cmj)'), status);
   // 16 keys k ^ c must be distinct within the width.
@@ -252,7 +312,8 @@ async function cmjViews(gl: WebGL2RenderingContext, code: string, call: string, 
     { title: 'LCG step (weak)', call: 'mf_lcg', width: 32, js: lcgJs as (x: number) => number },
     { title: 'PCG hash', call: 'mf_pcg', width: 32, js: pcgJs as (x: number) => number },
   ];
-  let matches = true, strat = true;
+  let matches = true,
+    strat = true;
   let own: [number, number][] = [];
   const figures: HTMLElement[] = [];
   for (const x of hashes) {
@@ -263,27 +324,49 @@ async function cmjViews(gl: WebGL2RenderingContext, code: string, call: string, 
     if (x.call === call) own = points;
     figures.push(h('figure', null, h('figcaption', null, x.title), diskPlot(points), hemispherePlot(points)));
   }
-  if (window.mixforgePreview) window.mixforgePreview.cmj = { samples: CMJ_M * CMJ_M, patterns: CMJ_PATTERNS, matches, stratified: strat, points: own };
+  if (window.mixforgePreview)
+    window.mixforgePreview.cmj = {
+      samples: CMJ_M * CMJ_M,
+      patterns: CMJ_PATTERNS,
+      matches,
+      stratified: strat,
+      points: own,
+    };
   const ok = matches && strat;
   status.className = `preview-cmj ${ok ? 'ok' : 'error'}`;
   status.dataset.result = ok ? 'match' : 'mismatch';
-  status.textContent = `${CMJ_PATTERNS} sets of ${CMJ_M * CMJ_M} samples per hash: ranks and jitters from WebGL2 ` +
+  status.textContent =
+    `${CMJ_PATTERNS} sets of ${CMJ_M * CMJ_M} samples per hash: ranks and jitters from WebGL2 ` +
     `${matches ? 'equal' : 'DIFFER FROM'} the JavaScript construction; ${strat ? 'every set is' : 'NOT every set is'} ` +
     `correlated multi-jittered (one sample per cell, per column stratum and per row stratum).`;
   wrap.appendChild(h('div', { class: 'preview-grid' }, figures));
-  wrap.appendChild(h('p', { class: 'small muted' }, `Top: the first set's ${CMJ_M * CMJ_M} points on the disk (concentric map). ` +
-    'Bottom: the same points as cosine-weighted directions on the hemisphere, seen from 30° above the horizon. ' +
-    'Stratification holds for any bijective hash; a weak hash shows as regular structure inside the strata.'));
+  wrap.appendChild(
+    h(
+      'p',
+      { class: 'small muted' },
+      `Top: the first set's ${CMJ_M * CMJ_M} points on the disk (concentric map). ` +
+        'Bottom: the same points as cosine-weighted directions on the hemisphere, seen from 30° above the horizon. ' +
+        'Stratification holds for any bijective hash; a weak hash shows as regular structure inside the strata.',
+    ),
+  );
   return wrap;
 }
 
-export function preview(code: string, call: string, width: number, reference: ((x: number) => number) | null): HTMLElement {
+export function preview(
+  code: string,
+  call: string,
+  width: number,
+  reference: ((x: number) => number) | null,
+): HTMLElement {
   const box = h('div', { class: 'preview' });
   const status = h('p', { class: 'preview-status', role: 'status' }, 'Compiling in WebGL2…');
   box.appendChild(status);
   const canvas = h('canvas', { width: 1, height: 1 });
   const gl = canvas.getContext('webgl2');
-  if (!gl) { status.textContent = 'WebGL2 is not available in this browser.'; return box; }
+  if (!gl) {
+    status.textContent = 'WebGL2 is not available in this browser.';
+    return box;
+  }
   // Let the page paint first: SwiftShader takes a moment for 2^20 fragments.
   setTimeout(async () => {
     try {
@@ -293,19 +376,39 @@ export function preview(code: string, call: string, width: number, reference: ((
       const pcg = await runOnGpu(gl, code, 'mf_pcg');
       const ms = performance.now() - t0;
       let mismatch = -1;
-      if (reference) for (let i = 0; i < mine.length; i++) if (mine[i] !== reference(i)) { mismatch = i; break; }
+      if (reference)
+        for (let i = 0; i < mine.length; i++)
+          if (mine[i] !== reference(i)) {
+            mismatch = i;
+            break;
+          }
       window.mixforgePreview = { outputs: mine, width, matches: reference !== null && mismatch < 0 };
-      const check = !reference ? 'no JavaScript reference for this width'
-        : mismatch < 0 ? `WebGL2 output equals the JavaScript reference on all ${SIDE * SIDE} inputs`
+      const check = !reference
+        ? 'no JavaScript reference for this width'
+        : mismatch < 0
+          ? `WebGL2 output equals the JavaScript reference on all ${SIDE * SIDE} inputs`
           : `MISMATCH at input ${mismatch}: GPU ${mine[mismatch]}, reference ${reference(mismatch)}`;
       status.className = `preview-status ${mismatch < 0 ? 'ok' : 'error'}`;
       status.dataset.result = mismatch < 0 ? 'match' : 'mismatch';
       status.textContent = `Compiled (GLSL ES 3.00) and ran 3 × 2^20 inputs in ${ms.toFixed(0)} ms. ${check}.`;
-      const col = (title: string, v: Uint32Array, w: number) => h('figure', null,
-        h('figcaption', null, title), noiseImage(v, w), accumulation(v, w));
-      box.appendChild(h('div', { class: 'preview-grid' },
-        col('this function', mine, width), col('LCG step (weak)', lcg, 32), col('PCG hash', pcg, 32)));
-      box.appendChild(h('p', { class: 'small muted' }, 'Top: outputs of inputs 0..65535 as grey levels (top 8 bits). Bottom: (h(i), h(i+1)) over 2^20 inputs, 256×256 cells, darker = more points.'));
+      const col = (title: string, v: Uint32Array, w: number) =>
+        h('figure', null, h('figcaption', null, title), noiseImage(v, w), accumulation(v, w));
+      box.appendChild(
+        h(
+          'div',
+          { class: 'preview-grid' },
+          col('this function', mine, width),
+          col('LCG step (weak)', lcg, 32),
+          col('PCG hash', pcg, 32),
+        ),
+      );
+      box.appendChild(
+        h(
+          'p',
+          { class: 'small muted' },
+          'Top: outputs of inputs 0..65535 as grey levels (top 8 bits). Bottom: (h(i), h(i+1)) over 2^20 inputs, 256×256 cells, darker = more points.',
+        ),
+      );
       box.appendChild(await cmjViews(gl, code, call, width, reference));
     } catch (e) {
       status.className = 'preview-status error';

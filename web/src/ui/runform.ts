@@ -50,9 +50,17 @@ function parseValue(s: JsonSchema, text: string): unknown {
   if (t === '') return undefined;
   const ty = types(s).filter((x) => x !== 'null');
   const item = s.items ? deref(s.items) : null;
-  if (ty.includes('array')) return t.split(/[\s,]+/).filter(Boolean).map((v) => (item && types(item).includes('number') ? Number(v) : v));
+  if (ty.includes('array'))
+    return t
+      .split(/[\s,]+/)
+      .filter(Boolean)
+      .map((v) => (item && types(item).includes('number') ? Number(v) : v));
   if (ty.includes('object')) {
-    try { return JSON.parse(t); } catch { throw new Error('expected a JSON object, e.g. {"xsr": 3}'); }
+    try {
+      return JSON.parse(t);
+    } catch {
+      throw new Error('expected a JSON object, e.g. {"xsr": 3}');
+    }
   }
   if (ty.includes('integer')) {
     // Seeds travel as an integer up to 2^53-1 and as a decimal string beyond.
@@ -60,21 +68,32 @@ function parseValue(s: JsonSchema, text: string): unknown {
     const n = Number(t);
     return Number.isFinite(n) ? n : t;
   }
-  if (ty.includes('number')) { const n = Number(t); return Number.isFinite(n) ? n : t; }
+  if (ty.includes('number')) {
+    const n = Number(t);
+    return Number.isFinite(n) ? n : t;
+  }
   return t;
 }
 
 function hint(s: JsonSchema): string {
   const parts: string[] = [];
   if (s.default !== undefined) parts.push(`default ${JSON.stringify(s.default)}`);
-  const lo = s.minimum ?? s.exclusiveMinimum, hi = s.maximum ?? s.exclusiveMaximum;
+  const lo = s.minimum ?? s.exclusiveMinimum,
+    hi = s.maximum ?? s.exclusiveMaximum;
   if (lo !== undefined || hi !== undefined) {
-    parts.push(`${lo ?? '…'}${s.exclusiveMinimum !== undefined ? ' <' : ' ≤'} x ${s.exclusiveMaximum !== undefined ? '<' : '≤'} ${hi ?? '…'}`);
+    parts.push(
+      `${lo ?? '…'}${s.exclusiveMinimum !== undefined ? ' <' : ' ≤'} x ${s.exclusiveMaximum !== undefined ? '<' : '≤'} ${hi ?? '…'}`,
+    );
   }
   return parts.join(', ');
 }
 
-interface Field { pointer: string; schema: JsonSchema; input: HTMLInputElement | HTMLSelectElement; error: HTMLElement }
+interface Field {
+  pointer: string;
+  schema: JsonSchema;
+  input: HTMLInputElement | HTMLSelectElement;
+  error: HTMLElement;
+}
 
 export class RunForm {
   readonly el: HTMLFormElement;
@@ -89,15 +108,29 @@ export class RunForm {
       this.addField(target, `/${name}`, name, sub);
     }
     this.status = h('div', { class: 'form-status', role: 'status', 'aria-live': 'polite' });
-    this.el = h('form', { class: 'run-form', novalidate: true, 'aria-label': 'Start a run', onsubmit: (e: Event) => { e.preventDefault(); void this.submit(); } },
+    this.el = h(
+      'form',
+      {
+        class: 'run-form',
+        novalidate: true,
+        'aria-label': 'Start a run',
+        onsubmit: (e: Event) => {
+          e.preventDefault();
+          void this.submit();
+        },
+      },
       h('h2', null, 'Start a run'),
       h('p', { class: 'muted' }, String(root.description ?? '')),
       primary,
       h('details', null, h('summary', null, 'Advanced settings'), advanced),
-      h('div', { class: 'row' },
+      h(
+        'div',
+        { class: 'row' },
         h('button', { type: 'submit', class: 'primary' }, 'Start run'),
-        h('label', null, h('input', { type: 'checkbox', name: 'start-paused' }), ' create without starting')),
-      this.status);
+        h('label', null, h('input', { type: 'checkbox', name: 'start-paused' }), ' create without starting'),
+      ),
+      this.status,
+    );
   }
 
   private addField(target: HTMLElement, pointer: string, name: string, raw: JsonSchema): void {
@@ -113,24 +146,42 @@ export class RunForm {
     const id = `f${pointer.replace(/\//g, '-')}`;
     let input: HTMLInputElement | HTMLSelectElement;
     if (ty.includes('boolean')) {
-      input = h('select', { id, name: pointer },
+      input = h(
+        'select',
+        { id, name: pointer },
         h('option', { value: '' }, s.default !== undefined ? `default (${String(s.default)})` : 'default'),
-        h('option', { value: 'true' }, 'true'), h('option', { value: 'false' }, 'false'));
+        h('option', { value: 'true' }, 'true'),
+        h('option', { value: 'false' }, 'false'),
+      );
     } else {
       const numeric = ty.includes('number') || (ty.includes('integer') && name !== 'seed');
       input = h('input', {
-        id, name: pointer, type: 'text', inputmode: numeric ? 'decimal' : undefined, autocomplete: 'off',
-        placeholder: s.default !== undefined ? String(s.default) : ty.includes('array') ? 'comma-separated' : ty.includes('object') ? 'JSON object' : '',
+        id,
+        name: pointer,
+        type: 'text',
+        inputmode: numeric ? 'decimal' : undefined,
+        autocomplete: 'off',
+        placeholder:
+          s.default !== undefined
+            ? String(s.default)
+            : ty.includes('array')
+              ? 'comma-separated'
+              : ty.includes('object')
+                ? 'JSON object'
+                : '',
       });
     }
     const error = h('span', { class: 'field-error', id: `${id}-error`, role: 'alert' });
     input.setAttribute('aria-describedby', `${id}-error ${id}-hint`);
     const help = [s.description, hint(s)].filter(Boolean).join(' · ');
-    const item = h('div', { class: 'field', dataset: { pointer } },
+    const item = h(
+      'div',
+      { class: 'field', dataset: { pointer } },
       h('label', { for: id }, name),
       input,
       h('span', { class: 'hint small muted', id: `${id}-hint` }, help),
-      error);
+      error,
+    );
     target.appendChild(item);
     this.fields.push({ pointer, schema: s, input, error });
   }
@@ -142,7 +193,12 @@ export class RunForm {
       let v: unknown;
       if (f.input instanceof HTMLSelectElement) v = f.input.value === '' ? undefined : f.input.value === 'true';
       else {
-        try { v = parseValue(s, f.input.value); } catch (e) { this.fieldError(f.pointer, (e as Error).message); throw e; }
+        try {
+          v = parseValue(s, f.input.value);
+        } catch (e) {
+          this.fieldError(f.pointer, (e as Error).message);
+          throw e;
+        }
       }
       if (v === undefined) continue;
       const keys = f.pointer.split('/').slice(1);
@@ -154,7 +210,10 @@ export class RunForm {
   }
 
   private clearErrors(): void {
-    for (const f of this.fields) { replace(f.error); f.input.removeAttribute('aria-invalid'); }
+    for (const f of this.fields) {
+      replace(f.error);
+      f.input.removeAttribute('aria-invalid');
+    }
     replace(this.status);
   }
 
@@ -178,13 +237,19 @@ export class RunForm {
   async submit(): Promise<void> {
     this.clearErrors();
     let body: RunConfig;
-    try { body = this.body(); } catch { return; }
+    try {
+      body = this.body();
+    } catch {
+      return;
+    }
     const paused = (this.el.querySelector('input[name=start-paused]') as HTMLInputElement).checked;
     const button = this.el.querySelector('button[type=submit]') as HTMLButtonElement;
     button.disabled = true;
     this.status.textContent = 'Starting…';
     try {
-      const run = await call(() => api.POST('/api/v1/runs', { body, params: { query: paused ? { start: false } : {} } }));
+      const run = await call(() =>
+        api.POST('/api/v1/runs', { body, params: { query: paused ? { start: false } : {} } }),
+      );
       this.status.textContent = `Run ${run.id} created.`;
       this.onCreated(run);
     } catch (e) {
@@ -194,7 +259,10 @@ export class RunForm {
       // Per-field messages where the daemon lists them, else its detail at the one field.
       for (const item of p.errors ?? []) placed = this.fieldError(item.field, item.message) || placed;
       if (!placed && p.field) placed = this.fieldError(p.field, p.detail);
-      replace(this.status, h('span', { class: 'error' }, placed ? `${p.title}: see the marked field.` : `${p.title}: ${p.detail}`));
+      replace(
+        this.status,
+        h('span', { class: 'error' }, placed ? `${p.title}: see the marked field.` : `${p.title}: ${p.detail}`),
+      );
       const first = this.el.querySelector('[aria-invalid=true]') as HTMLElement | null;
       first?.focus();
     } finally {
