@@ -16,6 +16,8 @@
 # PLAIN=1 switches the memetic operators off (the tournament as it was before issue 39).
 # EXTRA: JSON merged over the arena's configuration (top-level keys replace), e.g.
 # EXTRA='{"local_search":{"iterated":false}}' LABEL=iterated-off.
+# PARALLEL=1 runs the seeds at the same time (a busy host: SEEDS processes of 2 threads each
+# on this machine's cores) into ARENA/parallel-LABEL/, tabled in its seeds_LABEL.md.
 # LABEL names the rows (default memetic): a new row for the same arena, e.g. after a change
 # of the search, without mixing its seeds with the earlier rows'.
 set -euo pipefail
@@ -50,7 +52,29 @@ for arena in "$@"; do
     echo "$(date -u +%FT%TZ) $arena $label $config commit $commit seeds ${SEEDS:-3} from ${FIRST_SEED:-71}"
     echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores; load before: $(cut -d' ' -f1-3 /proc/loadavg)"
   } | tee -a "$out/seeds.log"
-  "$build/bench/bench_evolve" --seeds "${SEEDS:-3}" --first-seed "${FIRST_SEED:-71}" --minutes "$minutes" \
-    --out "$out" --label "$label" --config "$config" | tee -a "$out/seeds.log"
+  if [ "${PARALLEL:-0}" = 1 ]; then
+    # Every seed at once, each its own process (2 threads each): the machine is busy by
+    # design. Each seed writes its own folder; their rows are then joined into one
+    # seeds.csv there and tabled by bench_evolve --table (seeds_LABEL.md).
+    par="$out/parallel-$label"
+    mkdir -p "$par"
+    pids=()
+    for ((s = ${FIRST_SEED:-71}; s < ${FIRST_SEED:-71} + ${SEEDS:-3}; ++s)); do
+      mkdir -p "$par/seed-$s"
+      "$build/bench/bench_evolve" --seeds 1 --first-seed "$s" --minutes "$minutes" \
+        --out "$par/seed-$s" --label "$label" --config "$config" > "$par/seed-$s/out.txt" 2>&1 &
+      pids+=($!)
+    done
+    for p in "${pids[@]}"; do wait "$p"; done
+    cat "$par"/seed-*/out.txt | tee -a "$out/seeds.log"
+    first=1
+    for f in "$par"/seed-*/seeds.csv; do
+      if [ $first = 1 ]; then cat "$f"; first=0; else tail -n +2 "$f"; fi
+    done > "$par/seeds.csv"
+    "$build/bench/bench_evolve" --table "$par" --label "$label" | tee -a "$out/seeds.log"
+  else
+    "$build/bench/bench_evolve" --seeds "${SEEDS:-3}" --first-seed "${FIRST_SEED:-71}" --minutes "$minutes" \
+      --out "$out" --label "$label" --config "$config" | tee -a "$out/seeds.log"
+  fi
   echo "$(date -u +%FT%TZ) $arena load after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/seeds.log"
 done
