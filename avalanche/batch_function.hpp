@@ -14,6 +14,6 @@ namespace mixforge {
 using BatchFunction = std::function<void(const std::uint64_t* in, std::uint64_t* out, std::size_t n)>;
 
 // The reference interpreter as a BatchFunction (slow; the ground truth).
-BatchFunction interpreted_function(const Program& program);
+BatchFunction interpreted_function(const mixer::Program& program);
 
 }  // namespace mixforge

@@ -27,8 +27,8 @@ struct CountingKernels {
                         std::uint64_t mask, int word_bits, void* out);
   // The interpreter's twin of jit::Kernel::hash_tile (width <= 32, steps valid for it):
   // out[t] = f((base | (t << shift)) & mask) for t < 16 * vectors, f the `count` steps.
-  void (*interpret_tile)(const Step* steps, int count, int width, std::uint32_t* out,
-                         std::uint32_t base, unsigned shift, std::size_t vectors);
+  void (*interpret_tile)(const mixer::Step* steps, int count, int width, std::uint32_t* out, std::uint32_t base,
+                         unsigned shift, std::size_t vectors);
 };
 
 const CountingKernels& generic_counting_kernels();

@@ -25,7 +25,7 @@ AvalancheCounts exact_counts(const jit::Kernel& kernel, const std::atomic<bool>*
 // (CountingKernels::interpret_tile): nothing to compile, and every input hashed once (not
 // once per neighbour as in interpreted_counts_exact_range). At small widths, where a
 // kernel's compile costs more than the whole count, this is the sooner path.
-AvalancheCounts interpreted_counts_exact(const Program& program, const std::atomic<bool>* cancel = nullptr);
+AvalancheCounts interpreted_counts_exact(const mixer::Program& program, const std::atomic<bool>* cancel = nullptr);
 
 // What both share: hash_tile(out, base, shift, vectors) must write
 //   out[t] = f((base | (t << shift)) & mask) for t < 16 * vectors

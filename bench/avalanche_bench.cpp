@@ -41,16 +41,20 @@ namespace {
 
 using namespace mixforge;
 
-const Program lowbias32(32, {{StepKind::xorshift_right, 16}, {StepKind::mul_const, 0x7feb352d},
-                             {StepKind::xorshift_right, 15}, {StepKind::mul_const, 0x846ca68b},
-                             {StepKind::xorshift_right, 16}});
+const mixer::Program lowbias32(32, {{mixer::StepKind::xorshift_right, 16},
+                                    {mixer::StepKind::mul_const, 0x7feb352d},
+                                    {mixer::StepKind::xorshift_right, 15},
+                                    {mixer::StepKind::mul_const, 0x846ca68b},
+                                    {mixer::StepKind::xorshift_right, 16}});
 
-Program fresh_program(std::mt19937_64& rng) {
+mixer::Program fresh_program(std::mt19937_64& rng) {
   auto shift = [&] { return 10 + rng() % 10; };
   auto odd = [&] { return (rng() & 0xffffffffu) | 1; };
-  return Program(32, {{StepKind::xorshift_right, shift()}, {StepKind::mul_const, odd()},
-                      {StepKind::xorshift_right, shift()}, {StepKind::mul_const, odd()},
-                      {StepKind::xorshift_right, shift()}});
+  return mixer::Program(32, {{mixer::StepKind::xorshift_right, shift()},
+                             {mixer::StepKind::mul_const, odd()},
+                             {mixer::StepKind::xorshift_right, shift()},
+                             {mixer::StepKind::mul_const, odd()},
+                             {mixer::StepKind::xorshift_right, shift()}});
 }
 
 std::map<std::string, double> results;  // seconds (or programs/s), for the summary
@@ -110,7 +114,7 @@ void sampled_jit(benchmark::State& state) {
   double wall = 0, cpu = 0;
   std::uint64_t scored = 0;
   for (auto _ : state) {
-    std::vector<Program> programs(per_iteration);
+    std::vector<mixer::Program> programs(per_iteration);
     for (auto& p : programs) p = fresh_program(rng);
     Timer t;
     tbb::parallel_for(std::size_t{0}, per_iteration / batch, [&](std::size_t b) {
@@ -149,7 +153,7 @@ void sampled_interpreter(benchmark::State& state) {
   std::mt19937_64 rng(9);
   double wall = 0, cpu = 0;
   for (auto _ : state) {
-    const Program p = fresh_program(rng);
+    const mixer::Program p = fresh_program(rng);
     Timer t;
     benchmark::DoNotOptimize(reference_counts_sampled(p, 1, 0, subset));
     wall += t.wall_s();
@@ -176,7 +180,7 @@ void small_work(benchmark::State& state) {
   std::mt19937_64 rng(1000 + log2n);
   double wall = 0;
   for (auto _ : state) {
-    const Program p = fresh_program(rng);
+    const mixer::Program p = fresh_program(rng);
     Timer t;
     if (path == 0) benchmark::DoNotOptimize(reference_counts_sampled(p, 1, 0, samples));
     if (path == 1) benchmark::DoNotOptimize(interpreted_counts_sampled(p, 1, 0, samples));

@@ -139,31 +139,32 @@ long sass_bytes(const std::filesystem::path& cubin, const std::string& entry) {
 }
 
 // `count` random 5-step programs of a width, as a search starts them.
-std::vector<Program> random_programs(int width, std::size_t count, std::uint64_t seed) {
+std::vector<mixer::Program> random_programs(int width, std::size_t count, std::uint64_t seed) {
   evolver::ProgramShape shape;
   shape.width = width;
   shape.min_steps = 5;
   shape.max_steps = 5;
   shape.kinds = evolver::usable_kinds(evolver::RunConfig{}.kinds(), width);
   evolver::Rng rng(seed, 0);
-  std::vector<Program> programs;
+  std::vector<mixer::Program> programs;
   while (programs.size() < count) programs.push_back(evolver::random_program(shape, rng));
   return programs;
 }
 
 int ptx_report(const std::filesystem::path& out, const std::string& ir_passes) {
   const std::string ptxas = ptxas_path();
-  const Program lowbias = parse_program("x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;");
-  const Program wide = random_programs(64, 1, 11).front();
+  const mixer::Program lowbias =
+      mixer::parse_program("x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;");
+  const mixer::Program wide = random_programs(64, 1, 11).front();
   std::ostringstream r;
   r << "counting kernels for sm_90 (PTX 8.0); IR passes before code generation: "
     << (ir_passes.empty() ? std::string("none") : ir_passes) << "; ptxas: " << (ptxas.empty() ? "not found" : ptxas)
     << "\n";
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "mixforge-bench-ptx";
   std::filesystem::create_directories(dir);
-  for (const auto& [name, program] : {std::pair<std::string, Program>{"lowbias32", lowbias},
-                                      std::pair<std::string, Program>{"random 64-bit", wide}}) {
-    r << name << ": " << format_short(program) << "\n";
+  for (const auto& [name, program] : {std::pair<std::string, mixer::Program>{"lowbias32", lowbias},
+                                      std::pair<std::string, mixer::Program>{"random 64-bit", wide}}) {
+    r << name << ": " << mixer::format_short(program) << "\n";
     for (unsigned tile : {0u, 8u, 16u, 32u}) {
       r << "  " << (tile == 0 ? std::string("direct") : "tile " + std::to_string(tile)) << "\n";
       // One module per kernel, as the evaluator loads them.
@@ -171,7 +172,7 @@ int ptx_report(const std::filesystem::path& out, const std::string& ir_passes) {
         const bool exact = which == jit::CountKernels::exact;
         if (exact && program.width() > 32) continue;
         const char* entry = exact ? jit::count_kernel_exact : jit::count_kernel_sampled;
-        const std::vector<Program> one{program};
+        const std::vector<mixer::Program> one{program};
         std::string ptx;
         const double emit_s =
             sorted_times(3, [&] { ptx = jit::emit_count_ptx(one, {"sm_90", "+ptx80", "", ir_passes}, {tile}, which); })[1];
@@ -245,7 +246,8 @@ int main(int argc, char** argv) {
   const GpuDeviceInfo& d = gpu->device();
   r << "device: " << d.name << ", compute " << d.compute_major << "." << d.compute_minor << ", PTX target "
     << d.architecture << ", driver " << d.driver_version << "\n";
-  const Program lowbias = parse_program("x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;");
+  const mixer::Program lowbias =
+      mixer::parse_program("x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;");
   bool equal = true;
 
   // 1. exact lowbias32, each kernel option on a counter of its own (so the first call
@@ -285,7 +287,7 @@ int main(int argc, char** argv) {
   }
 
   // 2. batched exact scoring of random programs.
-  const std::vector<Program> batch = random_programs(32, 16, 7);
+  const std::vector<mixer::Program> batch = random_programs(32, 16, 7);
   std::vector<AvalancheCounts> gb;
   const double batch_first = timed([&] { gb = gpu->counts_exact_batch(batch); });
   const double batch_warm = timed([&] { gb = gpu->counts_exact_batch(batch); });

@@ -147,7 +147,7 @@ std::vector<baker::MixerInfo> mixers_from_bundle(const std::string& file) {
   for (std::size_t i = 0; i < j["programs"].size(); ++i) {
     const auto& p = j["programs"][i];
     try {
-      baker::MixerInfo m{program_from_json(p.at("program")), -1, false};
+      baker::MixerInfo m{mixer::program_from_json(p.at("program")), -1, false};
       if (p.contains("score") && p["score"].is_object()) {
         m.chi2 = p["score"].value("chi2", -1.0);
         m.exact = p["score"].value("exact", false);

@@ -36,14 +36,14 @@ struct EvalOptions {
 };
 
 struct Result {
-  Program program;
+  mixer::Program program;
   Score score;
   AvalancheCounts counts;
   double seconds = 0;
   nlohmann::json device;  // where scoring ran: after a GPU failure under auto, the CPU and why
 };
 
-Result evaluate(const Evaluator& ev, const DeviceSelection& device, const Program& p, const EvalOptions& o,
+Result evaluate(const Evaluator& ev, const DeviceSelection& device, const mixer::Program& p, const EvalOptions& o,
                 bool batch) {
   // The use case's rules; the command line's defaults (app/evaluate.hpp says how they
   // differ from the daemon's, and why).
@@ -62,8 +62,8 @@ nlohmann::json to_json(const Result& r, bool with_matrix) {
   nlohmann::json j;
   j["id"] = r.program.id();
   j["width"] = r.program.width();
-  j["text"] = format_program(r.program);
-  j["steps"] = mixforge::to_json(r.program)["steps"];
+  j["text"] = mixer::format_program(r.program);
+  j["steps"] = mixforge::mixer::to_json(r.program)["steps"];
   j["step_count"] = r.program.size();
   j["chi2"] = r.score.chi2;
   j["chi2_corrected"] = r.score.chi2_corrected;
@@ -119,7 +119,7 @@ void print_matrix(const Result& r, bool colour) {
 
 void print_human(const Result& r, bool matrix) {
   const Score& s = r.score;
-  std::cout << "program      " << format_short(r.program) << "\n"
+  std::cout << "program      " << mixer::format_short(r.program) << "\n"
             << "id           " << r.program.id() << "\n"
             << "width        " << r.program.width() << "\n";
   if (s.exact)
@@ -156,9 +156,9 @@ int run_batch(const Evaluator& ev, const DeviceSelection& device, const EvalOpti
     const auto first = line.find_first_not_of(" \t\r");
     if (first == std::string::npos || line.compare(first, 1, "#") == 0 || line.compare(first, 2, "//") == 0) return;
     try {
-      const Program p = parse_program(line, {o.width, 64});
+      const mixer::Program p = mixer::parse_program(line, {o.width, 64});
       out[k] = to_json(evaluate(ev, device, p, o, true), o.matrix).dump();
-    } catch (const ParseError& e) {
+    } catch (const mixer::ParseError& e) {
       failed[k] = 1;
       out[k] = nlohmann::json{{"line", k + 1}, {"error", e.what()}}.dump();
     } catch (const std::exception& e) {
@@ -204,7 +204,7 @@ void add_eval_command(CLI::App& app) {
       if (rc) throw ExitStatus{rc};
       return;
     }
-    const ParsedText parsed = parse_program_argument(o->program, o->width);
+    const mixer::ParsedText parsed = parse_program_argument(o->program, o->width);
     const Result r = evaluate(*ev, device, parsed.program, *o, false);
     if (o->json)
       std::cout << to_json(r, o->matrix).dump() << "\n";

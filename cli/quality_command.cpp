@@ -159,7 +159,7 @@ void add_quality_command(CLI::App& app) {
       if (!f) throw UsageError("quality: no function with id " + o->program + " in " + o->data);
       report = evolver::stored_function_quality(*db, *evaluator, f->program, plan.options, plan.refresh);
     } else {
-      const Program p = parse_program_argument(o->program, o->width).program;
+      const mixer::Program p = parse_program_argument(o->program, o->width).program;
       report = to_json(assess_quality(*evaluator, p, plan.options));
       report["cached"] = false;
       report["computed_at"] =

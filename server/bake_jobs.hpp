@@ -37,7 +37,7 @@ struct BakeSpec {
   std::string scene_content;         // the uploaded file
   std::map<std::string, std::string> materials;  // OBJ: .mtl files by name
   struct Lane {
-    Program program;
+    mixer::Program program;
     double chi2 = -1;  // < 0: scored by the job before it bakes
     bool exact = false;
   };

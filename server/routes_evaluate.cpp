@@ -32,7 +32,7 @@ ScoringJob evaluate(ApiContext& ctx, const Request& req) {
   ScoringJob job;
   job.costly = plan->costly;
   job.run = [&ctx, plan, cancel = req.client_gone, queued_at = std::chrono::steady_clock::now()]() -> Response {
-    const Program& program = plan->program;
+    const mixer::Program& program = plan->program;
     const int n = program.width();
     const bool exact = plan->scoring.exact;
     const std::uint64_t seed = plan->scoring.seed;
@@ -50,11 +50,19 @@ ScoringJob evaluate(ApiContext& ctx, const Request& req) {
     const Score& s = scored.score;
     nlohmann::json out = {
         {"program",
-         {{"id", program.id()}, {"text", format_program(program)}, {"short", format_short(program)},
-          {"program", to_json(program)}, {"width", n}, {"steps", program.size()}}},
+         {{"id", program.id()},
+          {"text", mixer::format_program(program)},
+          {"short", mixer::format_short(program)},
+          {"program", mixer::to_json(program)},
+          {"width", n},
+          {"steps", program.size()}}},
         {"score",
-         {{"chi2", s.chi2}, {"chi2_corrected", s.chi2_corrected}, {"chi2_stderr", s.chi2_stderr},
-          {"bias", s.bias}, {"samples", s.samples}, {"exact", s.exact}}},
+         {{"chi2", s.chi2},
+          {"chi2_corrected", s.chi2_corrected},
+          {"chi2_stderr", s.chi2_stderr},
+          {"bias", s.bias},
+          {"samples", s.samples},
+          {"exact", s.exact}}},
         {"queued_s", std::chrono::duration<double>(started - queued_at).count()},
         {"elapsed_s", std::chrono::duration<double>(done - started).count()},
     };

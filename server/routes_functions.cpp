@@ -40,9 +40,11 @@ Response get_function(ApiContext& ctx, const Request& req) {
   auto f = ctx.runs.function(id);
   if (!f) throw HttpError(404, "function-not-found", "no function with id " + id);
   nlohmann::json j = evolver::to_json(*f);
-  const Program inv = inverse(f->program);
-  j["inverse"] = {{"id", inv.id()}, {"text", format_program(inv)}, {"short", format_short(inv)},
-                  {"program", to_json(inv)}};
+  const mixer::Program inv = mixer::inverse(f->program);
+  j["inverse"] = {{"id", inv.id()},
+                  {"text", mixer::format_program(inv)},
+                  {"short", mixer::format_short(inv)},
+                  {"program", mixer::to_json(inv)}};
   if (with_matrix) {
     const int n = f->program.width();
     const ScoredCounts scored =

@@ -116,7 +116,7 @@ nlohmann::json stored_quality_summary(RunManager& runs, const std::string& funct
   return nullptr;
 }
 
-nlohmann::json stored_function_quality(RunManager& runs, const Evaluator& evaluator, const Program& program,
+nlohmann::json stored_function_quality(RunManager& runs, const Evaluator& evaluator, const mixer::Program& program,
                                        const QualityOptions& options, bool refresh, const std::atomic<bool>* cancel,
                                        SharedComputations* shared) {
   const std::string id = program.id();

@@ -8,13 +8,13 @@ Estimate estimate_of(const Score& s) {
   return Estimate{s.exact ? s.chi2 : s.chi2_corrected, s.chi2_stderr, s.samples, s.exact};
 }
 
-double scoring_work(const Program& p, std::uint64_t inputs) {
+double scoring_work(const mixer::Program& p, std::uint64_t inputs) {
   return double(inputs) * (p.width() + 1) * double(std::max<std::size_t>(p.size(), 1));
 }
 
-StagedChild staged_with_reject(const Program& p, std::uint64_t samples, std::uint64_t seed,
-                               const EarlyReject& er, double threshold, const Evaluator& main,
-                               const Evaluator* small, double small_limit) {
+StagedChild staged_with_reject(const mixer::Program& p, std::uint64_t samples, std::uint64_t seed,
+                               const EarlyReject& er, double threshold, const Evaluator& main, const Evaluator* small,
+                               double small_limit) {
   auto pick = [&](std::uint64_t count) -> const Evaluator& {
     return small && scoring_work(p, count) < small_limit ? *small : main;
   };

@@ -17,7 +17,7 @@
 namespace mixforge::evolver {
 
 struct RescoreJob {
-  Program program;
+  mixer::Program program;
   std::uint64_t hash = 0;
   bool exact = false;
   std::uint64_t samples = 0;  // when not exact
@@ -26,7 +26,7 @@ struct RescoreJob {
 
 struct RescoreResult {
   std::uint64_t hash = 0;
-  Program program;
+  mixer::Program program;
   Estimate estimate;
 };
 

@@ -30,7 +30,8 @@ TEST(ChiSquare, BiasMatchesHashProspectorUnitFor32Bits) {
 TEST(ChiSquare, NoiseCorrectionIsUnbiasedWithinItsStandardError) {
   // A 12-bit function: exact chi2 known; 200 sampled scores at N = 2^12 average to it
   // after subtracting n^2/2N, and the spread agrees with the reported standard error.
-  const Program p = parse_program("x ^= x >> 6; x *= 0x9e5; x ^= x >> 5; x *= 0x3b7; x ^= x >> 6", {.width = 12});
+  const mixer::Program p =
+      mixer::parse_program("x ^= x >> 6; x *= 0x9e5; x ^= x >> 5; x *= 0x3b7; x ^= x >> 6", {.width = 12});
   const Evaluator ev(nullptr);
   const double exact = ev.exact(p).chi2;
   const int runs = 200;

@@ -106,7 +106,7 @@ TEST(CounterBattery, NarrowWidthsAreSkippedAndAMissingToolIsReported) {
 TEST(CounterBattery, QuickSizeFailsAMultiplyDeterministically) {
   if (!find_dieharder()) GTEST_SKIP() << "dieharder is not installed (Debian package dieharder)";
   const auto ev = Evaluator::with_own_engine();
-  const auto weak_f = ev->batch_function(parse_program("x *= 0x9e3779b9;", {.width = 32}));
+  const auto weak_f = ev->batch_function(mixer::parse_program("x *= 0x9e3779b9;", {.width = 32}));
   const auto all = counter_transforms(32);
   const std::vector<CounterTransform> some = {all[0], all[4]};  // counter, rotl16
   const CounterBattery weak = counter_battery(weak_f, 32, BatterySize::quick, nullptr, some);
@@ -132,7 +132,7 @@ TEST(CounterBattery, QuickSizePassesTriple32OnEveryTransform) {
   if (!find_dieharder()) GTEST_SKIP() << "dieharder is not installed (Debian package dieharder)";
   const auto ev = Evaluator::with_own_engine();
   const CounterBattery good = counter_battery(
-      ev->batch_function(parse_program(
+      ev->batch_function(mixer::parse_program(
           "x ^= x >> 17; x *= 0xed5ad4bb; x ^= x >> 11; x *= 0xac4c1b51; x ^= x >> 15; x *= 0x31848bab; "
           "x ^= x >> 14;",
           {.width = 32})),

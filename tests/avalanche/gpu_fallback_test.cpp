@@ -31,7 +31,7 @@ const Evaluator& cpu_scores() {
 }
 
 // Wider than interpreted_exact_max_width: exact counts of it are routed to the GPU.
-Program wide_exact_program(std::uint64_t seed) {
+mixer::Program wide_exact_program(std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   return testing::random_program(rng, 24, 5);
 }
@@ -81,7 +81,7 @@ TEST(GpuFallback, AutoScoresOnTheCpuWhenAModuleLoadFails) {
   ev->use_device(device, 1 << 12);
   EXPECT_EQ(ev->gpu(), device.gpu.get());
 
-  const Program p = wide_exact_program(1);
+  const mixer::Program p = wide_exact_program(1);
   expect_same_counts(cpu_scores().counts_exact(p), ev->counts_exact(p), p);
   EXPECT_TRUE(device.fallback->happened());
   EXPECT_EQ(ev->gpu(), nullptr) << "the CPU scores from now on";
@@ -94,7 +94,7 @@ TEST(GpuFallback, AutoScoresOnTheCpuWhenAModuleLoadFails) {
   EXPECT_NE(report["note"].get<std::string>().find(reason), std::string::npos) << report.dump();
 
   // Later calls, sampled too, go to the CPU without a second notice.
-  const Program q = wide_exact_program(2);
+  const mixer::Program q = wide_exact_program(2);
   expect_same_counts(cpu_scores().counts_exact(q), ev->counts_exact(q), q);
   expect_same_counts(cpu_scores().counts_sampled(q, 3, 5, 1 << 14), ev->counts_sampled(q, 3, 5, 1 << 14), q);
   std::lock_guard lock(notices.mu);
@@ -110,7 +110,7 @@ TEST(GpuFallback, AutoScoresOnTheCpuWhenALaunchFails) {
   ev->use_device(device, 1 << 12);
   // Sampled counts of at least min_samples go to the GPU; any width.
   std::mt19937_64 rng(7);
-  const Program p = testing::random_program(rng, 40, 5);
+  const mixer::Program p = testing::random_program(rng, 40, 5);
   expect_same_counts(cpu_scores().counts_sampled(p, 9, 100, 1 << 13), ev->counts_sampled(p, 9, 100, 1 << 13), p);
   EXPECT_EQ(device.fallback->reason(), "cuda: cuLaunchKernel failed: an injected fault (MIXFORGE_FAULT_GPU=launch)");
   std::lock_guard lock(notices.mu);
@@ -126,7 +126,7 @@ TEST(GpuFallback, EvaluatorsSharingTheGpuFallBackTogether) {
   auto b = Evaluator::with_own_engine();
   a->use_device(device);
   b->use_device(device);
-  const Program p = wide_exact_program(3);
+  const mixer::Program p = wide_exact_program(3);
   a->counts_exact(p);
   EXPECT_EQ(b->gpu(), nullptr);
 }
@@ -139,7 +139,7 @@ TEST(GpuFallback, ManyThreadsFallBackOnceWithTheCpusCounts) {
   auto ev = Evaluator::with_own_engine();
   ev->use_device(device, 1 << 10);
   std::mt19937_64 rng(11);
-  const Program p = testing::random_program(rng, 33, 4);
+  const mixer::Program p = testing::random_program(rng, 33, 4);
   const AvalancheCounts want = cpu_scores().counts_sampled(p, 1, 0, 1 << 12);
   std::vector<AvalancheCounts> got(8);
   std::vector<std::thread> threads;
@@ -157,7 +157,7 @@ TEST(GpuFallback, ExplicitGpuKeepsTheFailureAnError) {
   EXPECT_EQ(device.fallback, nullptr) << "--device gpu: no fallback";
   auto ev = Evaluator::with_own_engine();
   ev->use_device(device);
-  const Program p = wide_exact_program(4);
+  const mixer::Program p = wide_exact_program(4);
   for (int attempt = 0; attempt < 2; ++attempt) {
     try {
       ev->counts_exact(p);

@@ -20,7 +20,7 @@ struct Spread {
   double mean_error;      // mean(corrected) - exact, in stderr units of the mean
 };
 
-Spread spread(const Program& p, std::uint64_t samples, int seeds) {
+Spread spread(const mixer::Program& p, std::uint64_t samples, int seeds) {
   const Evaluator ev(nullptr);
   const double exact = score(reference_counts_exact(p)).chi2;
   std::vector<double> corrected, stderrs;
@@ -40,11 +40,12 @@ Spread spread(const Program& p, std::uint64_t samples, int seeds) {
 // The cell-by-cell formula gave 4.2 (poor) and 1.1 (good) here at width 20; the groups
 // must describe both. 60 seeds: the ratio itself is known to about +-10 %.
 TEST(GroupedCounts, TheStandardErrorDescribesTheSpreadFromPoorToGood) {
-  const ParseOptions w12{12};
-  const Program poor = parse_program("x *= 0x781; x ^= x >> 5;", w12);
-  const Program good = parse_program("x ^= x >> 6; x *= 0x5a5; x ^= x >> 5; x *= 0x3c3; x ^= x >> 6;", w12);
-  for (const Program* p : {&poor, &good}) {
-    SCOPED_TRACE(format_program(*p));
+  const mixer::ParseOptions w12{12};
+  const mixer::Program poor = mixer::parse_program("x *= 0x781; x ^= x >> 5;", w12);
+  const mixer::Program good =
+      mixer::parse_program("x ^= x >> 6; x *= 0x5a5; x ^= x >> 5; x *= 0x3c3; x ^= x >> 6;", w12);
+  for (const mixer::Program* p : {&poor, &good}) {
+    SCOPED_TRACE(mixer::format_program(*p));
     const Spread s = spread(*p, 1 << 14, 60);
     EXPECT_GT(s.sd_over_stderr, 0.75);
     EXPECT_LT(s.sd_over_stderr, 1.3);
@@ -66,7 +67,7 @@ TEST(GroupedCounts, ChunksCoverTheRangeInOrder) {
 // per counting call made sampled runs several times slower); the next stages fill the
 // following groups in turn, and a large extension spreads over all 32.
 TEST(GroupedCounts, SmallExtensionsFillTheGroupsInTurn) {
-  const Program p = parse_program("x ^= x >> 5; x *= 0x5a5; x ^= x >> 6;", ParseOptions{12});
+  const mixer::Program p = mixer::parse_program("x ^= x >> 5; x *= 0x5a5; x ^= x >> 6;", mixer::ParseOptions{12});
   const Evaluator ev(nullptr);
   GroupedCounts acc(12);
   auto used = [&] {
@@ -87,7 +88,7 @@ TEST(GroupedCounts, SmallExtensionsFillTheGroupsInTurn) {
 }
 
 TEST(GroupedCounts, PooledCountsAreTheWholeStreamsCounts) {
-  const Program p = parse_program("x ^= x >> 5; x *= 0x5a5; x ^= x >> 6;", ParseOptions{12});
+  const mixer::Program p = mixer::parse_program("x ^= x >> 5; x *= 0x5a5; x ^= x >> 6;", mixer::ParseOptions{12});
   const Evaluator ev(nullptr);
   GroupedCounts acc(12);
   ev.extend_sampled(acc, p, 9, 1000);

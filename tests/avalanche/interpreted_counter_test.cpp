@@ -24,7 +24,7 @@ TEST(InterpretedCounts, SampledEqualTheReferenceAtEveryWidth) {
   std::mt19937_64 rng(31);
   for (int width = 1; width <= 64; ++width) {
     SCOPED_TRACE("width " + std::to_string(width));
-    const Program p = testing::random_program(rng, width, 1 + width % 6);
+    const mixer::Program p = testing::random_program(rng, width, 1 + width % 6);
     // 16 lanes a vector up to 32 bits, 8 above; 32 vectors a block. 1000 + 1037 cuts both.
     for (std::uint64_t count : {0u, 1u, 15u, 17u, 513u, 1037u})
       expect_same_counts(reference_counts_sampled(p, 77, 1000, count), interpreted_counts_sampled(p, 77, 1000, count), p);
@@ -35,10 +35,10 @@ TEST(InterpretedCounts, ExactRangesEqualTheReference) {
   std::mt19937_64 rng(32);
   for (int width = 1; width <= 16; ++width) {
     SCOPED_TRACE("width " + std::to_string(width));
-    const Program p = testing::random_program(rng, width, 4);
+    const mixer::Program p = testing::random_program(rng, width, 4);
     expect_same_counts(reference_counts_exact(p), interpreted_counts_exact_range(p, 0, std::uint64_t{1} << width), p);
   }
-  const Program wide = testing::random_program(rng, 40, 5);
+  const mixer::Program wide = testing::random_program(rng, 40, 5);
   expect_same_counts(reference_counts_exact_range(wide, 123456789, 1001),
               interpreted_counts_exact_range(wide, 123456789, 1001), wide);
 }
@@ -50,7 +50,7 @@ TEST(InterpretedCounts, TiledExactEqualsTheReferenceAtEveryWidth) {
   for (int width = 1; width <= 20; ++width) {
     SCOPED_TRACE("width " + std::to_string(width));
     for (int k = 0; k < 3; ++k) {
-      const Program p = testing::random_program(rng, width, 1 + (width + k) % 7);
+      const mixer::Program p = testing::random_program(rng, width, 1 + (width + k) % 7);
       expect_same_counts(reference_counts_exact(p), interpreted_counts_exact(p), p);
     }
   }
@@ -64,7 +64,7 @@ TEST(InterpretedCounts, EveryInterpretTileHashesLikeTheInterpreter) {
   if (auto* k = counting::avx512_counting_kernels()) sets.push_back(k);
   std::mt19937_64 rng(35);
   for (int width : {1, 5, 7, 13, 16, 17, 24, 31, 32}) {
-    const Program p = testing::random_program(rng, width, 6);
+    const mixer::Program p = testing::random_program(rng, width, 6);
     for (const counting::CountingKernels* set : sets) {
       SCOPED_TRACE(std::string(set->name) + " width " + std::to_string(width));
       for (unsigned shift : {0u, 3u}) {
@@ -75,7 +75,7 @@ TEST(InterpretedCounts, EveryInterpretTileHashesLikeTheInterpreter) {
                             shift ? base : 0, shift, vectors);
         for (std::size_t t = 0; t < out.size(); ++t) {
           const std::uint64_t x = ((shift ? base : 0) | (t << shift)) & p.mask();
-          ASSERT_EQ(out[t], apply(p, x)) << "input " << x;
+          ASSERT_EQ(out[t], mixer::apply(p, x)) << "input " << x;
         }
       }
     }
@@ -85,11 +85,12 @@ TEST(InterpretedCounts, EveryInterpretTileHashesLikeTheInterpreter) {
 TEST(InterpretedCounts, TheEvaluatorWithoutAnEngineCountsLikeTheReference) {
   const Evaluator interpreter(nullptr);
   std::mt19937_64 rng(33);
-  const Program p12 = testing::random_program(rng, 12, 5);
+  const mixer::Program p12 = testing::random_program(rng, 12, 5);
   expect_same_counts(reference_counts_exact(p12), interpreter.counts_exact(p12), p12);
-  const Program p48 = testing::random_program(rng, 48, 5);
+  const mixer::Program p48 = testing::random_program(rng, 48, 5);
   expect_same_counts(reference_counts_sampled(p48, 5, 0, 4096), interpreter.counts_sampled(p48, 5, 0, 4096), p48);
-  const Program p32 = parse_program("x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;");
+  const mixer::Program p32 =
+      mixer::parse_program("x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;");
   expect_same_counts(reference_counts_sampled(p32, 9, 3, 2000), interpreter.counts_sampled(p32, 9, 3, 2000), p32);
 }
 

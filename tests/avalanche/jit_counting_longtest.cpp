@@ -16,7 +16,7 @@ TEST(JitExactCountsLong, Every32BitReferenceFunction) {
   int checked = 0;
   for (const auto& m : test::reference_mixers()) {
     if (m.width != 32) continue;
-    const Program p = parse_program(m.text, {.width = 32});
+    const mixer::Program p = mixer::parse_program(m.text, {.width = 32});
     EXPECT_NEAR(chi_square(jit_counts_exact(engine, p)), m.chi2, 1e-9 * m.chi2) << m.name;
     ++checked;
   }

@@ -26,7 +26,7 @@ jit::Engine& engine() {
 TEST(JitSampledCounts, MatchReferenceAtEveryWidth) {
   std::mt19937_64 rng(2024);
   for (int width = 1; width <= 64; ++width) {
-    const Program p = random_program(rng, width, 1 + static_cast<int>(rng() % 8));
+    const mixer::Program p = random_program(rng, width, 1 + static_cast<int>(rng() % 8));
     const std::uint64_t seed = rng();
     // Counts that leave partial vectors and partial Harley-Seal groups.
     for (std::uint64_t count : {std::uint64_t{1}, std::uint64_t{17}, static_cast<std::uint64_t>(2000 + width)}) {
@@ -39,8 +39,9 @@ TEST(JitSampledCounts, MatchReferenceAtEveryWidth) {
 }
 
 TEST(JitSampledCounts, RangesAddUp) {
-  const Program p(32, {{StepKind::xorshift_right, 16}, {StepKind::mul_const, 0x7feb352d},
-                       {StepKind::xorshift_right, 15}});
+  const mixer::Program p(32, {{mixer::StepKind::xorshift_right, 16},
+                              {mixer::StepKind::mul_const, 0x7feb352d},
+                              {mixer::StepKind::xorshift_right, 15}});
   AvalancheCounts parts = jit_counts_sampled(engine(), p, 7, 0, 1000);
   parts += jit_counts_sampled(engine(), p, 7, 1000, 3096);
   testing::expect_same_counts(parts, jit_counts_sampled(engine(), p, 7, 0, 4096), p);
@@ -50,11 +51,11 @@ TEST(JitSampledCounts, RangesAddUp) {
 TEST(JitPrepare, BatchCompiledKernelsServeLaterCounts) {
   jit::Engine local;
   std::mt19937_64 rng(77);
-  std::vector<Program> programs;
+  std::vector<mixer::Program> programs;
   for (int i = 0; i < 8; ++i) programs.push_back(random_program(rng, 16, 5));
   auto kernels = jit_prepare_sampled(local, programs, 500);
   EXPECT_EQ(local.stats().modules, 1u);
-  for (const Program& p : programs)
+  for (const mixer::Program& p : programs)
     testing::expect_same_counts(jit_counts_sampled(local, p, 3, 0, 500), reference_counts_sampled(p, 3, 0, 500), p);
   EXPECT_EQ(local.stats().modules, 1u);  // all served from the batch
   EXPECT_EQ(local.stats().cache_hits, programs.size());
@@ -68,7 +69,7 @@ TEST(JitSampledCounts, QuickCodeForSmallCountsOptimisedForLarge) {
   jit::Engine local;
   EXPECT_EQ(sampled_codegen_level(local, 4096), 0);
   EXPECT_EQ(sampled_codegen_level(local, std::uint64_t{1} << 20), 1);
-  const Program p(32, {{StepKind::xorshift_right, 16}, {StepKind::mul_const, 0x7feb352d}});
+  const mixer::Program p(32, {{mixer::StepKind::xorshift_right, 16}, {mixer::StepKind::mul_const, 0x7feb352d}});
   // The same counts whichever code computes them.
   const AvalancheCounts big = jit_counts_sampled(local, p, 5, 0, std::uint64_t{1} << 20);
   AvalancheCounts parts = jit_counts_sampled(local, p, 5, 0, 1000);
@@ -80,7 +81,7 @@ TEST(JitExactCounts, MatchReferenceForWidths1To16) {
   std::mt19937_64 rng(31337);
   for (int width = 1; width <= 16; ++width)
     for (int trial = 0; trial < 3; ++trial) {
-      const Program p = random_program(rng, width, 1 + static_cast<int>(rng() % 8));
+      const mixer::Program p = random_program(rng, width, 1 + static_cast<int>(rng() % 8));
       testing::expect_same_counts(jit_counts_exact(engine(), p), reference_counts_exact(p), p);
     }
 }
@@ -89,13 +90,13 @@ TEST(JitExactCounts, MatchReferenceAcrossTwoPasses) {
   // Widths above the 16-bit tile take a second pass over the high bits.
   std::mt19937_64 rng(5);
   for (int width : {17, 19}) {
-    const Program p = random_program(rng, width, 6);
+    const mixer::Program p = random_program(rng, width, 6);
     testing::expect_same_counts(jit_counts_exact(engine(), p), reference_counts_exact(p), p);
   }
 }
 
 TEST(JitExactCounts, RejectsWideProgramsClearly) {
-  const Program p(33, {{StepKind::mul_const, 5}});
+  const mixer::Program p(33, {{mixer::StepKind::mul_const, 5}});
   EXPECT_THROW(jit_counts_exact(engine(), p), std::invalid_argument);
 }
 

@@ -21,7 +21,7 @@ namespace {
 // An ideal random function of n bits (not a permutation; for these measures the same).
 BatchFunction qm_random_function(int n, std::uint64_t key) {
   return [n, key](const std::uint64_t* in, std::uint64_t* out, std::size_t m) {
-    for (std::size_t k = 0; k < m; ++k) out[k] = sample_input(key, in[k]) & width_mask(n);
+    for (std::size_t k = 0; k < m; ++k) out[k] = sample_input(key, in[k]) & mixer::width_mask(n);
   };
 }
 
@@ -37,7 +37,7 @@ const char* const qm_triple32 =
     "x ^= x >> 17; x *= 0xed5ad4bb; x ^= x >> 11; x *= 0xac4c1b51; x ^= x >> 15; x *= 0x31848bab; x ^= x >> 14;";
 const char* const qm_lowbias32 = "x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;";
 
-BatchFunction compiled(const Program& p) {
+BatchFunction compiled(const mixer::Program& p) {
   static const auto ev = Evaluator::with_own_engine();
   return ev->batch_function(p);
 }
@@ -102,9 +102,10 @@ TEST(HigherOrderAvalanche, IdentityAndMultiplyFailTriple32Passes) {
     EXPECT_EQ(d.fit.verdict, Verdict::failed) << d.flipped_bits;
     EXPECT_EQ(d.histogram[d.flipped_bits], 1u << 14);  // exactly the flipped bits change
   }
-  for (const FlipDistance& d : higher_order_avalanche(compiled(parse_program(weak_multiply, {.width = 32})), 32, 1 << 14, 1))
+  for (const FlipDistance& d :
+       higher_order_avalanche(compiled(mixer::parse_program(weak_multiply, {.width = 32})), 32, 1 << 14, 1))
     EXPECT_EQ(d.fit.verdict, Verdict::failed) << d.flipped_bits << ": chi2 " << d.fit.chi2;
-  const auto ho = higher_order_avalanche(compiled(parse_program(qm_triple32, {.width = 32})), 32, 1 << 18, 1);
+  const auto ho = higher_order_avalanche(compiled(mixer::parse_program(qm_triple32, {.width = 32})), 32, 1 << 18, 1);
   ASSERT_EQ(ho.size(), 2u);
   for (const FlipDistance& d : ho) {
     EXPECT_EQ(d.samples, 1u << 18);
@@ -153,14 +154,16 @@ TEST(BitIndependence, IdentityAndMultiplyFailTriple32PassesLowbias32HasACoupledP
   const BitIndependence id = bit_independence(qm_identity(), 32, 1 << 10, 1);
   EXPECT_EQ(id.verdict, Verdict::failed);
   EXPECT_DOUBLE_EQ(std::fabs(id.worst_correlation), 1.0);  // bits that never change
-  EXPECT_EQ(bit_independence(compiled(parse_program(weak_multiply, {.width = 32})), 32, 1 << 12, 1).verdict,
+  EXPECT_EQ(bit_independence(compiled(mixer::parse_program(weak_multiply, {.width = 32})), 32, 1 << 12, 1).verdict,
             Verdict::failed);
-  const BitIndependence t = bit_independence(compiled(parse_program(qm_triple32, {.width = 32})), 32, 1 << 16, 1);
+  const BitIndependence t =
+      bit_independence(compiled(mixer::parse_program(qm_triple32, {.width = 32})), 32, 1 << 16, 1);
   EXPECT_GT(t.p_value, 1e-4) << "chi2 " << t.chi2 << " over " << t.cells;
   EXPECT_LT(std::fabs(t.worst_correlation), 0.03);
   // lowbias32: input bit 15 reaches the second multiply as its lowest changed bit, which
   // always flips bit 0 there; the final x ^= x >> 16 then makes d_0 = 1 ^ d_16.
-  const BitIndependence lb = bit_independence(compiled(parse_program(qm_lowbias32, {.width = 32})), 32, 1 << 12, 1);
+  const BitIndependence lb =
+      bit_independence(compiled(mixer::parse_program(qm_lowbias32, {.width = 32})), 32, 1 << 12, 1);
   EXPECT_EQ(lb.verdict, Verdict::failed);
   EXPECT_EQ(lb.worst_input_bit, 15);
   EXPECT_EQ(lb.worst_output_bits[0], 0);
@@ -169,9 +172,10 @@ TEST(BitIndependence, IdentityAndMultiplyFailTriple32PassesLowbias32HasACoupledP
 }
 
 TEST(BitIndependence, DeterministicWideAndNarrow) {
-  const auto f = compiled(parse_program("x ^= x >> 30; x *= 0xbf58476d1ce4e5b9; x ^= x >> 27; x *= 0x94d049bb133111eb; "
-                                   "x ^= x >> 31;",
-                                        {.width = 64}));
+  const auto f =
+      compiled(mixer::parse_program("x ^= x >> 30; x *= 0xbf58476d1ce4e5b9; x ^= x >> 27; x *= 0x94d049bb133111eb; "
+                                    "x ^= x >> 31;",
+                                    {.width = 64}));
   const BitIndependence a = bit_independence(f, 64, 1 << 10, 3), b = bit_independence(f, 64, 1 << 10, 3);
   EXPECT_EQ(a.cells, 64u * 2016u);
   EXPECT_EQ(a.chi2, b.chi2);
@@ -197,7 +201,8 @@ TEST(BitIndependence, DeterministicWideAndNarrow) {
 TEST(BatchFunction, JitAgreesWithTheInterpreter) {
   for (const char* text : {"x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;",
                            "x ^= x >> 30; x *= 0xbf58476d1ce4e5b9; x ^= x >> 27;"}) {
-    const Program p = parse_program(text, {.width = std::string(text).find("bf58") != std::string::npos ? 64 : 32});
+    const mixer::Program p =
+        mixer::parse_program(text, {.width = std::string(text).find("bf58") != std::string::npos ? 64 : 32});
     const auto f = compiled(p), g = interpreted_function(p);
     std::vector<std::uint64_t> in(1000), a(1000), b(1000);
     for (std::size_t k = 0; k < in.size(); ++k) in[k] = sample_input(1, k) & p.mask();

@@ -26,7 +26,8 @@ TEST(QualityReport, ExactAvalancheEqualsTheReferenceScores) {
   int checked = 0;
   for (const auto& m : test::reference_mixers()) {
     if (m.width > 20) continue;  // the 32-bit ones: bench/quality.sh (exact at the standard size)
-    const QualityReport r = assess_quality(*ev, parse_program(m.text, {.width = m.width}), quick_without_battery());
+    const QualityReport r =
+        assess_quality(*ev, mixer::parse_program(m.text, {.width = m.width}), quick_without_battery());
     EXPECT_TRUE(r.avalanche.exact) << m.name;
     EXPECT_NEAR(r.avalanche.chi2, m.chi2, 1e-9 * m.chi2) << m.name;
     EXPECT_NEAR(r.avalanche.bias, m.bias, 1e-9 * m.bias) << m.name;
@@ -38,7 +39,8 @@ TEST(QualityReport, ExactAvalancheEqualsTheReferenceScores) {
 
 TEST(QualityReport, JsonHasEveryPartAndIsDeterministic) {
   const auto ev = Evaluator::with_own_engine();
-  const Program p = parse_program("x ^= x >> 8; x *= 0x88b5; x ^= x >> 7; x *= 0xdb2d; x ^= x >> 9;", {.width = 16});
+  const mixer::Program p =
+      mixer::parse_program("x ^= x >> 8; x *= 0x88b5; x ^= x >> 7; x *= 0xdb2d; x ^= x >> 9;", {.width = 16});
   QualityOptions o = quick_without_battery();
   o.battery = true;  // 16 bits: skipped for the width, with the reason
   nlohmann::json a = to_json(assess_quality(*ev, p, o)), b = to_json(assess_quality(*ev, p, o));
@@ -57,7 +59,7 @@ TEST(QualityReport, JsonHasEveryPartAndIsDeterministic) {
   o.battery = false;
   EXPECT_EQ(to_json(assess_quality(*ev, p, o))["options"]["seed"], "18446744073709551615");
   // A 1-bit function: no pairs, no 2- or 3-bit flips.
-  const nlohmann::json one = to_json(assess_quality(*ev, parse_program("x ^= 1;", {.width = 1}), o));
+  const nlohmann::json one = to_json(assess_quality(*ev, mixer::parse_program("x ^= 1;", {.width = 1}), o));
   EXPECT_FALSE(one["bit_independence"]["applicable"].get<bool>());
   EXPECT_FALSE(one["bit_independence"].contains("worst_pair"));
   EXPECT_TRUE(one["higher_order"].empty());
@@ -71,8 +73,9 @@ TEST(QualityReport, CacheKeyNamesOptionsAndVersionAndBadProgramsThrow) {
   o.battery = false;
   EXPECT_EQ(quality_cache_key(o), "v1;quick;seed=7;battery=0");
   const auto ev = Evaluator::with_own_engine();
-  EXPECT_THROW(assess_quality(*ev, Program(32, {Step{StepKind::mul_const, 4}}), o), ProgramError);
+  EXPECT_THROW(assess_quality(*ev, mixer::Program(32, {mixer::Step{mixer::StepKind::mul_const, 4}}), o),
+               mixer::ProgramError);
   std::atomic<bool> cancel{true};
   // 28 bits at the quick size: sampled avalanche, then bit independence sees the flag.
-  EXPECT_THROW(assess_quality(*ev, parse_program("x *= 3;", {.width = 28}), o, &cancel), EvaluationCancelled);
+  EXPECT_THROW(assess_quality(*ev, mixer::parse_program("x *= 3;", {.width = 28}), o, &cancel), EvaluationCancelled);
 }

@@ -18,7 +18,7 @@ TEST(ReferenceScores, ReferenceInterpreterMatchesEveryNarrowFunction) {
   int checked = 0;
   for (const auto& r : reference_mixers()) {
     if (r.width > 16) continue;
-    const Program p = parse_program(r.text, {.width = r.width});
+    const mixer::Program p = mixer::parse_program(r.text, {.width = r.width});
     const Score s = ev.exact(p);
     EXPECT_NEAR(s.chi2, r.chi2, 1e-9 * r.chi2) << r.name;
     EXPECT_NEAR(s.bias, r.bias, 1e-9 * r.bias) << r.name;
@@ -37,7 +37,7 @@ TEST(ReferenceScores, JitBackEndMatchesEveryFunctionUpTo20Bits) {
   int checked = 0;
   for (const auto& r : reference_mixers()) {
     if (r.width > 20) continue;
-    const Program p = parse_program(r.text, {.width = r.width});
+    const mixer::Program p = mixer::parse_program(r.text, {.width = r.width});
     EXPECT_NEAR(chi_square(jit_counts_exact(engine, p)), r.chi2, 1e-9 * r.chi2) << r.name;
     EXPECT_NEAR(Evaluator::with_own_engine()->exact(p).chi2, r.chi2, 1e-9 * r.chi2) << r.name;
     ++checked;
@@ -51,7 +51,7 @@ TEST(ReferenceScores, JitExactLowbias32MatchesReference) {
   int checked = 0;
   for (const auto& r : reference_mixers()) {
     if (r.name != "lowbias32") continue;
-    const Program p = parse_program(r.text);
+    const mixer::Program p = mixer::parse_program(r.text);
     EXPECT_EQ(p, mixforge::test::lowbias32());
     const Score s = ev->exact(p);
     EXPECT_NEAR(s.chi2, 1.541831498e-05, 1e-9 * 1.541831498e-05);
@@ -67,7 +67,7 @@ TEST(ReferenceScores, TheSixteenBitRecordsScoreAsStated) {
   const Evaluator ev(nullptr);
   int checked = 0;
   for (const auto& r : reference_mixers("records.json")) {
-    const Program p = parse_program(r.text, {.width = r.width});
+    const mixer::Program p = mixer::parse_program(r.text, {.width = r.width});
     EXPECT_NEAR(ev.exact(p).chi2, r.chi2, 1e-9 * r.chi2) << r.name;
     EXPECT_NEAR(ev.exact(p).bias, r.bias, 1e-9 * r.bias) << r.name;
     ++checked;

@@ -7,8 +7,9 @@
 using namespace mixforge;
 
 namespace {
-const Program good = parse_program("x ^= x >> 8; x *= 0x88b5; x ^= x >> 7; x *= 0xdb2d; x ^= x >> 9", {.width = 16});
-const Program bad = parse_program("x *= 0x88b5; x ^= x >> 3", {.width = 16});
+const mixer::Program good =
+    mixer::parse_program("x ^= x >> 8; x *= 0x88b5; x ^= x >> 7; x *= 0xdb2d; x ^= x >> 9", {.width = 16});
+const mixer::Program bad = mixer::parse_program("x *= 0x88b5; x ^= x >> 3", {.width = 16});
 }  // namespace
 
 TEST(Staged, RejectsABadProgramAtTheFirstStage) {
@@ -64,5 +65,5 @@ TEST(Staged, BadOptionsAreRefused) {
 
 TEST(Staged, ExactRefusesWidthsOver32) {
   const Evaluator ev(nullptr);
-  EXPECT_THROW(ev.exact(parse_program("x *= 3", {.width = 33})), std::invalid_argument);
+  EXPECT_THROW(ev.exact(mixer::parse_program("x *= 3", {.width = 33})), std::invalid_argument);
 }

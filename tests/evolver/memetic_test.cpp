@@ -19,14 +19,14 @@ using namespace mixforge::evolver;
 
 namespace {
 
-const Program a = parse_program("x ^= x >> 8; x *= 0xa3d3; x ^= x >> 7; x *= 0x4b2d; x ^= x >> 9;", {16});
-const Program b = parse_program("x ^= x >> 7; x *= 0x774b; x ^= x >> 7; x *= 0xe34b; x ^= x >> 8;", {16});
+const mixer::Program a = mixer::parse_program("x ^= x >> 8; x *= 0xa3d3; x ^= x >> 7; x *= 0x4b2d; x ^= x >> 9;", {16});
+const mixer::Program b = mixer::parse_program("x ^= x >> 7; x *= 0x774b; x ^= x >> 7; x *= 0xe34b; x ^= x >> 8;", {16});
 
 TEST(Crossover, ChildrenTakeEachOperandFromOneParentAndDifferFromBoth) {
   Rng rng(5, 0);
   std::set<std::uint64_t> seen;
   for (int k = 0; k < 200; ++k) {
-    const std::optional<Program> c = crossover(a, b, rng);
+    const std::optional<mixer::Program> c = crossover(a, b, rng);
     ASSERT_TRUE(c);
     ASSERT_TRUE(same_shape(*c, a));
     EXPECT_NE(c->hash(), a.hash());
@@ -43,12 +43,14 @@ TEST(Crossover, ChildrenTakeEachOperandFromOneParentAndDifferFromBoth) {
 
 TEST(Crossover, NeedsTheSameShapeAndTwoDifferences) {
   Rng rng(6, 0);
-  const Program other_kinds = parse_program("x ^= x >> 8; x *= 0xa3d3; x ^= x << 7; x *= 0x4b2d; x ^= x >> 9;", {16});
+  const mixer::Program other_kinds =
+      mixer::parse_program("x ^= x >> 8; x *= 0xa3d3; x ^= x << 7; x *= 0x4b2d; x ^= x >> 9;", {16});
   EXPECT_FALSE(same_shape(a, other_kinds));
   EXPECT_FALSE(crossover(a, other_kinds, rng));
-  EXPECT_FALSE(crossover(a, parse_program("x ^= x >> 8; x *= 0xa3d3; x ^= x >> 7; x *= 0x4b2d;", {16}), rng));
-  EXPECT_FALSE(crossover(a, Program(32, a.steps()), rng));  // another width
-  const Program one_apart = parse_program("x ^= x >> 8; x *= 0xa3d3; x ^= x >> 7; x *= 0x4b2d; x ^= x >> 10;", {16});
+  EXPECT_FALSE(crossover(a, mixer::parse_program("x ^= x >> 8; x *= 0xa3d3; x ^= x >> 7; x *= 0x4b2d;", {16}), rng));
+  EXPECT_FALSE(crossover(a, mixer::Program(32, a.steps()), rng));  // another width
+  const mixer::Program one_apart =
+      mixer::parse_program("x ^= x >> 8; x *= 0xa3d3; x ^= x >> 7; x *= 0x4b2d; x ^= x >> 10;", {16});
   EXPECT_FALSE(crossover(a, one_apart, rng));  // every child would be a parent
 }
 
@@ -99,8 +101,8 @@ TEST(MemeticRun, LocalSearchChildrenLeaveTheBestAtALocalOptimum) {
   EXPECT_GT(c.counters.local_neighbours, c.counters.local_improvements);
   const double best = score(reference_counts_exact(c.best->program)).chi2;
   EXPECT_DOUBLE_EQ(best, c.best->estimate.chi2);
-  for (const Program& q : neighbours(c.best->program))
-    EXPECT_GE(score(reference_counts_exact(q)).chi2, best) << format_program(q);
+  for (const mixer::Program& q : neighbours(c.best->program))
+    EXPECT_GE(score(reference_counts_exact(q)).chi2, best) << mixer::format_program(q);
 }
 
 // The cache and the operators keep a one-thread run reproducible, and a resumed run

@@ -104,20 +104,20 @@ TEST(ObjectiveTerms, AnIdealFunctionScoresAboutZero) {
 
 TEST(ObjectiveTerms, SeeLowbias32sCoupledPairAndTriple32sIndependence) {
   const ObjectiveConfig o{1, 1, 1u << 12};
-  const ObjectiveTerms lb = objective_terms(interpreted_function(parse_program(lowbias32)), 32, o, 5);
-  const ObjectiveTerms t3 = objective_terms(interpreted_function(parse_program(triple32)), 32, o, 5);
+  const ObjectiveTerms lb = objective_terms(interpreted_function(mixer::parse_program(lowbias32)), 32, o, 5);
+  const ObjectiveTerms t3 = objective_terms(interpreted_function(mixer::parse_program(triple32)), 32, o, 5);
   // Input bit 15 moves output bits 0 and 16 together (c = -1): 1 / (n - 1) by itself.
   EXPECT_GT(lb.bic, 1.0 / 31);
   EXPECT_GT(lb.bic, 100 * lb.bic_stderr);
   EXPECT_LT(std::fabs(t3.bic), 4 * t3.bic_stderr);
   // The same inputs give the same terms.
-  EXPECT_EQ(objective_terms(interpreted_function(parse_program(lowbias32)), 32, o, 5), lb);
+  EXPECT_EQ(objective_terms(interpreted_function(mixer::parse_program(lowbias32)), 32, o, 5), lb);
 }
 
 // The pool, the tournaments and the best follow Estimate::rank(): chi2 plus the penalty.
 TEST(ObjectiveRanking, TheTotalDecidesWhenTheObjectiveIsOn) {
   const ObjectiveConfig o{1, 0, 1u << 12};
-  const Program coupled = parse_program(lowbias32), independent = parse_program(triple32);
+  const mixer::Program coupled = mixer::parse_program(lowbias32), independent = mixer::parse_program(triple32);
   const ObjectiveTerms tc = objective_terms(interpreted_function(coupled), 32, o, 9);
   const ObjectiveTerms ti = objective_terms(interpreted_function(independent), 32, o, 9);
   // lowbias32's exact chi2 against a worse one given to the independent function.

@@ -172,7 +172,8 @@ namespace {
 Pool pool_of(int n) {
   Pool p;
   for (int i = 0; i < n; ++i) {
-    Program prog(16, {{StepKind::xorshift_right, std::uint64_t(1 + i % 15)}, {StepKind::mul_const, std::uint64_t(2 * i + 1)}});
+    mixer::Program prog(16, {{mixer::StepKind::xorshift_right, std::uint64_t(1 + i % 15)},
+                             {mixer::StepKind::mul_const, std::uint64_t(2 * i + 1)}});
     Estimate e;
     e.chi2 = 1.0 + i;  // member i ranks i-th
     e.exact = true;

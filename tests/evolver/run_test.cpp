@@ -131,7 +131,7 @@ TEST(Run, PoolHasNoDuplicatesAndValidPrograms) {
   for (const Member& m : o.checkpoint.pool) {
     EXPECT_TRUE(ids.insert(m.hash).second) << m.program.canonical();
     EXPECT_EQ(m.hash, m.program.hash());
-    EXPECT_NO_THROW(validate(m.program, {c.max_steps}));
+    EXPECT_NO_THROW(mixer::validate(m.program, {c.max_steps}));
     EXPECT_EQ(m.estimate.chi2, ev.exact(m.program).chi2);  // exact mode scores are exact
   }
   EXPECT_EQ(o.checkpoint.pool.size(), c.pool_size);
@@ -141,8 +141,9 @@ TEST(Run, KindSequenceRunKeepsTheKinds) {
   Evaluator ev(nullptr);
   RunConfig c = small_exact_config(1500);
   c.width = 7;
-  c.kind_sequence = std::vector<StepKind>{StepKind::xorshift_right, StepKind::mul_const, StepKind::xorshift_right,
-                                          StepKind::mul_const, StepKind::xorshift_right};
+  c.kind_sequence = std::vector<mixer::StepKind>{mixer::StepKind::xorshift_right, mixer::StepKind::mul_const,
+                                                 mixer::StepKind::xorshift_right, mixer::StepKind::mul_const,
+                                                 mixer::StepKind::xorshift_right};
   const Outcome o = run_to_end(c, ev);
   for (const Member& m : o.checkpoint.pool) {
     ASSERT_EQ(m.program.size(), 5u);
