@@ -14,7 +14,7 @@
 #include "mixer/program.hpp"
 #include "shader/export.hpp"
 
-namespace mixforge {
+namespace mixforge::avalanche {
 class Evaluator;
 }
 namespace mixforge::evolver {
@@ -80,6 +80,7 @@ void check_export_options(const ExportRequest& request);
 
 // Checks the whole request first (a mistake must not cost a 2^32-input scoring), then
 // scores what the policy says with evaluator (made on first need when null), then exports.
-ExportResult export_programs(ExportRequest request, const ExportPolicy& policy, const Evaluator* evaluator = nullptr);
+ExportResult export_programs(ExportRequest request, const ExportPolicy& policy,
+                             const avalanche::Evaluator* evaluator = nullptr);
 
 }  // namespace mixforge::app

@@ -2,7 +2,7 @@
 
 #include "mixer/interpreter.hpp"
 
-namespace mixforge {
+namespace mixforge::avalanche {
 
 BatchFunction interpreted_function(const mixer::Program& program) {
   return [program](const std::uint64_t* in, std::uint64_t* out, std::size_t n) {
@@ -10,4 +10,4 @@ BatchFunction interpreted_function(const mixer::Program& program) {
   };
 }
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

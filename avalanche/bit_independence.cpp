@@ -9,7 +9,7 @@
 #include "avalanche/sample_stream.hpp"
 #include "mixer/width.hpp"
 
-namespace mixforge {
+namespace mixforge::avalanche {
 
 BitIndependence bit_independence(const BatchFunction& f, int width, std::uint64_t samples_per_bit,
                                  std::uint64_t seed, const std::atomic<bool>* cancel) {
@@ -83,4 +83,4 @@ BitIndependence bit_independence(const BatchFunction& f, int width, std::uint64_
   return out;
 }
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

@@ -20,7 +20,7 @@
 
 extern char** environ;
 
-namespace mixforge {
+namespace mixforge::avalanche {
 
 std::string_view battery_size_name(BatterySize s) { return s == BatterySize::quick ? "quick" : "standard"; }
 
@@ -377,4 +377,4 @@ CounterBattery counter_battery(const BatchFunction& f, int width, BatterySize si
   return out;
 }
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

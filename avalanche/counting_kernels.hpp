@@ -8,7 +8,7 @@
 #include "avalanche/sliced_counter.hpp"
 #include "mixer/step.hpp"
 
-namespace mixforge::counting {
+namespace mixforge::avalanche::counting {
 
 struct CountingKernels {
   const char* name;
@@ -37,4 +37,4 @@ const CountingKernels* avx512_counting_kernels();  // null when not built in or 
 // The fastest kernels this CPU runs.
 const CountingKernels& best_counting_kernels();
 
-}  // namespace mixforge::counting
+}  // namespace mixforge::avalanche::counting

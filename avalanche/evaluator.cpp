@@ -16,7 +16,7 @@
 #include "jit/engine.hpp"
 #endif
 
-namespace mixforge {
+namespace mixforge::avalanche {
 
 struct Evaluator::Impl {
   jit::Engine* engine = nullptr;
@@ -229,4 +229,4 @@ double normal_quantile(double p) {
          (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
 }
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

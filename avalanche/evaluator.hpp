@@ -12,9 +12,12 @@
 #include "avalanche/grouped_counts.hpp"
 #include "mixer/program.hpp"
 
-namespace mixforge {
+namespace mixforge::jit {
+class Engine;
+}
 
-namespace jit { class Engine; }
+namespace mixforge::avalanche {
+
 class GpuCounter;
 class GpuFallback;
 struct DeviceSelection;
@@ -112,4 +115,4 @@ inline constexpr int interpreted_exact_max_width = 20;
 // The one-sided normal quantile for a confidence in (0.5, 1): 0.999 -> 3.09.
 double normal_quantile(double confidence);
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

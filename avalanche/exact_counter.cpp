@@ -12,7 +12,7 @@
 
 #include "avalanche/counting_kernels.hpp"
 
-namespace mixforge {
+namespace mixforge::avalanche {
 namespace {
 
 using counting::Plane;
@@ -133,4 +133,4 @@ AvalancheCounts exact_counts_of_tiles(int n, const TileHasher& hash_tile, const 
   return result;
 }
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

@@ -11,8 +11,11 @@
 #include "avalanche/counts.hpp"
 #include "mixer/program.hpp"
 
-namespace mixforge {
-namespace jit { class Kernel; }
+namespace mixforge::jit {
+class Kernel;
+}
+
+namespace mixforge::avalanche {
 
 // The kernel needs the jit::parts_tile entry point. Throws std::invalid_argument for
 // widths > 32.
@@ -34,4 +37,4 @@ using TileHasher = std::function<void(std::uint32_t* out, std::uint32_t base, un
 AvalancheCounts exact_counts_of_tiles(int width, const TileHasher& hash_tile,
                                       const std::atomic<bool>* cancel = nullptr);
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

@@ -12,7 +12,7 @@
 #include "jit/count_kernels.hpp"
 #include "jit/warp_simulator.hpp"
 
-namespace mixforge {
+namespace mixforge::avalanche {
 namespace {
 
 constexpr unsigned block_threads = 256;               // 8 warps
@@ -251,4 +251,4 @@ std::vector<AvalancheCounts> simulate_gpu_counts_sampled(std::span<const mixer::
   return simulate(programs, jit::WarpSimulator::Kind::sampled, kernels, seed, first, first + count);
 }
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

@@ -16,7 +16,7 @@
 #include "jit/count_kernels.hpp"
 #include "mixer/program.hpp"
 
-namespace mixforge {
+namespace mixforge::avalanche {
 
 struct GpuDeviceInfo {
   std::string name;          // "NVIDIA H100 80GB HBM3"
@@ -70,4 +70,4 @@ struct WarpPlan {
 };
 WarpPlan plan_warps(std::uint64_t indices, std::uint64_t max_warps, std::uint64_t granule = 32);
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

@@ -8,7 +8,7 @@
 #include "avalanche/sample_stream.hpp"
 #include "mixer/width.hpp"
 
-namespace mixforge {
+namespace mixforge::avalanche {
 
 BinomialFit binomial_fit(const std::vector<std::uint64_t>& histogram) {
   if (histogram.empty()) throw std::invalid_argument("binomial_fit needs a histogram of n + 1 bins");
@@ -131,4 +131,4 @@ std::vector<FlipDistance> higher_order_avalanche(const BatchFunction& f, int wid
   return out;
 }
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

@@ -7,7 +7,7 @@
 #include "avalanche/diff_counter.hpp"
 #include "mixer/interpreter.hpp"
 
-namespace mixforge {
+namespace mixforge::avalanche {
 
 namespace {
 // Counts `count` inputs, which fill(done, todo, inputs) writes as Word values (a block at
@@ -73,4 +73,4 @@ AvalancheCounts interpreted_counts_sampled(const mixer::Program& program, std::u
                                : sampled<std::uint64_t>(program, seed, first, count);
 }
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

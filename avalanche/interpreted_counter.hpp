@@ -8,7 +8,7 @@
 #include "avalanche/counts.hpp"
 #include "mixer/program.hpp"
 
-namespace mixforge {
+namespace mixforge::avalanche {
 
 // Inputs x in [first, first + count) (x < 2^width); exact is set, trials = count.
 AvalancheCounts interpreted_counts_exact_range(const mixer::Program& program, std::uint64_t first, std::uint64_t count);
@@ -16,4 +16,4 @@ AvalancheCounts interpreted_counts_exact_range(const mixer::Program& program, st
 AvalancheCounts interpreted_counts_sampled(const mixer::Program& program, std::uint64_t seed, std::uint64_t first,
                                            std::uint64_t count);
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

@@ -7,7 +7,7 @@
 #include "jit/engine.hpp"
 #include "jit/kernel.hpp"
 
-namespace mixforge {
+namespace mixforge::avalanche {
 
 AvalancheCounts exact_counts(const jit::Kernel& k, const std::atomic<bool>* cancel) {
   return exact_counts_of_tiles(
@@ -58,4 +58,4 @@ std::vector<std::shared_ptr<const jit::Kernel>> jit_prepare_sampled(jit::Engine&
   return engine.compile_batch(programs, jit::parts_diffs, sampled_codegen_level(engine, count));
 }
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

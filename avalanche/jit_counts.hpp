@@ -10,11 +10,12 @@
 #include "avalanche/counts.hpp"
 #include "mixer/program.hpp"
 
-namespace mixforge {
-namespace jit {
+namespace mixforge::jit {
 class Engine;
 class Kernel;
-}  // namespace jit
+}  // namespace mixforge::jit
+
+namespace mixforge::avalanche {
 
 // All 2^n inputs (n <= 32), on all TBB worker threads.
 // cancel: see exact_counter.hpp.
@@ -43,4 +44,4 @@ std::vector<std::shared_ptr<const jit::Kernel>> jit_prepare_sampled(jit::Engine&
 // the engine's level from there on.
 int sampled_codegen_level(const jit::Engine& engine, std::uint64_t count);
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

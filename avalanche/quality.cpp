@@ -9,7 +9,7 @@
 #include "mixer/json_form.hpp"
 #include "mixer/text_form.hpp"
 
-namespace mixforge {
+namespace mixforge::avalanche {
 
 QualityPlan quality_plan(BatterySize size) {
   // standard: N c^2 and the binomial chi2 resolve correlations of about 1/sqrt(N); 2^18
@@ -159,4 +159,4 @@ std::string quality_cache_key(const QualityOptions& o) {
          ";seed=" + std::to_string(o.seed) + ";battery=" + (o.battery ? "1" : "0");
 }
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

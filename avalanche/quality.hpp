@@ -16,7 +16,7 @@
 #include "avalanche/higher_order_avalanche.hpp"
 #include "mixer/program.hpp"
 
-namespace mixforge {
+namespace mixforge::avalanche {
 
 class Evaluator;
 
@@ -69,4 +69,4 @@ nlohmann::json to_json(const QualityReport& report);
 // Identifies the options and the version a cached report was made with ("v1;standard;seed=1;battery=1").
 std::string quality_cache_key(const QualityOptions& options);
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

@@ -3,7 +3,7 @@
 #include "avalanche/sample_stream.hpp"
 #include "mixer/interpreter.hpp"
 
-namespace mixforge {
+namespace mixforge::avalanche {
 
 static void add_input(const mixer::Program& p, std::uint64_t x, AvalancheCounts& c) {
   const int n = p.width();
@@ -33,4 +33,4 @@ AvalancheCounts reference_counts_sampled(const mixer::Program& p, std::uint64_t 
   return c;
 }
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

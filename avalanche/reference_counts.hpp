@@ -4,7 +4,7 @@
 #include "avalanche/counts.hpp"
 #include "mixer/program.hpp"
 
-namespace mixforge {
+namespace mixforge::avalanche {
 
 // All 2^n inputs, every input bit flipped (n <= 24 is practical).
 AvalancheCounts reference_counts_exact(const mixer::Program& program);
@@ -14,4 +14,4 @@ AvalancheCounts reference_counts_exact_range(const mixer::Program& program, std:
 AvalancheCounts reference_counts_sampled(const mixer::Program& program, std::uint64_t seed, std::uint64_t first,
                                          std::uint64_t count);
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

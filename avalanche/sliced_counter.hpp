@@ -4,7 +4,7 @@
 // (Harley-Seal carry-save adders) instead of 512 increments.
 #include <cstdint>
 
-namespace mixforge::counting {
+namespace mixforge::avalanche::counting {
 
 struct alignas(64) Plane {
   std::uint64_t w[8] = {};
@@ -26,4 +26,4 @@ struct SlicedCounter {
 // The 512 counter values, added into totals.
 void add_totals(const SlicedCounter& c, std::uint64_t totals[512]);
 
-}  // namespace mixforge::counting
+}  // namespace mixforge::avalanche::counting

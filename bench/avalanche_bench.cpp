@@ -75,10 +75,10 @@ void exact_jit(benchmark::State& state) {
   double wall = 0, cpu = 0;
   for (auto _ : state) {
     Timer t;
-    AvalancheCounts c = exact_counts(*kernel);
+    avalanche::AvalancheCounts c = avalanche::exact_counts(*kernel);
     wall += t.wall_s();
     cpu += t.cpu_s();
-    state.counters["chi2"] = chi_square(c);
+    state.counters["chi2"] = avalanche::chi_square(c);
   }
   const auto n = static_cast<double>(state.iterations());
   state.counters["cpu_s"] = cpu / n;
@@ -91,7 +91,7 @@ void exact_interpreter(benchmark::State& state) {
   double wall = 0, cpu = 0;
   for (auto _ : state) {
     Timer t;
-    benchmark::DoNotOptimize(reference_counts_exact_range(lowbias32, 12345678, subset));
+    benchmark::DoNotOptimize(avalanche::reference_counts_exact_range(lowbias32, 12345678, subset));
     wall += t.wall_s();
     cpu += t.cpu_s();
   }
@@ -119,7 +119,7 @@ void sampled_jit(benchmark::State& state) {
     Timer t;
     tbb::parallel_for(std::size_t{0}, per_iteration / batch, [&](std::size_t b) {
       auto kernels = engine.compile_batch(std::span(programs).subspan(b * batch, batch), jit::parts_diffs);
-      for (auto& k : kernels) benchmark::DoNotOptimize(sampled_counts(*k, 1, 0, samples));
+      for (auto& k : kernels) benchmark::DoNotOptimize(avalanche::sampled_counts(*k, 1, 0, samples));
     });
     wall += t.wall_s();
     cpu += t.cpu_s();
@@ -142,7 +142,7 @@ void sampled_jit_run_only(benchmark::State& state) {
   double cpu = 0;
   for (auto _ : state) {
     Timer t;
-    benchmark::DoNotOptimize(sampled_counts(*kernel, 1, 0, sampled_n));
+    benchmark::DoNotOptimize(avalanche::sampled_counts(*kernel, 1, 0, sampled_n));
     cpu += t.cpu_s();
   }
   state.counters["cpu_ms"] = 1e3 * cpu / static_cast<double>(state.iterations());
@@ -155,7 +155,7 @@ void sampled_interpreter(benchmark::State& state) {
   for (auto _ : state) {
     const mixer::Program p = fresh_program(rng);
     Timer t;
-    benchmark::DoNotOptimize(reference_counts_sampled(p, 1, 0, subset));
+    benchmark::DoNotOptimize(avalanche::reference_counts_sampled(p, 1, 0, subset));
     wall += t.wall_s();
     cpu += t.cpu_s();
   }
@@ -173,7 +173,7 @@ void sampled_interpreter(benchmark::State& state) {
 std::map<std::pair<int, int>, double> small_ms;  // (log2 samples, path) -> ms per program
 
 void small_work(benchmark::State& state) {
-  static const std::unique_ptr<Evaluator> jit_evaluator = Evaluator::with_own_engine();
+  static const std::unique_ptr<avalanche::Evaluator> jit_evaluator = avalanche::Evaluator::with_own_engine();
   const int log2n = static_cast<int>(state.range(0));
   const int path = static_cast<int>(state.range(1));
   const std::uint64_t samples = std::uint64_t{1} << log2n;
@@ -182,8 +182,8 @@ void small_work(benchmark::State& state) {
   for (auto _ : state) {
     const mixer::Program p = fresh_program(rng);
     Timer t;
-    if (path == 0) benchmark::DoNotOptimize(reference_counts_sampled(p, 1, 0, samples));
-    if (path == 1) benchmark::DoNotOptimize(interpreted_counts_sampled(p, 1, 0, samples));
+    if (path == 0) benchmark::DoNotOptimize(avalanche::reference_counts_sampled(p, 1, 0, samples));
+    if (path == 1) benchmark::DoNotOptimize(avalanche::interpreted_counts_sampled(p, 1, 0, samples));
     if (path == 2) benchmark::DoNotOptimize(jit_evaluator->counts_sampled(p, 1, 0, samples));
     wall += t.wall_s();
   }
@@ -196,20 +196,21 @@ void small_work(benchmark::State& state) {
 
 // The counting kernels of one instruction set: 0 baseline, 1 AVX2, 2 AVX-512.
 void counting(benchmark::State& state) {
-  const counting::CountingKernels* k = state.range(0) == 0   ? &counting::generic_counting_kernels()
-                                       : state.range(0) == 1 ? counting::avx2_counting_kernels()
-                                                             : counting::avx512_counting_kernels();
+  const avalanche::counting::CountingKernels* k = state.range(0) == 0 ? &avalanche::counting::generic_counting_kernels()
+                                                  : state.range(0) == 1
+                                                      ? avalanche::counting::avx2_counting_kernels()
+                                                      : avalanche::counting::avx512_counting_kernels();
   if (!k) {
     state.SkipWithError("this CPU does not run these kernels");
     return;
   }
   std::mt19937_64 rng(5);
-  std::vector<counting::Plane> tile(std::size_t{1} << 12);  // 2^16 words
+  std::vector<avalanche::counting::Plane> tile(std::size_t{1} << 12);  // 2^16 words
   for (auto& p : tile)
     for (auto& w : p.w) w = rng();
   int dirs[16];
   for (int d = 0; d < 16; ++d) dirs[d] = d;
-  std::vector<counting::SlicedCounter> counters(16);
+  std::vector<avalanche::counting::SlicedCounter> counters(16);
   Timer t;
   for (auto _ : state)
     k->count_tile(reinterpret_cast<const std::uint32_t*>(tile.data()), 16, dirs, 16, counters.data());

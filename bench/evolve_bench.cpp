@@ -65,12 +65,12 @@ using namespace mixforge;
 using namespace mixforge::evolver;
 using Clock = std::chrono::steady_clock;
 
-const Evaluator& jit_evaluator() {
-  static const std::unique_ptr<Evaluator> ev = Evaluator::with_own_engine();
+const avalanche::Evaluator& jit_evaluator() {
+  static const std::unique_ptr<avalanche::Evaluator> ev = avalanche::Evaluator::with_own_engine();
   return *ev;
 }
-const Evaluator& interpreter() {
-  static const Evaluator ev(nullptr);
+const avalanche::Evaluator& interpreter() {
+  static const avalanche::Evaluator ev(nullptr);
   return ev;
 }
 
@@ -151,8 +151,8 @@ struct Curve {
 
 // One run through the run manager (JIT, defaults except the given fields), recording the
 // exact best against time. stop_at: end the run once the best reaches it.
-Curve run_curve(const std::string& name, RunConfig c, const std::filesystem::path& data,
-                double stop_at = 0, const DeviceSelection& device = {}) {
+Curve run_curve(const std::string& name, RunConfig c, const std::filesystem::path& data, double stop_at = 0,
+                const avalanche::DeviceSelection& device = {}) {
   RunManager::Options o;
   o.data_dir = data;
   o.device = device;
@@ -220,9 +220,9 @@ RejectStats false_rejects(int width, int per_parent, std::uint64_t samples) {
   ProgramShape shape{width, 1, 7, kinds, {}};
   Rng rng(99, static_cast<std::uint64_t>(width));
   RejectStats st;
-  const Evaluator& ev = jit_evaluator();
+  const avalanche::Evaluator& ev = jit_evaluator();
   for (const mixer::Program& parent : parents) {
-    const Score ps = width <= 16 ? ev.exact(parent) : ev.sampled(parent, samples, 12345);
+    const avalanche::Score ps = width <= 16 ? ev.exact(parent) : ev.sampled(parent, samples, 12345);
     const double threshold = std::max(width <= 16 ? ps.chi2 : ps.chi2_corrected, 1e-12) * (1 + er.margin);
     for (int i = 0; i < per_parent; ++i) {
       // Small constant moves are the children that are often nearly as good as the parent.
@@ -234,7 +234,7 @@ RejectStats false_rejects(int width, int per_parent, std::uint64_t samples) {
       if (width <= 16) {
         clearly_ok = ev.exact(child).chi2 <= threshold;
       } else {
-        const Score t = ev.sampled(child, 1u << 22, 4242 + i);
+        const avalanche::Score t = ev.sampled(child, 1u << 22, 4242 + i);
         clearly_ok = t.chi2_corrected + 3 * t.chi2_stderr <= threshold;
       }
       st.acceptable += clearly_ok;
@@ -388,7 +388,7 @@ std::string compare64_row(const std::string& label, int seed, const mixer::Progr
            "x ^= x >> 27; x *= 0x3c79ac492ba7b653; x ^= x >> 33; x *= 0x1c69b3f74ac4ae35; x ^= x >> 27;", {64})}};
   char b[160];
   auto cell = [&](const mixer::Program& p, double* chi2) {
-    const Score s = jit_evaluator().sampled(p, n, stream);
+    const avalanche::Score s = jit_evaluator().sampled(p, n, stream);
     if (chi2) *chi2 = s.chi2_corrected;
     std::snprintf(b, sizeof b, "%.4e +- %.1e", s.chi2_corrected, s.chi2_stderr);
     return std::string(b);
@@ -419,7 +419,7 @@ int seeds_bench(const SeedsOptions& o) {
   std::ofstream csv(o.out / "seeds.csv", std::ios::app);
   if (std::filesystem::file_size(o.out / "seeds.csv") == 0)
     csv << "label,seed,minutes,best_chi2_exact,tournaments_per_s,exact_scored,local_improvements,program\n";
-  const DeviceSelection device = select_device(parse_device(o.device));
+  const avalanche::DeviceSelection device = avalanche::select_device(avalanche::parse_device(o.device));
   std::printf("device: %s %s\n", device.kind.c_str(), device.name.c_str());
   if (device.fallback)
     device.fallback->on_fall_back([](const std::string& reason) {

@@ -234,16 +234,16 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (ptx_only) return ptx_report(out, ir_passes);
-  std::unique_ptr<GpuCounter> gpu;
+  std::unique_ptr<avalanche::GpuCounter> gpu;
   try {
-    gpu = GpuCounter::open();
-  } catch (const cuda::CudaError& e) {
+    gpu = avalanche::GpuCounter::open();
+  } catch (const avalanche::cuda::CudaError& e) {
     std::printf("bench_gpu: skipped, no CUDA GPU here: %s\n", e.what());
     return 0;
   }
-  const auto cpu = Evaluator::with_own_engine();
+  const auto cpu = avalanche::Evaluator::with_own_engine();
   std::ostringstream r;
-  const GpuDeviceInfo& d = gpu->device();
+  const avalanche::GpuDeviceInfo& d = gpu->device();
   r << "device: " << d.name << ", compute " << d.compute_major << "." << d.compute_minor << ", PTX target "
     << d.architecture << ", driver " << d.driver_version << "\n";
   const mixer::Program lowbias =
@@ -252,7 +252,7 @@ int main(int argc, char** argv) {
 
   // 1. exact lowbias32, each kernel option on a counter of its own (so the first call
   // compiles); the default's figures head the section.
-  AvalancheCounts g, c;
+  avalanche::AvalancheCounts g, c;
   const double cpu_s = timed([&] { c = cpu->counts_exact(lowbias); });
   struct ExactTiming {
     unsigned tile;
@@ -261,7 +261,7 @@ int main(int argc, char** argv) {
   };
   std::vector<ExactTiming> timings;
   for (unsigned tile : {0u, 8u, 16u, 32u}) {
-    const auto counter = GpuCounter::open({tile});
+    const auto counter = avalanche::GpuCounter::open({tile});
     const double first_s = timed([&] { g = counter->counts_exact(lowbias); });
     equal = equal && g.flips == c.flips;
     timings.push_back({tile, first_s, sorted_times(5, [&] { g = counter->counts_exact(lowbias); })});
@@ -288,7 +288,7 @@ int main(int argc, char** argv) {
 
   // 2. batched exact scoring of random programs.
   const std::vector<mixer::Program> batch = random_programs(32, 16, 7);
-  std::vector<AvalancheCounts> gb;
+  std::vector<avalanche::AvalancheCounts> gb;
   const double batch_first = timed([&] { gb = gpu->counts_exact_batch(batch); });
   const double batch_warm = timed([&] { gb = gpu->counts_exact_batch(batch); });
   equal = equal && gb[3].flips == cpu->counts_exact(batch[3]).flips;

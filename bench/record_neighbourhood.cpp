@@ -32,7 +32,7 @@ struct Part {
   mixer::Program best_program;
 };
 
-double chi2(const mixer::Program& p) { return score(interpreted_counts_exact(p)).chi2; }
+double chi2(const mixer::Program& p) { return avalanche::score(avalanche::interpreted_counts_exact(p)).chi2; }
 
 void consider(Part& part, const mixer::Program& q, double record) {
   const double c = chi2(q);

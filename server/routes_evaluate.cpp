@@ -37,17 +37,17 @@ ScoringJob evaluate(ApiContext& ctx, const Request& req) {
     const bool exact = plan->scoring.exact;
     const std::uint64_t seed = plan->scoring.seed;
     const auto started = std::chrono::steady_clock::now();
-    ScoredCounts scored;
+    avalanche::ScoredCounts scored;
     try {
       // An exact count stops between tiles once the client has gone away (or the
       // server shuts down: the same flag).
       scored = app::evaluate(ctx.evaluator, program, plan->scoring, cancel.get());
-    } catch (const EvaluationCancelled&) {
+    } catch (const avalanche::EvaluationCancelled&) {
       throw_cancelled(ctx, "evaluation");
     }
     const auto done = std::chrono::steady_clock::now();
-    const AvalancheCounts& counts = scored.counts;
-    const Score& s = scored.score;
+    const avalanche::AvalancheCounts& counts = scored.counts;
+    const avalanche::Score& s = scored.score;
     nlohmann::json out = {
         {"program",
          {{"id", program.id()},
@@ -69,7 +69,7 @@ ScoringJob evaluate(ApiContext& ctx, const Request& req) {
     // Seeds beyond 2^53-1 travel as strings (JSON numbers are exact only that far).
     if (!exact) out["score"]["seed"] = evolver::seed_to_json(seed);
     if (plan->matrix) {
-      const auto m = avalanche_matrix(counts);
+      const auto m = avalanche::avalanche_matrix(counts);
       nlohmann::json rows = nlohmann::json::array();
       for (int i = 0; i < n; ++i) {
         nlohmann::json row = nlohmann::json::array();

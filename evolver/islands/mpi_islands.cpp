@@ -54,7 +54,9 @@ std::vector<IslandStatus> drive_island_run(IslandCoordinator&, RunManager&, cons
 }
 std::vector<int> follow_running_runs(IslandCoordinator&, RunManager&, const std::atomic<bool>&) { no_mpi(); }
 std::vector<int> dismiss_workers(MpiSession&, const IslandOptions&) { no_mpi(); }
-void island_worker(MpiSession&, const IslandOptions&, const Evaluator&, const std::atomic<bool>&) { no_mpi(); }
+void island_worker(MpiSession&, const IslandOptions&, const avalanche::Evaluator&, const std::atomic<bool>&) {
+  no_mpi();
+}
 
 #else
 
@@ -592,8 +594,8 @@ namespace {
 
 // One island of the run a start message describes, until rank 0 stops it (or exits, or
 // *stop). Returns true when rank 0 said to exit meanwhile.
-bool evolve_island(MpiSession& mpi, const IslandOptions& o, const Evaluator& evaluator, const nlohmann::json& start,
-                   const std::atomic<bool>& stop, Outbox& out) {
+bool evolve_island(MpiSession& mpi, const IslandOptions& o, const avalanche::Evaluator& evaluator,
+                   const nlohmann::json& start, const std::atomic<bool>& stop, Outbox& out) {
   const std::string run_id = start.at("run_id").get<std::string>();
   const RunConfig config = run_config_from_json(start.at("config"));
   std::optional<Checkpoint> from;
@@ -601,7 +603,7 @@ bool evolve_island(MpiSession& mpi, const IslandOptions& o, const Evaluator& eva
   IslandStatus mine = island_status_from_json(start.at("status"));
   mine.rank = mpi.rank();
   mine.finished = mine.lost = false;
-  const Evaluator interpreter(nullptr);  // small tasks, as the run manager does it
+  const avalanche::Evaluator interpreter(nullptr);  // small tasks, as the run manager does it
   Run run(run_id + "/island-" + std::to_string(mpi.rank()), config, evaluator, std::move(from),
           evaluator.uses_jit() ? &interpreter : nullptr);
   run.start(config.budget);
@@ -650,7 +652,7 @@ bool evolve_island(MpiSession& mpi, const IslandOptions& o, const Evaluator& eva
 
 }  // namespace
 
-void island_worker(MpiSession& mpi, const IslandOptions& o, const Evaluator& evaluator,
+void island_worker(MpiSession& mpi, const IslandOptions& o, const avalanche::Evaluator& evaluator,
                    const std::atomic<bool>& stop) {
   Outbox out;
   std::optional<Clock::time_point> stopping_since;

@@ -33,14 +33,14 @@ ScoredFunction scored_function(const Member& m) {
   f.samples = m.estimate.samples;
   f.exact = m.estimate.exact;
   if (m.estimate.exact) f.chi2_exact = m.estimate.chi2;
-  f.bias = bias_from_chi2(m.estimate.chi2, f.width);
+  f.bias = avalanche::bias_from_chi2(m.estimate.chi2, f.width);
   f.born = m.born;
   f.objective = m.objective;
   return f;
 }
 
-Run::Run(std::string id, RunConfig config, const Evaluator& evaluator, std::optional<Checkpoint> from,
-         const Evaluator* small_work, double small_work_limit)
+Run::Run(std::string id, RunConfig config, const avalanche::Evaluator& evaluator, std::optional<Checkpoint> from,
+         const avalanche::Evaluator* small_work, double small_work_limit)
     : id_(std::move(id)),
       config_(std::move(config)),
       evaluator_(evaluator),
@@ -109,7 +109,7 @@ Run::~Run() {
     if (t.joinable()) t.join();
 }
 
-const Evaluator& Run::pick(const mixer::Program& p, std::uint64_t inputs) const {
+const avalanche::Evaluator& Run::pick(const mixer::Program& p, std::uint64_t inputs) const {
   return small_work_ && scoring_work(p, inputs) < small_work_limit_ ? *small_work_ : evaluator_;
 }
 
@@ -154,9 +154,9 @@ Run::ChildScore Run::score_child(const mixer::Program& p, double parent_rank, st
     if (er.enabled && er.first_samples * 4 <= total) {
       // A cheap sampled look first: reject when, with the configured confidence, the child
       // is worse than the threshold (the rule of Evaluator::staged).
-      const Score s = pick(p, er.first_samples).sampled(p, er.first_samples, sample_seed(er.first_samples));
+      const avalanche::Score s = pick(p, er.first_samples).sampled(p, er.first_samples, sample_seed(er.first_samples));
       out.samples += er.first_samples;
-      if (s.chi2_corrected - normal_quantile(er.confidence) * s.chi2_stderr > threshold) {
+      if (s.chi2_corrected - avalanche::normal_quantile(er.confidence) * s.chi2_stderr > threshold) {
         out.estimate = estimate_of(s);
         out.rejected = true;
         out.saved = total - er.first_samples;
@@ -503,7 +503,7 @@ Estimate Run::exact_estimate(const mixer::Program& p) {
   const auto t0 = std::chrono::steady_clock::now();
   if (exact_start_hook_) exact_start_hook_();
   tbb::task_arena arena(static_cast<int>(config_.worker_threads()));
-  arena.execute([&] { e = estimate_of(score(evaluator_.counts_exact(p, &exact_cancel_))); });
+  arena.execute([&] { e = estimate_of(avalanche::score(evaluator_.counts_exact(p, &exact_cancel_))); });
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::lock_guard lk(mu_);
   exact_seconds_ = exact_seconds_ > 0 ? 0.8 * exact_seconds_ + 0.2 * took : took;
@@ -535,7 +535,7 @@ void Run::ranker_loop() {
           polish();
         else
           kick_search();
-      } catch (const EvaluationCancelled&) {
+      } catch (const avalanche::EvaluationCancelled&) {
         return;
       }
       continue;
@@ -555,7 +555,7 @@ void Run::ranker_loop() {
       const double penalty = m.estimate.penalty;  // exact avalanche; the objective's terms stay
       m.estimate = exact_estimate(m.program);
       m.estimate.penalty = penalty;
-    } catch (const EvaluationCancelled&) {
+    } catch (const avalanche::EvaluationCancelled&) {
       return;  // a requested stop: nothing of this score is kept
     }
     lk.lock();
@@ -691,7 +691,7 @@ void Run::kick_search() {
   std::unique_lock lk(mu_);
   count();
   if (!ls.done() && kicked_moves_ < config_.local_search.kick_max_moves) return;  // interrupted
-  const std::optional<Score> s = ls.centre_score();
+  const std::optional<avalanche::Score> s = ls.centre_score();
   const mixer::Program end = ls.centre();
   kicked_.reset();
   if (!s || !best_ || exact_done_locked(end.hash())) return;
@@ -853,7 +853,7 @@ Run::Offspring Run::breed(const Breeding& b, Rng& rng) const {
     if (!cs.rejected && config_.objective.enabled()) {
       with_objective(candidate);
       const Estimate& e = candidate.estimate;
-      const double z = e.exact ? 0 : normal_quantile(config_.early_reject.confidence);
+      const double z = e.exact ? 0 : avalanche::normal_quantile(config_.early_reject.confidence);
       if (config_.early_reject.enabled && e.chi2 - z * e.stderr_ + e.penalty > reject_threshold(b.parent.estimate.rank()))
         cs.rejected = true;
     }

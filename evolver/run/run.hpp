@@ -59,8 +59,8 @@ class Run {
   // counter) scores tasks too small to repay compiling a kernel: below small_work_limit
   // step evaluations. Both give the same integer counts, so the choice never changes a
   // result.
-  Run(std::string id, RunConfig config, const Evaluator& evaluator,
-      std::optional<Checkpoint> from = std::nullopt, const Evaluator* small_work = nullptr,
+  Run(std::string id, RunConfig config, const avalanche::Evaluator& evaluator,
+      std::optional<Checkpoint> from = std::nullopt, const avalanche::Evaluator* small_work = nullptr,
       double small_work_limit = default_small_work_limit);
   ~Run();  // requests a stop and joins
   Run(const Run&) = delete;
@@ -185,10 +185,10 @@ class Run {
 
   const std::string id_;
   const RunConfig config_;
-  const Evaluator& evaluator_;
-  const Evaluator* small_work_;
+  const avalanche::Evaluator& evaluator_;
+  const avalanche::Evaluator* small_work_;
   double small_work_limit_;
-  const Evaluator& pick(const mixer::Program& p, std::uint64_t inputs) const;
+  const avalanche::Evaluator& pick(const mixer::Program& p, std::uint64_t inputs) const;
   ProgramShape shape_;
 
   mutable std::mutex mu_;

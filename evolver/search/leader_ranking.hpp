@@ -38,6 +38,6 @@ std::vector<RescoreJob> plan_leader_rescoring(const Pool& pool, const RunConfig&
 std::vector<Member> exact_candidates(const Pool& pool, const RunConfig& config,
                                      std::optional<double> best_exact,
                                      const std::vector<std::uint64_t>& done);
-RescoreResult run_rescore(const RescoreJob& job, const Evaluator& evaluator);
+RescoreResult run_rescore(const RescoreJob& job, const avalanche::Evaluator& evaluator);
 
 }  // namespace mixforge::evolver

@@ -36,8 +36,8 @@ std::vector<mixer::Program> neighbours(const mixer::Program& p) {
 namespace {
 
 // Counts on one sample stream extended to the next size.
-Score extend(const mixer::Program& p, const Evaluator& ev, GroupedCounts& acc, std::uint64_t seed, std::uint64_t to,
-             std::uint64_t& samples) {
+avalanche::Score extend(const mixer::Program& p, const avalanche::Evaluator& ev, avalanche::GroupedCounts& acc,
+                        std::uint64_t seed, std::uint64_t to, std::uint64_t& samples) {
   samples += to - acc.trials();
   ev.extend_sampled(acc, p, seed, to - acc.trials());
   return acc.score();
@@ -52,12 +52,12 @@ LocalSearch::LocalSearch(mixer::Program start, double start_exact, LocalSearchOp
     throw std::invalid_argument("local search needs 0 < first_samples <= max_samples");
 }
 
-void LocalSearch::enter(const mixer::Program& centre, double exact, const Evaluator& ev) {
+void LocalSearch::enter(const mixer::Program& centre, double exact, const avalanche::Evaluator& ev) {
   centre_ = centre;
   centre_exact_ = exact;
   sizes_.clear();
   base_.clear();
-  GroupedCounts acc(centre.width());
+  avalanche::GroupedCounts acc(centre.width());
   const unsigned growth = std::max(o_.growth, 2u);
   // Samples beyond a quarter of 2^n cost about as much as the exact score itself: small
   // widths go straight to exact scores.
@@ -75,7 +75,7 @@ void LocalSearch::enter(const mixer::Program& centre, double exact, const Evalua
   counters_.local_optimum = false;
 }
 
-void LocalSearch::run(const Evaluator& ev, const LocalSearchHooks& hooks) {
+void LocalSearch::run(const avalanche::Evaluator& ev, const LocalSearchHooks& hooks) {
   if (centre_.empty() || counters_.local_optimum) return;
   if (!entered_) enter(centre_, centre_exact_, ev);
   while (next_ < around_.size()) {
@@ -89,11 +89,11 @@ void LocalSearch::run(const Evaluator& ev, const LocalSearchHooks& hooks) {
     ++next_;
     tried_.push_back(h);
     ++counters_.neighbours;
-    GroupedCounts acc(q.width());
+    avalanche::GroupedCounts acc(q.width());
     bool passed = sizes_.empty();
-    Score last_score;
+    avalanche::Score last_score;
     for (std::size_t k = 0; k < sizes_.size(); ++k) {
-      const Score s = extend(q, ev, acc, o_.seed, sizes_[k], counters_.samples);
+      const avalanche::Score s = extend(q, ev, acc, o_.seed, sizes_[k], counters_.samples);
       last_score = s;
       // Both scores come from the same inputs, so much of their noise is shared; the
       // bound below (independent errors) is the generous side.
@@ -123,12 +123,12 @@ void LocalSearch::run(const Evaluator& ev, const LocalSearchHooks& hooks) {
   counters_.local_optimum = true;
 }
 
-std::optional<Score> LocalSearch::centre_score() const {
+std::optional<avalanche::Score> LocalSearch::centre_score() const {
   if (base_.empty()) return std::nullopt;
   return base_.back();
 }
 
-LocalSearchCounters local_search(const mixer::Program& start, double start_exact, const Evaluator& evaluator,
+LocalSearchCounters local_search(const mixer::Program& start, double start_exact, const avalanche::Evaluator& evaluator,
                                  const LocalSearchOptions& options, const LocalSearchHooks& hooks) {
   if (start.width() > 32 || start.empty()) return {};
   LocalSearch s(start, start_exact, options);

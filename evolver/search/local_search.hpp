@@ -74,24 +74,24 @@ class LocalSearch {
   // or NaN for a sampled centre (see above).
   LocalSearch(mixer::Program start, double start_exact, LocalSearchOptions options);
   // Until a local optimum, or a hook says stop. Exceptions of hooks.exact propagate.
-  void run(const Evaluator& evaluator, const LocalSearchHooks& hooks);
+  void run(const avalanche::Evaluator& evaluator, const LocalSearchHooks& hooks);
   const mixer::Program& centre() const { return centre_; }
   double centre_chi2() const { return centre_exact_; }  // NaN for a sampled centre
   bool sampled_centre() const { return centre_exact_ != centre_exact_; }
   // The centre's score at the last stage of its comparisons (its most precise sampled
   // score); empty before the first run or where the stages are skipped (small widths).
-  std::optional<Score> centre_score() const;
+  std::optional<avalanche::Score> centre_score() const;
   bool done() const { return counters_.local_optimum; }
   const LocalSearchCounters& counters() const { return counters_; }
 
  private:
-  void enter(const mixer::Program& centre, double exact, const Evaluator& evaluator);
+  void enter(const mixer::Program& centre, double exact, const avalanche::Evaluator& evaluator);
 
   LocalSearchOptions o_;
   mixer::Program centre_;
   double centre_exact_;
   std::vector<std::uint64_t> sizes_;  // stage sizes for this centre
-  std::vector<Score> base_;           // the centre's scores at those sizes
+  std::vector<avalanche::Score> base_;  // the centre's scores at those sizes
   std::vector<mixer::Program> around_;  // its neighbours in this search's order
   std::size_t next_ = 0;              // the next of them to compare
   bool entered_ = false;
@@ -100,7 +100,7 @@ class LocalSearch {
 };
 
 // From start to a local optimum or until a hook says stop (a LocalSearch run once).
-LocalSearchCounters local_search(const mixer::Program& start, double start_exact, const Evaluator& evaluator,
+LocalSearchCounters local_search(const mixer::Program& start, double start_exact, const avalanche::Evaluator& evaluator,
                                  const LocalSearchOptions& options, const LocalSearchHooks& hooks);
 
 }  // namespace mixforge::evolver

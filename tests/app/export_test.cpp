@@ -95,7 +95,7 @@ TEST(ExportRules, AStoredFunctionCarriesItsExactScoreWhenKnown) {
 }
 
 TEST(ExportRules, ThePoliciesScoreTypedProgramsAsDocumented) {
-  const Evaluator ev(nullptr);  // the interpreter: nothing to compile
+  const avalanche::Evaluator ev(nullptr);  // the interpreter: nothing to compile
   const ExportSource p = typed("x ^= x >> 8; x *= 0xa3d3; x ^= x >> 7; x *= 0x4b2d; x ^= x >> 9;", 16);
   const ExportResult daemon = export_programs(request("cpp", {p}), daemon_export_policy(), &ev);
   EXPECT_NE(daemon.code.find("not scored"), std::string::npos) << daemon.code;

@@ -26,48 +26,48 @@
 namespace mixforge {
 namespace {
 
-const Evaluator& cpu_evaluator() {
-  static const auto e = Evaluator::with_own_engine();
+const avalanche::Evaluator& cpu_evaluator() {
+  static const auto e = avalanche::Evaluator::with_own_engine();
   return *e;
 }
 
 using testing::expect_same_counts;
 
 TEST(Device, ParsesTheThreeChoicesAndNamesABadOne) {
-  EXPECT_EQ(parse_device("cpu"), Device::cpu);
-  EXPECT_EQ(parse_device("gpu"), Device::gpu);
-  EXPECT_EQ(parse_device("auto"), Device::automatic);
+  EXPECT_EQ(avalanche::parse_device("cpu"), avalanche::Device::cpu);
+  EXPECT_EQ(avalanche::parse_device("gpu"), avalanche::Device::gpu);
+  EXPECT_EQ(avalanche::parse_device("auto"), avalanche::Device::automatic);
   try {
-    parse_device("tpu");
+    avalanche::parse_device("tpu");
     FAIL() << "tpu accepted";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("\"tpu\""), std::string::npos) << e.what();
   }
-  const DeviceSelection cpu = select_device(Device::cpu);
+  const avalanche::DeviceSelection cpu = avalanche::select_device(avalanche::Device::cpu);
   EXPECT_EQ(cpu.gpu, nullptr);
   EXPECT_EQ(cpu.kind, "cpu");
   EXPECT_TRUE(cpu.note.empty());
 }
 
 TEST(GpuWarpPlan, CutsRangesIntoWholeWarps) {
-  EXPECT_EQ(plan_warps(0, 64).warps, 0u);
-  EXPECT_EQ(plan_warps(1, 64).per_warp, 32u);
-  EXPECT_EQ(plan_warps(1, 64).warps, 1u);
-  const WarpPlan p = plan_warps(std::uint64_t{1} << 32, 1u << 16);
+  EXPECT_EQ(avalanche::plan_warps(0, 64).warps, 0u);
+  EXPECT_EQ(avalanche::plan_warps(1, 64).per_warp, 32u);
+  EXPECT_EQ(avalanche::plan_warps(1, 64).warps, 1u);
+  const avalanche::WarpPlan p = avalanche::plan_warps(std::uint64_t{1} << 32, 1u << 16);
   EXPECT_EQ(p.per_warp, 1u << 16);
   EXPECT_EQ(p.warps, 1u << 16);
-  const WarpPlan q = plan_warps(1000001, 7);
+  const avalanche::WarpPlan q = avalanche::plan_warps(1000001, 7);
   EXPECT_EQ(q.per_warp % 32, 0u);
   EXPECT_GE(q.per_warp * q.warps, 1000001u);
   EXPECT_LT(q.per_warp * (q.warps - 1), 1000001u);
-  EXPECT_EQ(plan_warps(std::uint64_t{1} << 40, 1).per_warp, jit::max_per_warp);
+  EXPECT_EQ(avalanche::plan_warps(std::uint64_t{1} << 40, 1).per_warp, jit::max_per_warp);
   // Tiled exact kernels take whole tiles.
-  const WarpPlan t = plan_warps(std::uint64_t{1} << 20, 64, 512);
+  const avalanche::WarpPlan t = avalanche::plan_warps(std::uint64_t{1} << 20, 64, 512);
   EXPECT_EQ(t.per_warp, 1u << 14);
-  const WarpPlan u = plan_warps(3 * 512, 2, 512);
+  const avalanche::WarpPlan u = avalanche::plan_warps(3 * 512, 2, 512);
   EXPECT_EQ(u.per_warp, 1024u);
   EXPECT_EQ(u.warps, 2u);
-  EXPECT_EQ(plan_warps(512, 64, 512).per_warp, 512u);
+  EXPECT_EQ(avalanche::plan_warps(512, 64, 512).per_warp, 512u);
 }
 
 TEST(GpuWarpPlan, TheExactGranuleIsATileWhereTheDomainHoldsOne) {
@@ -94,7 +94,7 @@ void expect_simulated_exact_equals_cpu(std::mt19937_64& rng, int width, unsigned
   SCOPED_TRACE("width " + std::to_string(width) + ", tile " + std::to_string(tile));
   const std::vector<mixer::Program> batch{testing::random_program(rng, width, 3),
                                           testing::random_program(rng, width, 6)};
-  const auto got = simulate_gpu_counts_exact(batch, {tile});
+  const auto got = avalanche::simulate_gpu_counts_exact(batch, {tile});
   ASSERT_EQ(got.size(), batch.size());
   for (std::size_t k = 0; k < batch.size(); ++k)
     expect_same_counts(cpu_evaluator().counts_exact(batch[k]), got[k], batch[k]);
@@ -105,7 +105,7 @@ void expect_simulated_sampled_equals_cpu(std::mt19937_64& rng, int width, unsign
   const std::vector<mixer::Program> batch{testing::random_program(rng, width, 3),
                                           testing::random_program(rng, width, 5)};
   // An unaligned range, as staged scoring extends a stream: samples [1000, 1000 + 5003).
-  const auto got = simulate_gpu_counts_sampled(batch, 99, 1000, 5003, {tile});
+  const auto got = avalanche::simulate_gpu_counts_sampled(batch, 99, 1000, 5003, {tile});
   for (std::size_t k = 0; k < batch.size(); ++k)
     expect_same_counts(cpu_evaluator().counts_sampled(batch[k], 99, 1000, 5003), got[k], batch[k]);
 }
@@ -136,7 +136,7 @@ TEST(GpuSimulation, TheDefaultExactKernelIsTheTiledOne) {
   std::mt19937_64 rng(2030);
   const std::vector<mixer::Program> one{testing::random_program(rng, 12, 5)};
   EXPECT_EQ(jit::WarpSimulator(one).exact_granule(), 512u);
-  expect_same_counts(cpu_evaluator().counts_exact(one[0]), simulate_gpu_counts_exact(one).front(), one[0]);
+  expect_same_counts(cpu_evaluator().counts_exact(one[0]), avalanche::simulate_gpu_counts_exact(one).front(), one[0]);
 }
 
 TEST(GpuSimulation, TiledLowbias32CountsEqualTheDirectKernelsWarpByWarp) {
@@ -191,17 +191,18 @@ TEST(GpuSimulation, SampledCountsEqualTheCpusBitForBitAtOddWidths) {
 TEST(GpuSimulation, Lowbias32SampledCountsEqualTheCpus) {
   const mixer::Program p = test::lowbias32();
   const std::vector<mixer::Program> one{p};
-  expect_same_counts(cpu_evaluator().counts_sampled(p, 5, 0, 1 << 16), simulate_gpu_counts_sampled(one, 5, 0, 1 << 16).front(), p);
+  expect_same_counts(cpu_evaluator().counts_sampled(p, 5, 0, 1 << 16),
+                     avalanche::simulate_gpu_counts_sampled(one, 5, 0, 1 << 16).front(), p);
 }
 
 TEST(GpuSimulation, RejectsBadBatches) {
-  EXPECT_THROW(simulate_gpu_counts_exact(std::vector<mixer::Program>{}), std::invalid_argument);
+  EXPECT_THROW(avalanche::simulate_gpu_counts_exact(std::vector<mixer::Program>{}), std::invalid_argument);
   std::mt19937_64 rng(1);
   const std::vector<mixer::Program> mixed{testing::random_program(rng, 8, 3), testing::random_program(rng, 9, 3)};
-  EXPECT_THROW(simulate_gpu_counts_exact(mixed), std::invalid_argument);
+  EXPECT_THROW(avalanche::simulate_gpu_counts_exact(mixed), std::invalid_argument);
   const std::vector<mixer::Program> wide{testing::random_program(rng, 33, 3)};
-  EXPECT_THROW(simulate_gpu_counts_exact(wide), std::invalid_argument);
-  EXPECT_THROW(simulate_gpu_counts_sampled(wide, 1, ~std::uint64_t{0} - 3, 10), std::invalid_argument);
+  EXPECT_THROW(avalanche::simulate_gpu_counts_exact(wide), std::invalid_argument);
+  EXPECT_THROW(avalanche::simulate_gpu_counts_sampled(wide, 1, ~std::uint64_t{0} - 3, 10), std::invalid_argument);
 }
 
 // ---- PTX ----
@@ -299,10 +300,10 @@ TEST(GpuPtx, PtxasAssemblesTheCountKernelsForHopperAndTheFallback) {
 
 // ---- a real GPU (label gpu) ----
 
-std::unique_ptr<GpuCounter> open_gpu() {
+std::unique_ptr<avalanche::GpuCounter> open_gpu() {
   try {
-    return GpuCounter::open();
-  } catch (const cuda::CudaError& e) {
+    return avalanche::GpuCounter::open();
+  } catch (const avalanche::cuda::CudaError& e) {
     std::cout << "[  SKIPPED ] no CUDA GPU here: " << e.what() << "\n";
     return nullptr;
   }
@@ -338,14 +339,14 @@ TEST(GpuDevice, EveryKernelCountsLikeTheCpu) {
     batches.push_back({testing::random_program(rng, width, 4), testing::random_program(rng, width, 7)});
   std::vector<mixer::Program> sampled;
   for (int width : {7, 32, 33, 64}) sampled.push_back(testing::random_program(rng, width, 5));
-  std::vector<std::vector<AvalancheCounts>> want_exact;
-  std::vector<AvalancheCounts> want_sampled;
+  std::vector<std::vector<avalanche::AvalancheCounts>> want_exact;
+  std::vector<avalanche::AvalancheCounts> want_sampled;
   for (unsigned tile : {0u, 8u, 16u, 32u}) {
     SCOPED_TRACE("tile " + std::to_string(tile));
-    std::unique_ptr<GpuCounter> gpu;
+    std::unique_ptr<avalanche::GpuCounter> gpu;
     try {
-      gpu = GpuCounter::open({tile});
-    } catch (const cuda::CudaError& e) {
+      gpu = avalanche::GpuCounter::open({tile});
+    } catch (const avalanche::cuda::CudaError& e) {
       std::cout << "[  SKIPPED ] no CUDA GPU here: " << e.what() << "\n";
       GTEST_SKIP() << "no CUDA GPU: " << e.what();
     }
@@ -380,7 +381,7 @@ TEST(GpuDevice, SampledCountsEqualTheCpusBitForBit) {
 TEST(GpuDevice, AnEvaluatorWithTheGpuScoresLikeTheCpu) {
   auto gpu = open_gpu();
   if (!gpu) GTEST_SKIP() << "no CUDA GPU (see the line above)";
-  auto ev = Evaluator::with_own_engine();
+  auto ev = avalanche::Evaluator::with_own_engine();
   ev->use_gpu(std::move(gpu), 1 << 20);
   const mixer::Program p = test::lowbias32();
   EXPECT_EQ(ev->exact(p).chi2, cpu_evaluator().exact(p).chi2);
@@ -388,14 +389,14 @@ TEST(GpuDevice, AnEvaluatorWithTheGpuScoresLikeTheCpu) {
 }
 
 TEST(GpuDevice, AutoFindsTheGpuThatGpuRequires) {
-  const DeviceSelection a = select_device(Device::automatic);
+  const avalanche::DeviceSelection a = avalanche::select_device(avalanche::Device::automatic);
   if (!a.gpu) {
     std::cout << "[  SKIPPED ] no CUDA GPU here: " << a.note << "\n";
-    EXPECT_THROW(select_device(Device::gpu), std::runtime_error);
+    EXPECT_THROW(avalanche::select_device(avalanche::Device::gpu), std::runtime_error);
     GTEST_SKIP() << "no CUDA GPU: " << a.note;
   }
   EXPECT_EQ(a.kind, "gpu");
-  EXPECT_NE(select_device(Device::gpu).gpu, nullptr);
+  EXPECT_NE(avalanche::select_device(avalanche::Device::gpu).gpu, nullptr);
 }
 
 }  // namespace

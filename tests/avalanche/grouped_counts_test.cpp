@@ -21,11 +21,11 @@ struct Spread {
 };
 
 Spread spread(const mixer::Program& p, std::uint64_t samples, int seeds) {
-  const Evaluator ev(nullptr);
-  const double exact = score(reference_counts_exact(p)).chi2;
+  const avalanche::Evaluator ev(nullptr);
+  const double exact = avalanche::score(avalanche::reference_counts_exact(p)).chi2;
   std::vector<double> corrected, stderrs;
   for (int seed = 1; seed <= seeds; ++seed) {
-    const Score s = ev.sampled(p, samples, static_cast<std::uint64_t>(seed));
+    const avalanche::Score s = ev.sampled(p, samples, static_cast<std::uint64_t>(seed));
     corrected.push_back(s.chi2_corrected);
     stderrs.push_back(s.chi2_stderr);
   }
@@ -56,11 +56,11 @@ TEST(GroupedCounts, TheStandardErrorDescribesTheSpreadFromPoorToGood) {
 TEST(GroupedCounts, ChunksCoverTheRangeInOrder) {
   std::uint64_t at = 1000;
   for (int g = 0; g < 32; ++g) {
-    EXPECT_EQ(group_chunk_start(1000, 1037, 32, g), at);
-    at = group_chunk_start(1000, 1037, 32, g + 1);
+    EXPECT_EQ(avalanche::group_chunk_start(1000, 1037, 32, g), at);
+    at = avalanche::group_chunk_start(1000, 1037, 32, g + 1);
   }
   EXPECT_EQ(at, 2037u);
-  EXPECT_EQ(group_chunk_start(0, std::uint64_t{1} << 58, 64, 63), (std::uint64_t{1} << 58) / 64 * 63);
+  EXPECT_EQ(avalanche::group_chunk_start(0, std::uint64_t{1} << 58, 64, 63), (std::uint64_t{1} << 58) / 64 * 63);
 }
 
 // Early reject's stages: 2^10 samples make 4 chunks of 256 (not 32 of 32, whose fixed cost
@@ -68,8 +68,8 @@ TEST(GroupedCounts, ChunksCoverTheRangeInOrder) {
 // following groups in turn, and a large extension spreads over all 32.
 TEST(GroupedCounts, SmallExtensionsFillTheGroupsInTurn) {
   const mixer::Program p = mixer::parse_program("x ^= x >> 5; x *= 0x5a5; x ^= x >> 6;", mixer::ParseOptions{12});
-  const Evaluator ev(nullptr);
-  GroupedCounts acc(12);
+  const avalanche::Evaluator ev(nullptr);
+  avalanche::GroupedCounts acc(12);
   auto used = [&] {
     int n = 0;
     for (int g = 0; g < acc.groups(); ++g) n += acc.group(g).trials > 0;
@@ -89,16 +89,16 @@ TEST(GroupedCounts, SmallExtensionsFillTheGroupsInTurn) {
 
 TEST(GroupedCounts, PooledCountsAreTheWholeStreamsCounts) {
   const mixer::Program p = mixer::parse_program("x ^= x >> 5; x *= 0x5a5; x ^= x >> 6;", mixer::ParseOptions{12});
-  const Evaluator ev(nullptr);
-  GroupedCounts acc(12);
+  const avalanche::Evaluator ev(nullptr);
+  avalanche::GroupedCounts acc(12);
   ev.extend_sampled(acc, p, 9, 1000);
   ev.extend_sampled(acc, p, 9, 3000);  // a second stage continues the stream
-  const AvalancheCounts whole = reference_counts_sampled(p, 9, 0, 4000);
+  const avalanche::AvalancheCounts whole = avalanche::reference_counts_sampled(p, 9, 0, 4000);
   EXPECT_EQ(acc.pooled().flips, whole.flips);
   EXPECT_EQ(acc.trials(), 4000u);
-  EXPECT_EQ(acc.score().chi2, score(whole).chi2);
-  EXPECT_THROW(acc.add(0, AvalancheCounts::zero(12, true)), std::invalid_argument);
-  EXPECT_THROW(acc.add(0, AvalancheCounts::zero(13, false)), std::invalid_argument);
+  EXPECT_EQ(acc.score().chi2, avalanche::score(whole).chi2);
+  EXPECT_THROW(acc.add(0, avalanche::AvalancheCounts::zero(12, true)), std::invalid_argument);
+  EXPECT_THROW(acc.add(0, avalanche::AvalancheCounts::zero(13, false)), std::invalid_argument);
 }
 
 }  // namespace

@@ -27,7 +27,8 @@ TEST(InterpretedCounts, SampledEqualTheReferenceAtEveryWidth) {
     const mixer::Program p = testing::random_program(rng, width, 1 + width % 6);
     // 16 lanes a vector up to 32 bits, 8 above; 32 vectors a block. 1000 + 1037 cuts both.
     for (std::uint64_t count : {0u, 1u, 15u, 17u, 513u, 1037u})
-      expect_same_counts(reference_counts_sampled(p, 77, 1000, count), interpreted_counts_sampled(p, 77, 1000, count), p);
+      expect_same_counts(avalanche::reference_counts_sampled(p, 77, 1000, count),
+                         avalanche::interpreted_counts_sampled(p, 77, 1000, count), p);
   }
 }
 
@@ -36,11 +37,12 @@ TEST(InterpretedCounts, ExactRangesEqualTheReference) {
   for (int width = 1; width <= 16; ++width) {
     SCOPED_TRACE("width " + std::to_string(width));
     const mixer::Program p = testing::random_program(rng, width, 4);
-    expect_same_counts(reference_counts_exact(p), interpreted_counts_exact_range(p, 0, std::uint64_t{1} << width), p);
+    expect_same_counts(avalanche::reference_counts_exact(p),
+                       avalanche::interpreted_counts_exact_range(p, 0, std::uint64_t{1} << width), p);
   }
   const mixer::Program wide = testing::random_program(rng, 40, 5);
-  expect_same_counts(reference_counts_exact_range(wide, 123456789, 1001),
-              interpreted_counts_exact_range(wide, 123456789, 1001), wide);
+  expect_same_counts(avalanche::reference_counts_exact_range(wide, 123456789, 1001),
+                     avalanche::interpreted_counts_exact_range(wide, 123456789, 1001), wide);
 }
 
 // The tiled path (every input hashed once by interpret_tile, pairs counted in tiles):
@@ -51,7 +53,7 @@ TEST(InterpretedCounts, TiledExactEqualsTheReferenceAtEveryWidth) {
     SCOPED_TRACE("width " + std::to_string(width));
     for (int k = 0; k < 3; ++k) {
       const mixer::Program p = testing::random_program(rng, width, 1 + (width + k) % 7);
-      expect_same_counts(reference_counts_exact(p), interpreted_counts_exact(p), p);
+      expect_same_counts(avalanche::reference_counts_exact(p), avalanche::interpreted_counts_exact(p), p);
     }
   }
 }
@@ -59,13 +61,13 @@ TEST(InterpretedCounts, TiledExactEqualsTheReferenceAtEveryWidth) {
 // interpret_tile of every instruction set this CPU runs hashes like the interpreter,
 // for bases and shifts of both passes and a partial group of vectors.
 TEST(InterpretedCounts, EveryInterpretTileHashesLikeTheInterpreter) {
-  std::vector<const counting::CountingKernels*> sets = {&counting::generic_counting_kernels()};
-  if (auto* k = counting::avx2_counting_kernels()) sets.push_back(k);
-  if (auto* k = counting::avx512_counting_kernels()) sets.push_back(k);
+  std::vector<const avalanche::counting::CountingKernels*> sets = {&avalanche::counting::generic_counting_kernels()};
+  if (auto* k = avalanche::counting::avx2_counting_kernels()) sets.push_back(k);
+  if (auto* k = avalanche::counting::avx512_counting_kernels()) sets.push_back(k);
   std::mt19937_64 rng(35);
   for (int width : {1, 5, 7, 13, 16, 17, 24, 31, 32}) {
     const mixer::Program p = testing::random_program(rng, width, 6);
-    for (const counting::CountingKernels* set : sets) {
+    for (const avalanche::counting::CountingKernels* set : sets) {
       SCOPED_TRACE(std::string(set->name) + " width " + std::to_string(width));
       for (unsigned shift : {0u, 3u}) {
         const std::uint32_t base = static_cast<std::uint32_t>(rng()) & 7u;  // bits below shift 3
@@ -83,15 +85,17 @@ TEST(InterpretedCounts, EveryInterpretTileHashesLikeTheInterpreter) {
 }
 
 TEST(InterpretedCounts, TheEvaluatorWithoutAnEngineCountsLikeTheReference) {
-  const Evaluator interpreter(nullptr);
+  const avalanche::Evaluator interpreter(nullptr);
   std::mt19937_64 rng(33);
   const mixer::Program p12 = testing::random_program(rng, 12, 5);
-  expect_same_counts(reference_counts_exact(p12), interpreter.counts_exact(p12), p12);
+  expect_same_counts(avalanche::reference_counts_exact(p12), interpreter.counts_exact(p12), p12);
   const mixer::Program p48 = testing::random_program(rng, 48, 5);
-  expect_same_counts(reference_counts_sampled(p48, 5, 0, 4096), interpreter.counts_sampled(p48, 5, 0, 4096), p48);
+  expect_same_counts(avalanche::reference_counts_sampled(p48, 5, 0, 4096), interpreter.counts_sampled(p48, 5, 0, 4096),
+                     p48);
   const mixer::Program p32 =
       mixer::parse_program("x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;");
-  expect_same_counts(reference_counts_sampled(p32, 9, 3, 2000), interpreter.counts_sampled(p32, 9, 3, 2000), p32);
+  expect_same_counts(avalanche::reference_counts_sampled(p32, 9, 3, 2000), interpreter.counts_sampled(p32, 9, 3, 2000),
+                     p32);
 }
 
 }  // namespace

@@ -19,8 +19,8 @@ using namespace mixforge::evolver;
 
 namespace {
 
-const Evaluator& jit_ev() {
-  static const std::unique_ptr<Evaluator> ev = Evaluator::with_own_engine();
+const avalanche::Evaluator& jit_ev() {
+  static const std::unique_ptr<avalanche::Evaluator> ev = avalanche::Evaluator::with_own_engine();
   return *ev;
 }
 
@@ -37,7 +37,7 @@ mixer::Program start20() {
 }
 
 Estimate exact_of(const mixer::Program& p) {
-  const Score s = jit_ev().exact(p);
+  const avalanche::Score s = jit_ev().exact(p);
   Estimate e;
   e.chi2 = s.chi2;
   e.samples = s.samples;

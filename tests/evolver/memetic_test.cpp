@@ -82,7 +82,7 @@ RunConfig memetic_config(std::uint64_t tournaments) {
   return c;
 }
 
-Checkpoint run_to_end(const RunConfig& c, const Evaluator& ev, std::optional<Checkpoint> from = std::nullopt,
+Checkpoint run_to_end(const RunConfig& c, const avalanche::Evaluator& ev, std::optional<Checkpoint> from = std::nullopt,
                       std::optional<Budget> budget = std::nullopt) {
   evolver::Run run("memetic", c, ev, std::move(from));
   run.start(budget ? *budget : c.budget);
@@ -94,21 +94,21 @@ Checkpoint run_to_end(const RunConfig& c, const Evaluator& ev, std::optional<Che
 // With every child a local search's end point, the run's best has no better neighbour,
 // checked with the reference loops (an independent computation of every neighbour's score).
 TEST(MemeticRun, LocalSearchChildrenLeaveTheBestAtALocalOptimum) {
-  const Evaluator ev(nullptr);
+  const avalanche::Evaluator ev(nullptr);
   const Checkpoint c = run_to_end(memetic_config(3000), ev);
   ASSERT_TRUE(c.best);
   EXPECT_GT(c.counters.local_improvements, 0u);
   EXPECT_GT(c.counters.local_neighbours, c.counters.local_improvements);
-  const double best = score(reference_counts_exact(c.best->program)).chi2;
+  const double best = avalanche::score(avalanche::reference_counts_exact(c.best->program)).chi2;
   EXPECT_DOUBLE_EQ(best, c.best->estimate.chi2);
   for (const mixer::Program& q : neighbours(c.best->program))
-    EXPECT_GE(score(reference_counts_exact(q)).chi2, best) << mixer::format_program(q);
+    EXPECT_GE(avalanche::score(avalanche::reference_counts_exact(q)).chi2, best) << mixer::format_program(q);
 }
 
 // The cache and the operators keep a one-thread run reproducible, and a resumed run
 // (whose cache starts empty) goes on exactly as the uninterrupted one.
 TEST(MemeticRun, ResumedRunsGoOnExactlyWithEveryOperator) {
-  const Evaluator ev(nullptr);
+  const avalanche::Evaluator ev(nullptr);
   RunConfig c = evolver_test::small_exact_config(1200);
   c.memetic.local_search_rate = 0.2;
   c.memetic.crossover_rate = 0.5;
@@ -143,7 +143,7 @@ std::size_t largest_shape(const Checkpoint& c) {
 // One lineage took whole pools (a 16-bit run held mul, xsr, mul, xsr, mul at 0.17 for five
 // minutes); with shape_share no shape holds more than its share of the pool.
 TEST(MemeticRun, NoShapeHoldsMoreThanItsShareOfThePool) {
-  const Evaluator ev(nullptr);
+  const avalanche::Evaluator ev(nullptr);
   RunConfig c = evolver_test::small_exact_config(4000);
   c.memetic.shape_share = 1;
   const std::size_t free_most = largest_shape(run_to_end(c, ev));

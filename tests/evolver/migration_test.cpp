@@ -26,7 +26,7 @@ RunConfig island_config(std::uint64_t seed, std::uint64_t tournaments) {
   return c;
 }
 
-std::unique_ptr<Run> finished_island(const Evaluator& ev, std::uint64_t seed, std::uint64_t tournaments) {
+std::unique_ptr<Run> finished_island(const avalanche::Evaluator& ev, std::uint64_t seed, std::uint64_t tournaments) {
   auto run = std::make_unique<Run>("island", island_config(seed, tournaments), ev);
   run->start(island_config(seed, tournaments).budget);
   run->wait();
@@ -35,7 +35,7 @@ std::unique_ptr<Run> finished_island(const Evaluator& ev, std::uint64_t seed, st
 }
 
 TEST(Migration, EmigrantsAreTheBestMembersBestFirst) {
-  Evaluator ev(nullptr);
+  avalanche::Evaluator ev(nullptr);
   auto run = finished_island(ev, 1, 400);
   const std::vector<mixer::Program> out = run->emigrants(5);
   ASSERT_EQ(out.size(), 5u);
@@ -51,7 +51,7 @@ TEST(Migration, EmigrantsAreTheBestMembersBestFirst) {
 }
 
 TEST(Migration, ABetterImmigrantEntersAndAWorseOneDoesNot) {
-  Evaluator ev(nullptr);
+  avalanche::Evaluator ev(nullptr);
   auto strong = finished_island(ev, 2, 3000);
   auto weak = finished_island(ev, 3, 10);  // barely evolved: its pool is mostly random
   const mixer::Program best = strong->emigrants(1).front();

@@ -385,7 +385,7 @@ TEST(RunManager, ProgressOfAStoredRun) {
 // callback ran under the run's lock. A callback that needs the run's lock from another
 // thread would wait forever (here: 5 s, then fail) if it were still called under it.
 TEST(Run, NewBestCallbackRunsWithoutTheRunLock) {
-  Evaluator ev(nullptr);
+  avalanche::Evaluator ev(nullptr);
   RunConfig c = with_tournaments(2000);
   c.threads = 2;
   evolver::Run run("cb", c, ev);

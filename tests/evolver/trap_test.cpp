@@ -31,8 +31,8 @@ std::vector<mixer::StepKind> kinds_of(const mixer::Program& p) {
 // The pool after `tournaments` tournaments (one worker: the same pool on any machine).
 // Scored as the daemon scores: the interpreter takes the tasks too small for a kernel.
 Pool pool_after(RunConfig c, std::uint64_t tournaments, std::uint64_t* restarts = nullptr) {
-  static const std::unique_ptr<Evaluator> ev = Evaluator::with_own_engine();
-  static const Evaluator interpreter(nullptr);
+  static const std::unique_ptr<avalanche::Evaluator> ev = avalanche::Evaluator::with_own_engine();
+  static const avalanche::Evaluator interpreter(nullptr);
   c.budget.tournaments = tournaments;
   // No background ranker: it never changes the pool (evolver/run/run.cpp), and its exact scores
   // took the other core for as long as the test ran (71 s alone, 120 s of CPU).

@@ -187,8 +187,8 @@ TEST(ApiE2E, EvaluateMatchesInProcessScores) {
   ASSERT_EQ(r->status, 200) << r->body;
   const auto out = nlohmann::json::parse(r->body);
   EXPECT_SCHEMA("evaluate_response.schema.json", out);
-  const Evaluator reference(nullptr);
-  const Score expect = reference.exact(mixer::parse_program(text, {.width = 16}));
+  const avalanche::Evaluator reference(nullptr);
+  const avalanche::Score expect = reference.exact(mixer::parse_program(text, {.width = 16}));
   EXPECT_TRUE(out["score"]["exact"].get<bool>());
   EXPECT_NEAR(out["score"]["chi2"].get<double>(), expect.chi2, 1e-12 * std::max(1.0, expect.chi2));
   EXPECT_EQ(out["matrix"].size(), 16u);
@@ -206,7 +206,7 @@ TEST(ApiE2E, EvaluateMatchesInProcessScores) {
   const auto sout = nlohmann::json::parse(s->body);
   EXPECT_SCHEMA("evaluate_response.schema.json", sout);
   EXPECT_FALSE(sout.contains("matrix"));
-  const Score sref = reference.sampled(lowbias, 65536, 7);
+  const avalanche::Score sref = reference.sampled(lowbias, 65536, 7);
   EXPECT_EQ(sout["score"]["samples"], 65536);
   EXPECT_NEAR(sout["score"]["chi2"].get<double>(), sref.chi2, 1e-9);
   EXPECT_EQ(sout["program"]["id"], lowbias.id());
