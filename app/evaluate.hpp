@@ -30,7 +30,7 @@ EvaluatePolicy command_line_batch_policy();
 EvaluatePolicy daemon_policy(int max_exact_width, std::uint64_t max_samples);
 
 struct EvaluateRequest {
-  Program program;
+  mixer::Program program;
   std::optional<bool> exact;             // fields "exact" and "samples"
   std::optional<std::uint64_t> samples;
   std::uint64_t seed = 1;
@@ -48,8 +48,8 @@ EvaluationPlan plan_evaluation(const EvaluateRequest& request, const EvaluatePol
 
 // Scores it; cancel: an exact count stops between tiles once set (EvaluationCancelled).
 // Inline: the rules' object file needs no Evaluator (the request fuzzer links the rules only).
-inline ScoredCounts evaluate(const Evaluator& evaluator, const Program& program, const EvaluationPlan& plan,
-                             const std::atomic<bool>* cancel = nullptr) {
+inline avalanche::ScoredCounts evaluate(const avalanche::Evaluator& evaluator, const mixer::Program& program,
+                                        const EvaluationPlan& plan, const std::atomic<bool>* cancel = nullptr) {
   return evaluator.scored_counts(program, plan.exact, plan.samples, plan.seed, cancel);
 }
 

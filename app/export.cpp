@@ -95,17 +95,17 @@ ExportSource stored_source(const evolver::ScoredFunction& f) {
   return s;
 }
 
-ExportResult export_programs(ExportRequest r, const ExportPolicy& policy, const Evaluator* evaluator) {
+ExportResult export_programs(ExportRequest r, const ExportPolicy& policy, const avalanche::Evaluator* evaluator) {
   const bool bundle = r.target == "bundle";
   shader::ExportRequest s = to_shader(r);
   ExportResult checked = render(s, bundle, r.target);  // every rule, before any scoring
-  std::unique_ptr<Evaluator> own;
+  std::unique_ptr<avalanche::Evaluator> own;
   bool scored = false;
   for (std::size_t i = 0; r.score && i < s.programs.size(); ++i) {
     auto& p = s.programs[i];
     if (p.score || p.program.width() > policy.score_up_to_width) continue;
-    if (!evaluator) evaluator = (own = Evaluator::with_own_engine()).get();
-    const Score sc = evaluator->exact(p.program);
+    if (!evaluator) evaluator = (own = avalanche::Evaluator::with_own_engine()).get();
+    const avalanche::Score sc = evaluator->exact(p.program);
     p.score = shader::ProgramScore{sc.chi2, sc.bias, true, sc.samples};
     scored = true;
   }

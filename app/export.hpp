@@ -14,7 +14,7 @@
 #include "mixer/program.hpp"
 #include "shader/export.hpp"
 
-namespace mixforge {
+namespace mixforge::avalanche {
 class Evaluator;
 }
 namespace mixforge::evolver {
@@ -41,7 +41,7 @@ ExportPolicy daemon_export_policy();
 
 // One program of the request: typed (app/program_input.hpp) or a stored function.
 struct ExportSource {
-  Program program;
+  mixer::Program program;
   std::optional<shader::ProgramScore> score;  // a stored function's
   bool stored = false;
   std::string function_id;  // a stored function's id, for messages
@@ -51,7 +51,7 @@ struct ExportSource {
 // one (a leader of a sampled run is scored exactly later), else the pool's score.
 ExportSource stored_source(const evolver::ScoredFunction& function);
 // A typed program as a source: unscored until the policy scores it.
-inline ExportSource typed_source(Program program) { return {std::move(program), std::nullopt, false, {}}; }
+inline ExportSource typed_source(mixer::Program program) { return {std::move(program), std::nullopt, false, {}}; }
 
 struct ExportRequest {
   std::string target;                  // glsl, hlsl, wgsl, msl, cuda, cpp, or bundle (every target)
@@ -80,6 +80,7 @@ void check_export_options(const ExportRequest& request);
 
 // Checks the whole request first (a mistake must not cost a 2^32-input scoring), then
 // scores what the policy says with evaluator (made on first need when null), then exports.
-ExportResult export_programs(ExportRequest request, const ExportPolicy& policy, const Evaluator* evaluator = nullptr);
+ExportResult export_programs(ExportRequest request, const ExportPolicy& policy,
+                             const avalanche::Evaluator* evaluator = nullptr);
 
 }  // namespace mixforge::app

@@ -8,7 +8,7 @@
 namespace mixforge::app {
 
 namespace {
-void check_width(const Program& p, const ProgramRules& rules) {
+void check_width(const mixer::Program& p, const ProgramRules& rules) {
   if (rules.width && *rules.width != p.width())
     throw RequestError(rules.width_field, "width-mismatch",
                        "width " + std::to_string(*rules.width) + " differs from the program's width " +
@@ -16,10 +16,10 @@ void check_width(const Program& p, const ProgramRules& rules) {
 }
 }  // namespace
 
-ParsedText program_from_text(const std::string& text, const ProgramRules& rules) {
+mixer::ParsedText program_from_text(const std::string& text, const ProgramRules& rules) {
   try {
-    return parse_text(text, ParseOptions{rules.width, rules.max_steps});
-  } catch (const ParseError& e) {
+    return mixer::parse_text(text, mixer::ParseOptions{rules.width, rules.max_steps});
+  } catch (const mixer::ParseError& e) {
     // A mask that disagrees with the given width is a ParseError at the mask: it keeps its
     // position (the text is where the fix goes).
     throw RequestError(rules.field, "invalid-program", "program text " + std::string(e.what()),
@@ -27,16 +27,16 @@ ParsedText program_from_text(const std::string& text, const ProgramRules& rules)
   }
 }
 
-Program program_from_json_form(const nlohmann::json& value, const ProgramRules& rules) {
+mixer::Program program_from_json_form(const nlohmann::json& value, const ProgramRules& rules) {
   nlohmann::json j = value;
   // A scored function (eval --json, an API answer): its width and steps are the program.
   if (j.is_object() && j.contains("program") && j["program"].is_object()) j = j["program"];
   if (j.is_object() && j.contains("width") && j.contains("steps") && j.size() > 2)
     j = nlohmann::json{{"width", j["width"]}, {"steps", j["steps"]}};
-  Program p;
+  mixer::Program p;
   try {
-    p = program_from_json(j, ValidationLimits{rules.max_steps});
-  } catch (const ProgramError& e) {
+    p = mixer::program_from_json(j, mixer::ValidationLimits{rules.max_steps});
+  } catch (const mixer::ProgramError& e) {
     // "steps[2].constant: message" -> the field program.steps[2].constant
     const std::string what = e.what();
     const auto colon = what.find(": ");
@@ -51,13 +51,13 @@ Program program_from_json_form(const nlohmann::json& value, const ProgramRules& 
   return p;
 }
 
-Program program_from_value(const nlohmann::json& value, const ProgramRules& rules) {
+mixer::Program program_from_value(const nlohmann::json& value, const ProgramRules& rules) {
   if (value.is_string()) return program_from_text(value.get<std::string>(), rules).program;
   if (value.is_object()) return program_from_json_form(value, rules);
   throw RequestError(rules.field, "invalid-program", "a program is program text (a string) or a program object");
 }
 
-ParsedText program_from_document(const std::string& text, const ProgramRules& rules) {
+mixer::ParsedText program_from_document(const std::string& text, const ProgramRules& rules) {
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first == std::string::npos || text[first] != '{' || text.find('"') == std::string::npos)
     return program_from_text(text, rules);
@@ -68,7 +68,7 @@ ParsedText program_from_document(const std::string& text, const ProgramRules& ru
     throw RequestError(rules.field, "invalid-program",
                        std::string("the program looks like JSON but is not valid JSON: ") + e.what());
   }
-  ParsedText parsed;
+  mixer::ParsedText parsed;
   parsed.program = program_from_json_form(j, rules);
   parsed.mask_width = parsed.program.width();
   parsed.variable = "x";

@@ -23,13 +23,13 @@ struct ProgramRules {
 };
 
 // Text form; keeps what the text said of itself (its mask's width, its variable name).
-ParsedText program_from_text(const std::string& text, const ProgramRules& rules = {});
+mixer::ParsedText program_from_text(const std::string& text, const ProgramRules& rules = {});
 // JSON form (an object).
-Program program_from_json_form(const nlohmann::json& value, const ProgramRules& rules = {});
+mixer::Program program_from_json_form(const nlohmann::json& value, const ProgramRules& rules = {});
 // Either: a JSON string holds text, an object the JSON form; anything else is refused.
-Program program_from_value(const nlohmann::json& value, const ProgramRules& rules = {});
+mixer::Program program_from_value(const nlohmann::json& value, const ProgramRules& rules = {});
 // Text that may be the JSON form (it starts with '{' and has a '"'), as a file or stdin
 // holds it.
-ParsedText program_from_document(const std::string& text, const ProgramRules& rules = {});
+mixer::ParsedText program_from_document(const std::string& text, const ProgramRules& rules = {});
 
 }  // namespace mixforge::app

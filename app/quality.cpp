@@ -9,9 +9,9 @@ QualityPolicy command_line_quality_policy() { return {}; }
 QualityPolicy daemon_quality_policy(int queue_exact_from_width) { return {false, queue_exact_from_width}; }
 
 namespace {
-BatterySize quality_size(const std::string& size) {
-  if (size == "quick") return BatterySize::quick;
-  if (size == "standard") return BatterySize::standard;
+avalanche::BatterySize quality_size(const std::string& size) {
+  if (size == "quick") return avalanche::BatterySize::quick;
+  if (size == "standard") return avalanche::BatterySize::standard;
   throw RequestError("size", "out-of-range", "\"" + size + "\" is not quick or standard");
 }
 }  // namespace

@@ -37,7 +37,7 @@ struct QualityRequest {
 };
 
 struct QualityPlan {
-  QualityOptions options;
+  avalanche::QualityOptions options;
   bool refresh = false;
 };
 

@@ -8,12 +8,12 @@
 
 #include "mixer/program.hpp"
 
-namespace mixforge {
+namespace mixforge::avalanche {
 
 // out[k] = f(in[k]) for k < n; inputs are below 2^width of the function.
 using BatchFunction = std::function<void(const std::uint64_t* in, std::uint64_t* out, std::size_t n)>;
 
 // The reference interpreter as a BatchFunction (slow; the ground truth).
-BatchFunction interpreted_function(const Program& program);
+BatchFunction interpreted_function(const mixer::Program& program);
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

@@ -9,14 +9,14 @@
 #include "avalanche/sample_stream.hpp"
 #include "mixer/width.hpp"
 
-namespace mixforge {
+namespace mixforge::avalanche {
 
 BitIndependence bit_independence(const BatchFunction& f, int width, std::uint64_t samples_per_bit,
                                  std::uint64_t seed, const std::atomic<bool>* cancel) {
   if (width < 1 || width > 64) throw std::invalid_argument("bit independence needs a width of 1..64");
   if (samples_per_bit == 0) throw std::invalid_argument("bit independence needs at least one sample per bit");
   const int n = width;
-  const std::uint64_t mask = width_mask(n);
+  const std::uint64_t mask = mixer::width_mask(n);
   const std::size_t pairs = static_cast<std::size_t>(n) * (n - 1) / 2;
   // Once the samples would cover every input, count every pair {x, x ^ 2^i} once instead:
   // the 2^(n-1) inputs with bit i clear. (Resampling a small domain would weigh the
@@ -83,4 +83,4 @@ BitIndependence bit_independence(const BatchFunction& f, int width, std::uint64_
   return out;
 }
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

@@ -12,7 +12,7 @@
 #include "avalanche/batch_function.hpp"
 #include "avalanche/chi2_distribution.hpp"
 
-namespace mixforge {
+namespace mixforge::avalanche {
 
 struct BitIndependence {
   int width = 0;
@@ -35,4 +35,4 @@ struct BitIndependence {
 BitIndependence bit_independence(const BatchFunction& f, int width, std::uint64_t samples_per_bit,
                                  std::uint64_t seed, const std::atomic<bool>* cancel = nullptr);
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 
-namespace mixforge {
+namespace mixforge::avalanche {
 namespace {
 
 // Regularised lower P(a, x) by its series (x < a + 1) and upper Q(a, x) by Lentz's
@@ -69,4 +69,4 @@ std::string_view verdict_name(Verdict v) {
   return "passed";
 }
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-namespace mixforge {
+namespace mixforge::avalanche {
 
 // P(X >= x) for X ~ chi2(dof): the regularised upper incomplete gamma Q(dof/2, x/2).
 // dof > 0; x <= 0 gives 1.
@@ -19,4 +19,4 @@ enum class Verdict { passed, weak, failed };
 Verdict verdict_for_p_value(double p);
 std::string_view verdict_name(Verdict v);  // "passed", "weak", "failed"
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-namespace mixforge {
+namespace mixforge::avalanche {
 
 double chi_square(const AvalancheCounts& c) {
   // Accumulate sum (2 f - T)^2 exactly in integers where possible, then scale once:
@@ -58,4 +58,4 @@ std::vector<double> avalanche_matrix(const AvalancheCounts& c) {
   return a;
 }
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

@@ -5,7 +5,7 @@
 
 #include "avalanche/counts.hpp"
 
-namespace mixforge {
+namespace mixforge::avalanche {
 
 struct Score {
   int width = 0;
@@ -25,4 +25,4 @@ Score score(const AvalancheCounts& counts);
 // A[i][j] as probabilities, row i = input bit.
 std::vector<double> avalanche_matrix(const AvalancheCounts& counts);
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

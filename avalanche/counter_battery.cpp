@@ -20,7 +20,7 @@
 
 extern char** environ;
 
-namespace mixforge {
+namespace mixforge::avalanche {
 
 std::string_view battery_size_name(BatterySize s) { return s == BatterySize::quick ? "quick" : "standard"; }
 
@@ -63,7 +63,7 @@ std::vector<CounterTransform> counter_transforms(int width) {
 }
 
 std::uint64_t transform_counter(const CounterTransform& t, std::uint64_t i, int width) {
-  const std::uint64_t mask = width_mask(width);
+  const std::uint64_t mask = mixer::width_mask(width);
   i &= mask;
   switch (t.kind) {
     case CounterKind::plain: return i;
@@ -98,7 +98,7 @@ void CounterStream::next(std::span<std::uint32_t> words) {
         f_(in_.data(), out_.data(), chunk);
         pos_ = 0;
       }
-      bits_ |= static_cast<unsigned __int128>(out_[pos_++] & width_mask(width_)) << nbits_;
+      bits_ |= static_cast<unsigned __int128>(out_[pos_++] & mixer::width_mask(width_)) << nbits_;
       nbits_ += width_;
     }
     w = static_cast<std::uint32_t>(bits_);
@@ -377,4 +377,4 @@ CounterBattery counter_battery(const BatchFunction& f, int width, BatterySize si
   return out;
 }
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

@@ -18,7 +18,7 @@
 #include "avalanche/batch_function.hpp"
 #include "avalanche/chi2_distribution.hpp"
 
-namespace mixforge {
+namespace mixforge::avalanche {
 
 // quick: a second or two per transform (tests); standard: about ten seconds per
 // transform, about a minute for one function.
@@ -100,4 +100,4 @@ CounterBattery counter_battery(const BatchFunction& f, int width, BatterySize si
                                const std::atomic<bool>* cancel = nullptr,
                                std::optional<std::vector<CounterTransform>> transforms = std::nullopt);
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

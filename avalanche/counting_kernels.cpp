@@ -2,7 +2,7 @@
 
 #include <bit>
 
-namespace mixforge::counting {
+namespace mixforge::avalanche::counting {
 
 namespace generic {
 const CountingKernels& kernels();
@@ -59,4 +59,4 @@ void add_totals(const SlicedCounter& c, std::uint64_t totals[512]) {
   }
 }
 
-}  // namespace mixforge::counting
+}  // namespace mixforge::avalanche::counting

@@ -8,7 +8,7 @@
 #include "avalanche/sliced_counter.hpp"
 #include "mixer/step.hpp"
 
-namespace mixforge::counting {
+namespace mixforge::avalanche::counting {
 
 struct CountingKernels {
   const char* name;
@@ -31,8 +31,8 @@ struct CountingKernels {
                         std::uint64_t mask, int word_bits, void* out);
   // The interpreter's twin of jit::Kernel::hash_tile (width <= 32, steps valid for it):
   // out[t] = f((base | (t << shift)) & mask) for t < 16 * vectors, f the `count` steps.
-  void (*interpret_tile)(const Step* steps, int count, int width, std::uint32_t* out,
-                         std::uint32_t base, unsigned shift, std::size_t vectors);
+  void (*interpret_tile)(const mixer::Step* steps, int count, int width, std::uint32_t* out, std::uint32_t base,
+                         unsigned shift, std::size_t vectors);
 };
 
 const CountingKernels& generic_counting_kernels();
@@ -41,4 +41,4 @@ const CountingKernels* avx512_counting_kernels();  // null when not built in or 
 // The fastest kernels this CPU runs.
 const CountingKernels& best_counting_kernels();
 
-}  // namespace mixforge::counting
+}  // namespace mixforge::avalanche::counting

@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <vector>
 
-namespace mixforge {
+namespace mixforge::avalanche {
 
 // An exact count stopped by its cancel flag (e.g. the HTTP client went away).
 struct EvaluationCancelled : std::runtime_error {
@@ -33,4 +33,4 @@ struct AvalancheCounts {
   }
 };
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-namespace mixforge::cuda {
+namespace mixforge::avalanche::cuda {
 namespace {
 
 using CUresult = int;
@@ -192,4 +192,4 @@ void Driver::launch(FunctionHandle* f, unsigned grid_x, unsigned grid_y, unsigne
   api_->check(api_->cuCtxSynchronize(), "cuCtxSynchronize (the kernel)");
 }
 
-}  // namespace mixforge::cuda
+}  // namespace mixforge::avalanche::cuda

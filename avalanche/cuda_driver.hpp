@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace mixforge::cuda {
+namespace mixforge::avalanche::cuda {
 
 // A failed driver call, with the call's name and the driver's message.
 class CudaError : public std::runtime_error {
@@ -62,4 +62,4 @@ class Driver {
   int ordinal_ = 0;
 };
 
-}  // namespace mixforge::cuda
+}  // namespace mixforge::avalanche::cuda

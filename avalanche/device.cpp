@@ -10,7 +10,7 @@
 #include "avalanche/gpu_counter.hpp"
 #endif
 
-namespace mixforge {
+namespace mixforge::avalanche {
 
 Device parse_device(std::string_view text) {
   if (text == "cpu") return Device::cpu;
@@ -101,4 +101,4 @@ nlohmann::json device_json(const DeviceSelection& d) {
   return j;
 }
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

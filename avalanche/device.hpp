@@ -11,7 +11,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-namespace mixforge {
+namespace mixforge::avalanche {
 
 class GpuCounter;
 
@@ -73,4 +73,4 @@ DeviceSelection select_device(Device device, GpuFault fault);
 // name, reason: the CUDA error}.
 nlohmann::json device_json(const DeviceSelection& device);
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

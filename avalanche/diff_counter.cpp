@@ -1,6 +1,6 @@
 #include "avalanche/diff_counter.hpp"
 
-namespace mixforge::counting {
+namespace mixforge::avalanche::counting {
 
 DiffCounter::DiffCounter(int width)
     : width_(width),
@@ -21,4 +21,4 @@ void DiffCounter::add_to(AvalancheCounts& counts) const {
   }
 }
 
-}  // namespace mixforge::counting
+}  // namespace mixforge::avalanche::counting

@@ -14,7 +14,7 @@
 #include "avalanche/counting_kernels.hpp"
 #include "avalanche/counts.hpp"
 
-namespace mixforge::counting {
+namespace mixforge::avalanche::counting {
 
 class DiffCounter {
  public:
@@ -75,4 +75,4 @@ AvalancheCounts count_in_blocks(int width, bool exact, std::uint64_t count, Fill
   return result;
 }
 
-}  // namespace mixforge::counting
+}  // namespace mixforge::avalanche::counting

@@ -16,7 +16,7 @@
 #include "jit/engine.hpp"
 #endif
 
-namespace mixforge {
+namespace mixforge::avalanche {
 
 struct Evaluator::Impl {
   jit::Engine* engine = nullptr;
@@ -73,14 +73,14 @@ void Evaluator::use_device(const DeviceSelection& device, std::uint64_t min_samp
 
 const GpuCounter* Evaluator::gpu() const { return impl_->live_gpu(); }
 
-static void check_exact_width(const Program& p) {
+static void check_exact_width(const mixer::Program& p) {
   if (p.width() > 32)
     throw std::invalid_argument("exact scoring needs width <= 32 (2^" + std::to_string(p.width()) +
                                 " inputs is too many); use sampled scoring");
 }
 
-AvalancheCounts Evaluator::counts_exact(const Program& program, const std::atomic<bool>* cancel) const {
-  validate(program, {1 << 16});
+AvalancheCounts Evaluator::counts_exact(const mixer::Program& program, const std::atomic<bool>* cancel) const {
+  mixer::validate(program, {1 << 16});
   check_exact_width(program);
 #if MIXFORGE_WITH_JIT
   // Up to interpreted_exact_max_width the interpreter hashes all 2^n inputs sooner than a
@@ -94,9 +94,9 @@ AvalancheCounts Evaluator::counts_exact(const Program& program, const std::atomi
   return interpreted_counts_exact(program, cancel);
 }
 
-AvalancheCounts Evaluator::counts_sampled(const Program& program, std::uint64_t seed, std::uint64_t first,
+AvalancheCounts Evaluator::counts_sampled(const mixer::Program& program, std::uint64_t seed, std::uint64_t first,
                                           std::uint64_t count) const {
-  validate(program, {1 << 16});
+  mixer::validate(program, {1 << 16});
 #if MIXFORGE_WITH_JIT
   // Small counts stay on the CPU: a launch and a PTX compile cost more than they do.
   if (const GpuCounter* gpu = impl_->live_gpu(); gpu && count >= impl_->gpu_min_samples)
@@ -107,9 +107,9 @@ AvalancheCounts Evaluator::counts_sampled(const Program& program, std::uint64_t 
   return interpreted_counts_sampled(program, seed, first, count);
 }
 
-void Evaluator::extend_sampled(GroupedCounts& acc, const Program& program, std::uint64_t seed,
+void Evaluator::extend_sampled(GroupedCounts& acc, const mixer::Program& program, std::uint64_t seed,
                                std::uint64_t count) const {
-  validate(program, {1 << 16});
+  mixer::validate(program, {1 << 16});
   if (count == 0) return;
   const std::uint64_t first = acc.trials();
   std::function<AvalancheCounts(std::uint64_t, std::uint64_t)> counter = [&](std::uint64_t f, std::uint64_t c) {
@@ -140,8 +140,8 @@ void Evaluator::extend_sampled(GroupedCounts& acc, const Program& program, std::
   acc.advance(chunks);
 }
 
-BatchFunction Evaluator::batch_function(const Program& program) const {
-  validate(program, {1 << 16});
+BatchFunction Evaluator::batch_function(const mixer::Program& program) const {
+  mixer::validate(program, {1 << 16});
 #if MIXFORGE_WITH_JIT
   if (impl_->engine) {
     std::shared_ptr<const jit::Kernel> kernel = impl_->engine->compile(program, jit::parts_apply);
@@ -151,8 +151,8 @@ BatchFunction Evaluator::batch_function(const Program& program) const {
   return interpreted_function(program);
 }
 
-ScoredCounts Evaluator::scored_counts(const Program& program, bool exact, std::uint64_t samples,
-                                       std::uint64_t seed, const std::atomic<bool>* cancel) const {
+ScoredCounts Evaluator::scored_counts(const mixer::Program& program, bool exact, std::uint64_t samples,
+                                      std::uint64_t seed, const std::atomic<bool>* cancel) const {
   ScoredCounts out;
   if (exact) {
     out.counts = counts_exact(program, cancel);
@@ -167,13 +167,13 @@ ScoredCounts Evaluator::scored_counts(const Program& program, bool exact, std::u
   return out;
 }
 
-Score Evaluator::exact(const Program& program) const { return score(counts_exact(program)); }
+Score Evaluator::exact(const mixer::Program& program) const { return score(counts_exact(program)); }
 
-Score Evaluator::sampled(const Program& program, std::uint64_t samples, std::uint64_t seed) const {
+Score Evaluator::sampled(const mixer::Program& program, std::uint64_t samples, std::uint64_t seed) const {
   return scored_counts(program, false, samples, seed).score;
 }
 
-StagedScore Evaluator::staged(const Program& program, const StagedOptions& o) const {
+StagedScore Evaluator::staged(const mixer::Program& program, const StagedOptions& o) const {
   if (o.first_samples == 0 || o.max_samples < o.first_samples || o.growth < 2)
     throw std::invalid_argument("staged scoring needs 0 < first_samples <= max_samples and growth >= 2");
   if (!(o.confidence > 0.5 && o.confidence < 1))
@@ -229,4 +229,4 @@ double normal_quantile(double p) {
          (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
 }
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

@@ -12,9 +12,12 @@
 #include "avalanche/grouped_counts.hpp"
 #include "mixer/program.hpp"
 
-namespace mixforge {
+namespace mixforge::jit {
+class Engine;
+}
 
-namespace jit { class Engine; }
+namespace mixforge::avalanche {
+
 class GpuCounter;
 class GpuFallback;
 struct DeviceSelection;
@@ -78,27 +81,27 @@ class Evaluator {
   // the JIT kernel (or the GPU); without a JIT, every width by the interpreter.
   // cancel (may be null): when it turns true the count stops early and throws
   // EvaluationCancelled (avalanche/counts.hpp).
-  AvalancheCounts counts_exact(const Program& program, const std::atomic<bool>* cancel = nullptr) const;
+  AvalancheCounts counts_exact(const mixer::Program& program, const std::atomic<bool>* cancel = nullptr) const;
   // Samples [first, first + count) of the stream with this seed; runs on the calling thread.
-  AvalancheCounts counts_sampled(const Program& program, std::uint64_t seed, std::uint64_t first,
+  AvalancheCounts counts_sampled(const mixer::Program& program, std::uint64_t seed, std::uint64_t first,
                                  std::uint64_t count) const;
 
   // Samples [acc.trials(), acc.trials() + count) of the stream with this seed, added to acc
   // in acc.chunks(count) contiguous chunks (one compile for all of them). Sampled scores take
   // their standard error from these groups (avalanche/grouped_counts.hpp).
-  void extend_sampled(GroupedCounts& acc, const Program& program, std::uint64_t seed, std::uint64_t count) const;
+  void extend_sampled(GroupedCounts& acc, const mixer::Program& program, std::uint64_t seed, std::uint64_t count) const;
 
   // f applied in batches: the JIT's apply kernel (compiled here, held by the function),
   // else the interpreter. Validates the program (ProgramError).
-  BatchFunction batch_function(const Program& program) const;
+  BatchFunction batch_function(const mixer::Program& program) const;
 
   // All inputs (exact) or `samples` of the stream with this seed; a sampled score's
   // standard error comes from its sample groups (extend_sampled).
-  ScoredCounts scored_counts(const Program& program, bool exact, std::uint64_t samples, std::uint64_t seed,
+  ScoredCounts scored_counts(const mixer::Program& program, bool exact, std::uint64_t samples, std::uint64_t seed,
                              const std::atomic<bool>* cancel = nullptr) const;
-  Score exact(const Program& program) const;
-  Score sampled(const Program& program, std::uint64_t samples, std::uint64_t seed) const;
-  StagedScore staged(const Program& program, const StagedOptions& options) const;
+  Score exact(const mixer::Program& program) const;
+  Score sampled(const mixer::Program& program, std::uint64_t samples, std::uint64_t seed) const;
+  StagedScore staged(const mixer::Program& program, const StagedOptions& options) const;
 
  private:
   struct Impl;
@@ -112,4 +115,4 @@ inline constexpr int interpreted_exact_max_width = 20;
 // The one-sided normal quantile for a confidence in (0.5, 1): 0.999 -> 3.09.
 double normal_quantile(double confidence);
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

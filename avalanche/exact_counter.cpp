@@ -12,7 +12,7 @@
 
 #include "avalanche/counting_kernels.hpp"
 
-namespace mixforge {
+namespace mixforge::avalanche {
 namespace {
 
 using counting::Plane;
@@ -56,9 +56,9 @@ struct ThreadState {
 
 }  // namespace
 
-AvalancheCounts interpreted_counts_exact(const Program& program, const std::atomic<bool>* cancel) {
+AvalancheCounts interpreted_counts_exact(const mixer::Program& program, const std::atomic<bool>* cancel) {
   const counting::CountingKernels& kern = counting::best_counting_kernels();
-  const std::vector<Step>& steps = program.steps();
+  const std::vector<mixer::Step>& steps = program.steps();
   const int n = program.width();
   return exact_counts_of_tiles(
       n,
@@ -132,4 +132,4 @@ AvalancheCounts exact_counts_of_tiles(int n, const TileHasher& hash_tile, const 
   return result;
 }
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

@@ -11,8 +11,11 @@
 #include "avalanche/counts.hpp"
 #include "mixer/program.hpp"
 
-namespace mixforge {
-namespace jit { class Kernel; }
+namespace mixforge::jit {
+class Kernel;
+}
+
+namespace mixforge::avalanche {
 
 // The kernel needs the jit::parts_tile entry point. Throws std::invalid_argument for
 // widths > 32.
@@ -25,7 +28,7 @@ AvalancheCounts exact_counts(const jit::Kernel& kernel, const std::atomic<bool>*
 // (CountingKernels::interpret_tile): nothing to compile, and every input hashed once (not
 // once per neighbour as in interpreted_counts_exact_range). At small widths, where a
 // kernel's compile costs more than the whole count, this is the sooner path.
-AvalancheCounts interpreted_counts_exact(const Program& program, const std::atomic<bool>* cancel = nullptr);
+AvalancheCounts interpreted_counts_exact(const mixer::Program& program, const std::atomic<bool>* cancel = nullptr);
 
 // What both share: hash_tile(out, base, shift, vectors) must write
 //   out[t] = f((base | (t << shift)) & mask) for t < 16 * vectors
@@ -34,4 +37,4 @@ using TileHasher = std::function<void(std::uint32_t* out, std::uint32_t base, un
 AvalancheCounts exact_counts_of_tiles(int width, const TileHasher& hash_tile,
                                       const std::atomic<bool>* cancel = nullptr);
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

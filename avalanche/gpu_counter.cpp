@@ -12,7 +12,7 @@
 #include "jit/count_kernels.hpp"
 #include "jit/warp_simulator.hpp"
 
-namespace mixforge {
+namespace mixforge::avalanche {
 namespace {
 
 constexpr unsigned block_threads = 256;               // 8 warps
@@ -20,10 +20,10 @@ constexpr std::uint64_t exact_chunk = 1ull << 28;     // inputs per launch: canc
 constexpr std::uint64_t gpu_max_warps = 1ull << 16;   // 2M threads: several waves on an H100
 constexpr std::size_t module_cache_size = 64;
 
-void check_batch(std::span<const Program> programs, bool exact) {
+void check_batch(std::span<const mixer::Program> programs, bool exact) {
   if (programs.empty()) throw std::invalid_argument("gpu counts: no programs");
   const int n = programs.front().width();
-  for (const Program& p : programs)
+  for (const mixer::Program& p : programs)
     if (p.width() != n) throw std::invalid_argument("gpu counts: a batch holds programs of one width");
   if (exact && n > 32) throw std::invalid_argument("gpu counts: exact counts need a width <= 32");
   if (programs.size() > 65535) throw std::invalid_argument("gpu counts: at most 65535 programs per batch");
@@ -66,7 +66,7 @@ WarpPlan plan_warps(std::uint64_t indices, std::uint64_t max_warps, std::uint64_
 struct GpuCounter::Impl {
   // A batch's module holds the one kernel a call needs (jit::CountKernels).
   struct Module {
-    std::vector<Program> programs;
+    std::vector<mixer::Program> programs;
     bool exact = false;
     cuda::ModuleHandle* module = nullptr;
     cuda::FunctionHandle* kernel = nullptr;
@@ -91,7 +91,7 @@ struct GpuCounter::Impl {
   }
 
   // The batch's kernel, compiled and loaded on first use. Caller holds mu.
-  cuda::FunctionHandle* kernel_for(std::span<const Program> programs, bool exact) const {
+  cuda::FunctionHandle* kernel_for(std::span<const mixer::Program> programs, bool exact) const {
     for (auto it = modules.begin(); it != modules.end(); ++it)
       if (it->exact == exact && std::equal(it->programs.begin(), it->programs.end(), programs.begin(), programs.end())) {
         modules.splice(modules.begin(), modules, it);
@@ -118,7 +118,7 @@ struct GpuCounter::Impl {
   }
 
   // Exact counts of a batch over all 2^n inputs.
-  std::vector<AvalancheCounts> exact(std::span<const Program> programs, const std::atomic<bool>* cancel) const {
+  std::vector<AvalancheCounts> exact(std::span<const mixer::Program> programs, const std::atomic<bool>* cancel) const {
     check_batch(programs, true);
     std::lock_guard lock(mu);
     const int n = programs.front().width();
@@ -190,17 +190,17 @@ std::unique_ptr<GpuCounter> GpuCounter::open(const jit::CountKernelOptions& kern
 
 const GpuDeviceInfo& GpuCounter::device() const { return impl_->info; }
 
-AvalancheCounts GpuCounter::counts_exact(const Program& program, const std::atomic<bool>* cancel) const {
-  return std::move(impl_->exact(std::span<const Program>(&program, 1), cancel).front());
+AvalancheCounts GpuCounter::counts_exact(const mixer::Program& program, const std::atomic<bool>* cancel) const {
+  return std::move(impl_->exact(std::span<const mixer::Program>(&program, 1), cancel).front());
 }
 
-std::vector<AvalancheCounts> GpuCounter::counts_exact_batch(std::span<const Program> programs) const {
+std::vector<AvalancheCounts> GpuCounter::counts_exact_batch(std::span<const mixer::Program> programs) const {
   return impl_->exact(programs, nullptr);
 }
 
-AvalancheCounts GpuCounter::counts_sampled(const Program& program, std::uint64_t seed, std::uint64_t first,
+AvalancheCounts GpuCounter::counts_sampled(const mixer::Program& program, std::uint64_t seed, std::uint64_t first,
                                            std::uint64_t count) const {
-  std::span<const Program> one(&program, 1);
+  std::span<const mixer::Program> one(&program, 1);
   check_batch(one, false);
   const int n = program.width();
   if (count == 0) {
@@ -217,9 +217,9 @@ AvalancheCounts GpuCounter::counts_sampled(const Program& program, std::uint64_t
 // ---- the host's warp simulator ----
 
 namespace {
-std::vector<AvalancheCounts> simulate(std::span<const Program> programs, jit::WarpSimulator::Kind kind,
-                                      const jit::CountKernelOptions& kernels, std::uint64_t seed,
-                                      std::uint64_t first, std::uint64_t end) {
+std::vector<AvalancheCounts> simulate(std::span<const mixer::Program> programs, jit::WarpSimulator::Kind kind,
+                                      const jit::CountKernelOptions& kernels, std::uint64_t seed, std::uint64_t first,
+                                      std::uint64_t end) {
   const bool exact = kind == jit::WarpSimulator::Kind::exact;
   const jit::WarpSimulator sim(programs, kernels, exact ? jit::CountKernels::exact : jit::CountKernels::sampled);
   const int n = programs.front().width();
@@ -236,14 +236,14 @@ std::vector<AvalancheCounts> simulate(std::span<const Program> programs, jit::Wa
 }
 }  // namespace
 
-std::vector<AvalancheCounts> simulate_gpu_counts_exact(std::span<const Program> programs,
+std::vector<AvalancheCounts> simulate_gpu_counts_exact(std::span<const mixer::Program> programs,
                                                        const jit::CountKernelOptions& kernels) {
   check_batch(programs, true);
   return simulate(programs, jit::WarpSimulator::Kind::exact, kernels, 0, 0,
                   std::uint64_t{1} << programs.front().width());
 }
 
-std::vector<AvalancheCounts> simulate_gpu_counts_sampled(std::span<const Program> programs, std::uint64_t seed,
+std::vector<AvalancheCounts> simulate_gpu_counts_sampled(std::span<const mixer::Program> programs, std::uint64_t seed,
                                                          std::uint64_t first, std::uint64_t count,
                                                          const jit::CountKernelOptions& kernels) {
   check_batch(programs, false);
@@ -251,4 +251,4 @@ std::vector<AvalancheCounts> simulate_gpu_counts_sampled(std::span<const Program
   return simulate(programs, jit::WarpSimulator::Kind::sampled, kernels, seed, first, first + count);
 }
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

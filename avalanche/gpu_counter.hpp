@@ -16,7 +16,7 @@
 #include "jit/count_kernels.hpp"
 #include "mixer/program.hpp"
 
-namespace mixforge {
+namespace mixforge::avalanche {
 
 struct GpuDeviceInfo {
   std::string name;          // "NVIDIA H100 80GB HBM3"
@@ -42,10 +42,10 @@ class GpuCounter {
 
   // Thread-safe: calls are serialised on the device. Widths <= 32 for exact counts.
   // cancel: checked between launches of 2^28 inputs (EvaluationCancelled).
-  AvalancheCounts counts_exact(const Program& program, const std::atomic<bool>* cancel = nullptr) const;
+  AvalancheCounts counts_exact(const mixer::Program& program, const std::atomic<bool>* cancel = nullptr) const;
   // Several programs of one width in one launch per chunk; result[i] is programs[i].
-  std::vector<AvalancheCounts> counts_exact_batch(std::span<const Program> programs) const;
-  AvalancheCounts counts_sampled(const Program& program, std::uint64_t seed, std::uint64_t first,
+  std::vector<AvalancheCounts> counts_exact_batch(std::span<const mixer::Program> programs) const;
+  AvalancheCounts counts_sampled(const mixer::Program& program, std::uint64_t seed, std::uint64_t first,
                                  std::uint64_t count) const;
 
  private:
@@ -56,9 +56,9 @@ class GpuCounter {
 
 // The GPU's launches run on the host by jit::WarpSimulator, warp by warp (TBB threads).
 // Programs of one width; exact needs width <= 32. For tests and cross-checks.
-std::vector<AvalancheCounts> simulate_gpu_counts_exact(std::span<const Program> programs,
+std::vector<AvalancheCounts> simulate_gpu_counts_exact(std::span<const mixer::Program> programs,
                                                        const jit::CountKernelOptions& kernels = {});
-std::vector<AvalancheCounts> simulate_gpu_counts_sampled(std::span<const Program> programs, std::uint64_t seed,
+std::vector<AvalancheCounts> simulate_gpu_counts_sampled(std::span<const mixer::Program> programs, std::uint64_t seed,
                                                          std::uint64_t first, std::uint64_t count,
                                                          const jit::CountKernelOptions& kernels = {});
 
@@ -70,4 +70,4 @@ struct WarpPlan {
 };
 WarpPlan plan_warps(std::uint64_t indices, std::uint64_t max_warps, std::uint64_t granule = 32);
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace mixforge {
+namespace mixforge::avalanche {
 
 GroupedCounts::GroupedCounts(int width, int groups)
     : width_(width), groups_(static_cast<std::size_t>(groups), AvalancheCounts::zero(width, false)),
@@ -32,7 +32,7 @@ std::uint64_t group_chunk_start(std::uint64_t first, std::uint64_t count, int ch
 }
 
 Score GroupedCounts::score() const {
-  Score s = mixforge::score(pooled_);
+  Score s = avalanche::score(pooled_);
   if (pooled_.trials == 0) return s;
   int used = 0;
   for (const AvalancheCounts& g : groups_) used += g.trials > 0;
@@ -62,4 +62,4 @@ Score GroupedCounts::score() const {
   return s;
 }
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

@@ -17,7 +17,7 @@
 #include "avalanche/chi_square.hpp"
 #include "avalanche/counts.hpp"
 
-namespace mixforge {
+namespace mixforge::avalanche {
 
 // Groups per sampled score: enough for the group spread to estimate a variance within
 // about 25 % (2 / (G - 1) relative variance), few enough that a group keeps a useful
@@ -61,4 +61,4 @@ inline constexpr std::uint64_t min_group_chunk = 256;
 // [first + k * count / chunks, first + (k + 1) * count / chunks).
 std::uint64_t group_chunk_start(std::uint64_t first, std::uint64_t count, int chunks, int k);
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

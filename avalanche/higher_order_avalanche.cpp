@@ -8,7 +8,7 @@
 #include "avalanche/sample_stream.hpp"
 #include "mixer/width.hpp"
 
-namespace mixforge {
+namespace mixforge::avalanche {
 
 BinomialFit binomial_fit(const std::vector<std::uint64_t>& histogram) {
   if (histogram.empty()) throw std::invalid_argument("binomial_fit needs a histogram of n + 1 bins");
@@ -76,7 +76,7 @@ FlipDistance flip_distance(const BatchFunction& f, int width, int k, std::uint64
     throw std::invalid_argument("higher-order avalanche: cannot flip " + std::to_string(k) + " distinct bits of " +
                                 std::to_string(width));
   if (samples == 0) throw std::invalid_argument("higher-order avalanche needs at least one sample");
-  const std::uint64_t mask = width_mask(width);
+  const std::uint64_t mask = mixer::width_mask(width);
   // Inputs and masks from streams of their own, separate for each k.
   const std::uint64_t input_seed = seed ^ (0x51ed27a3c0ffee00ull + static_cast<std::uint64_t>(k));
   const std::uint64_t mask_seed = seed ^ (0x9a3c5e7f12345600ull + static_cast<std::uint64_t>(k));
@@ -131,4 +131,4 @@ std::vector<FlipDistance> higher_order_avalanche(const BatchFunction& f, int wid
   return out;
 }
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

@@ -11,7 +11,7 @@
 #include "avalanche/batch_function.hpp"
 #include "avalanche/chi2_distribution.hpp"
 
-namespace mixforge {
+namespace mixforge::avalanche {
 
 // A histogram of distances 0..n against Binomial(n, 1/2). Bins whose expected count is
 // below 5 are pooled with their neighbours towards the middle (the chi-square
@@ -44,4 +44,4 @@ FlipDistance flip_distance(const BatchFunction& f, int width, int flipped_bits, 
 std::vector<FlipDistance> higher_order_avalanche(const BatchFunction& f, int width, std::uint64_t samples,
                                                  std::uint64_t seed, const std::atomic<bool>* cancel = nullptr);
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

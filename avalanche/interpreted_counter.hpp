@@ -8,13 +8,12 @@
 #include "avalanche/counts.hpp"
 #include "mixer/program.hpp"
 
-namespace mixforge {
+namespace mixforge::avalanche {
 
 // Inputs x in [first, first + count) (x < 2^width); exact is set, trials = count.
-AvalancheCounts interpreted_counts_exact_range(const Program& program, std::uint64_t first,
-                                               std::uint64_t count);
+AvalancheCounts interpreted_counts_exact_range(const mixer::Program& program, std::uint64_t first, std::uint64_t count);
 // Samples first .. first+count-1 of the stream with this seed (avalanche/sample_stream.hpp).
-AvalancheCounts interpreted_counts_sampled(const Program& program, std::uint64_t seed,
-                                           std::uint64_t first, std::uint64_t count);
+AvalancheCounts interpreted_counts_sampled(const mixer::Program& program, std::uint64_t seed, std::uint64_t first,
+                                           std::uint64_t count);
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

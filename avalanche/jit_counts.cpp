@@ -7,7 +7,7 @@
 #include "jit/engine.hpp"
 #include "jit/kernel.hpp"
 
-namespace mixforge {
+namespace mixforge::avalanche {
 
 AvalancheCounts exact_counts(const jit::Kernel& k, const std::atomic<bool>* cancel) {
   return exact_counts_of_tiles(
@@ -33,29 +33,29 @@ int sampled_codegen_level(const jit::Engine& engine, std::uint64_t count) {
   return count < (std::uint64_t{1} << 20) ? 0 : engine.options().codegen_opt_level;
 }
 
-AvalancheCounts jit_counts_exact(jit::Engine& engine, const Program& program,
-                                 const std::atomic<bool>* cancel) {
+AvalancheCounts jit_counts_exact(jit::Engine& engine, const mixer::Program& program, const std::atomic<bool>* cancel) {
   return exact_counts(*engine.compile(program, jit::parts_tile, exact_codegen_level(engine)), cancel);
 }
 
-std::shared_ptr<const jit::Kernel> jit_sampled_kernel(jit::Engine& engine, const Program& program, std::uint64_t count) {
+std::shared_ptr<const jit::Kernel> jit_sampled_kernel(jit::Engine& engine, const mixer::Program& program,
+                                                      std::uint64_t count) {
   return engine.compile(program, jit::parts_diffs, sampled_codegen_level(engine, count));
 }
 
-AvalancheCounts jit_counts_sampled(jit::Engine& engine, const Program& program, std::uint64_t seed,
+AvalancheCounts jit_counts_sampled(jit::Engine& engine, const mixer::Program& program, std::uint64_t seed,
                                    std::uint64_t first, std::uint64_t count) {
   return sampled_counts(*jit_sampled_kernel(engine, program, count), seed, first, count);
 }
 
 std::vector<std::shared_ptr<const jit::Kernel>> jit_prepare_exact(jit::Engine& engine,
-                                                                  std::span<const Program> programs) {
+                                                                  std::span<const mixer::Program> programs) {
   return engine.compile_batch(programs, jit::parts_tile, exact_codegen_level(engine));
 }
 
 std::vector<std::shared_ptr<const jit::Kernel>> jit_prepare_sampled(jit::Engine& engine,
-                                                                    std::span<const Program> programs,
+                                                                    std::span<const mixer::Program> programs,
                                                                     std::uint64_t count) {
   return engine.compile_batch(programs, jit::parts_diffs, sampled_codegen_level(engine, count));
 }
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

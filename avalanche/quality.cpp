@@ -9,7 +9,7 @@
 #include "mixer/json_form.hpp"
 #include "mixer/text_form.hpp"
 
-namespace mixforge {
+namespace mixforge::avalanche {
 
 QualityPlan quality_plan(BatterySize size) {
   // standard: N c^2 and the binomial chi2 resolve correlations of about 1/sqrt(N); 2^18
@@ -33,10 +33,10 @@ WorstCell worst_cell(const AvalancheCounts& c) {
   return w;
 }
 
-QualityReport assess_quality(const Evaluator& ev, const Program& program, const QualityOptions& o,
+QualityReport assess_quality(const Evaluator& ev, const mixer::Program& program, const QualityOptions& o,
                              const std::atomic<bool>* cancel) {
   const auto t0 = std::chrono::steady_clock::now();
-  validate(program, {1 << 16});
+  mixer::validate(program, {1 << 16});
   const int n = program.width();
   const QualityPlan plan = quality_plan(o.size);
   QualityReport r;
@@ -73,12 +73,15 @@ nlohmann::json seed_json(std::uint64_t seed) {
 }  // namespace
 
 nlohmann::json to_json(const QualityReport& r) {
-  const Program& p = r.program;
+  const mixer::Program& p = r.program;
   const int n = p.width();
   nlohmann::json j;
   j["version"] = quality_version;
-  j["function"] = {{"id", p.id()}, {"width", n}, {"text", format_program(p)}, {"short", format_short(p)},
-                   {"program", to_json(p)}};
+  j["function"] = {{"id", p.id()},
+                   {"width", n},
+                   {"text", mixer::format_program(p)},
+                   {"short", mixer::format_short(p)},
+                   {"program", mixer::to_json(p)}};
   j["options"] = {{"size", std::string(battery_size_name(r.options.size))},
                   {"seed", seed_json(r.options.seed)},
                   {"battery", r.options.battery}};
@@ -156,4 +159,4 @@ std::string quality_cache_key(const QualityOptions& o) {
          ";seed=" + std::to_string(o.seed) + ";battery=" + (o.battery ? "1" : "0");
 }
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

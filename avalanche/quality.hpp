@@ -16,7 +16,7 @@
 #include "avalanche/higher_order_avalanche.hpp"
 #include "mixer/program.hpp"
 
-namespace mixforge {
+namespace mixforge::avalanche {
 
 class Evaluator;
 
@@ -46,7 +46,7 @@ struct WorstCell {
 };
 
 struct QualityReport {
-  Program program;
+  mixer::Program program;
   QualityOptions options;
   Score avalanche;
   WorstCell worst_cell;
@@ -58,7 +58,7 @@ struct QualityReport {
 
 // Runs every measure. cancel (may be null): EvaluationCancelled once it turns true.
 // Throws ProgramError for an invalid program, std::runtime_error when dieharder fails.
-QualityReport assess_quality(const Evaluator& evaluator, const Program& program, const QualityOptions& options,
+QualityReport assess_quality(const Evaluator& evaluator, const mixer::Program& program, const QualityOptions& options,
                              const std::atomic<bool>* cancel = nullptr);
 
 WorstCell worst_cell(const AvalancheCounts& counts);
@@ -69,4 +69,4 @@ nlohmann::json to_json(const QualityReport& report);
 // Identifies the options and the version a cached report was made with ("v1;standard;seed=1;battery=1").
 std::string quality_cache_key(const QualityOptions& options);
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

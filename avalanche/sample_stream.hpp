@@ -4,7 +4,7 @@
 // computed anywhere (threads, JIT kernels, GPUs) and stages extend a run exactly.
 #include <cstdint>
 
-namespace mixforge {
+namespace mixforge::avalanche {
 
 // SplitMix64's output function applied to the counter: x_k = mix(s + (k + 1) * golden).
 constexpr std::uint64_t sample_input(std::uint64_t seed, std::uint64_t index) {
@@ -14,4 +14,4 @@ constexpr std::uint64_t sample_input(std::uint64_t seed, std::uint64_t index) {
   return z ^ (z >> 31);  // callers mask to the width
 }
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

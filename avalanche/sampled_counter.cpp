@@ -6,7 +6,7 @@
 #include "avalanche/diff_counter.hpp"
 #include "jit/kernel.hpp"
 
-namespace mixforge {
+namespace mixforge::avalanche {
 
 AvalancheCounts sampled_counts(const jit::Kernel& k, std::uint64_t seed, std::uint64_t first,
                                std::uint64_t count) {
@@ -27,4 +27,4 @@ AvalancheCounts sampled_counts(const jit::Kernel& k, std::uint64_t seed, std::ui
       });
 }
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

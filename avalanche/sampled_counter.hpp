@@ -5,12 +5,15 @@
 
 #include "avalanche/counts.hpp"
 
-namespace mixforge {
-namespace jit { class Kernel; }
+namespace mixforge::jit {
+class Kernel;
+}
+
+namespace mixforge::avalanche {
 
 // Samples [first, first + count) of the stream with this seed (avalanche/sample_stream.hpp).
 // The kernel needs the jit::parts_diffs entry point.
 AvalancheCounts sampled_counts(const jit::Kernel& kernel, std::uint64_t seed, std::uint64_t first,
                                std::uint64_t count);
 
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

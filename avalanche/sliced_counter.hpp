@@ -4,7 +4,7 @@
 // (Harley-Seal carry-save adders) instead of 512 increments.
 #include <cstdint>
 
-namespace mixforge::counting {
+namespace mixforge::avalanche::counting {
 
 // No member initialiser: SlicedCounter leaves its levels unset until used (below);
 // Plane{} and containers' value-initialisation still zero a plane.
@@ -34,4 +34,4 @@ struct SlicedCounter {
 // and the check of the kernels' fold_bits).
 void add_totals(const SlicedCounter& c, std::uint64_t totals[512]);
 
-}  // namespace mixforge::counting
+}  // namespace mixforge::avalanche::counting

@@ -41,16 +41,20 @@ namespace {
 
 using namespace mixforge;
 
-const Program lowbias32(32, {{StepKind::xorshift_right, 16}, {StepKind::mul_const, 0x7feb352d},
-                             {StepKind::xorshift_right, 15}, {StepKind::mul_const, 0x846ca68b},
-                             {StepKind::xorshift_right, 16}});
+const mixer::Program lowbias32(32, {{mixer::StepKind::xorshift_right, 16},
+                                    {mixer::StepKind::mul_const, 0x7feb352d},
+                                    {mixer::StepKind::xorshift_right, 15},
+                                    {mixer::StepKind::mul_const, 0x846ca68b},
+                                    {mixer::StepKind::xorshift_right, 16}});
 
-Program fresh_program(std::mt19937_64& rng) {
+mixer::Program fresh_program(std::mt19937_64& rng) {
   auto shift = [&] { return 10 + rng() % 10; };
   auto odd = [&] { return (rng() & 0xffffffffu) | 1; };
-  return Program(32, {{StepKind::xorshift_right, shift()}, {StepKind::mul_const, odd()},
-                      {StepKind::xorshift_right, shift()}, {StepKind::mul_const, odd()},
-                      {StepKind::xorshift_right, shift()}});
+  return mixer::Program(32, {{mixer::StepKind::xorshift_right, shift()},
+                             {mixer::StepKind::mul_const, odd()},
+                             {mixer::StepKind::xorshift_right, shift()},
+                             {mixer::StepKind::mul_const, odd()},
+                             {mixer::StepKind::xorshift_right, shift()}});
 }
 
 std::map<std::string, double> results;  // seconds (or programs/s), for the summary
@@ -71,10 +75,10 @@ void exact_jit(benchmark::State& state) {
   double wall = 0, cpu = 0;
   for (auto _ : state) {
     Timer t;
-    AvalancheCounts c = exact_counts(*kernel);
+    avalanche::AvalancheCounts c = avalanche::exact_counts(*kernel);
     wall += t.wall_s();
     cpu += t.cpu_s();
-    state.counters["chi2"] = chi_square(c);
+    state.counters["chi2"] = avalanche::chi_square(c);
   }
   const auto n = static_cast<double>(state.iterations());
   state.counters["cpu_s"] = cpu / n;
@@ -87,7 +91,7 @@ void exact_interpreter(benchmark::State& state) {
   double wall = 0, cpu = 0;
   for (auto _ : state) {
     Timer t;
-    benchmark::DoNotOptimize(reference_counts_exact_range(lowbias32, 12345678, subset));
+    benchmark::DoNotOptimize(avalanche::reference_counts_exact_range(lowbias32, 12345678, subset));
     wall += t.wall_s();
     cpu += t.cpu_s();
   }
@@ -110,12 +114,12 @@ void sampled_jit(benchmark::State& state) {
   double wall = 0, cpu = 0;
   std::uint64_t scored = 0;
   for (auto _ : state) {
-    std::vector<Program> programs(per_iteration);
+    std::vector<mixer::Program> programs(per_iteration);
     for (auto& p : programs) p = fresh_program(rng);
     Timer t;
     tbb::parallel_for(std::size_t{0}, per_iteration / batch, [&](std::size_t b) {
       auto kernels = engine.compile_batch(std::span(programs).subspan(b * batch, batch), jit::parts_diffs);
-      for (auto& k : kernels) benchmark::DoNotOptimize(sampled_counts(*k, 1, 0, samples));
+      for (auto& k : kernels) benchmark::DoNotOptimize(avalanche::sampled_counts(*k, 1, 0, samples));
     });
     wall += t.wall_s();
     cpu += t.cpu_s();
@@ -138,7 +142,7 @@ void sampled_jit_run_only(benchmark::State& state) {
   double cpu = 0;
   for (auto _ : state) {
     Timer t;
-    benchmark::DoNotOptimize(sampled_counts(*kernel, 1, 0, sampled_n));
+    benchmark::DoNotOptimize(avalanche::sampled_counts(*kernel, 1, 0, sampled_n));
     cpu += t.cpu_s();
   }
   state.counters["cpu_ms"] = 1e3 * cpu / static_cast<double>(state.iterations());
@@ -149,9 +153,9 @@ void sampled_interpreter(benchmark::State& state) {
   std::mt19937_64 rng(9);
   double wall = 0, cpu = 0;
   for (auto _ : state) {
-    const Program p = fresh_program(rng);
+    const mixer::Program p = fresh_program(rng);
     Timer t;
-    benchmark::DoNotOptimize(reference_counts_sampled(p, 1, 0, subset));
+    benchmark::DoNotOptimize(avalanche::reference_counts_sampled(p, 1, 0, subset));
     wall += t.wall_s();
     cpu += t.cpu_s();
   }
@@ -170,17 +174,17 @@ std::map<std::pair<int, int>, double> small_ms;  // (log2 samples, path) -> ms p
 std::map<std::pair<std::int64_t, bool>, double> fold_us;  // (samples, reference) -> us for 32 counters
 
 void small_work(benchmark::State& state) {
-  static const std::unique_ptr<Evaluator> jit_evaluator = Evaluator::with_own_engine();
+  static const std::unique_ptr<avalanche::Evaluator> jit_evaluator = avalanche::Evaluator::with_own_engine();
   const int log2n = static_cast<int>(state.range(0));
   const int path = static_cast<int>(state.range(1));
   const std::uint64_t samples = std::uint64_t{1} << log2n;
   std::mt19937_64 rng(1000 + log2n);
   double wall = 0;
   for (auto _ : state) {
-    const Program p = fresh_program(rng);
+    const mixer::Program p = fresh_program(rng);
     Timer t;
-    if (path == 0) benchmark::DoNotOptimize(reference_counts_sampled(p, 1, 0, samples));
-    if (path == 1) benchmark::DoNotOptimize(interpreted_counts_sampled(p, 1, 0, samples));
+    if (path == 0) benchmark::DoNotOptimize(avalanche::reference_counts_sampled(p, 1, 0, samples));
+    if (path == 1) benchmark::DoNotOptimize(avalanche::interpreted_counts_sampled(p, 1, 0, samples));
     if (path == 2) benchmark::DoNotOptimize(jit_evaluator->counts_sampled(p, 1, 0, samples));
     wall += t.wall_s();
   }
@@ -193,20 +197,21 @@ void small_work(benchmark::State& state) {
 
 // The counting kernels of one instruction set: 0 baseline, 1 AVX2, 2 AVX-512.
 void counting(benchmark::State& state) {
-  const counting::CountingKernels* k = state.range(0) == 0   ? &counting::generic_counting_kernels()
-                                       : state.range(0) == 1 ? counting::avx2_counting_kernels()
-                                                             : counting::avx512_counting_kernels();
+  const avalanche::counting::CountingKernels* k = state.range(0) == 0 ? &avalanche::counting::generic_counting_kernels()
+                                                  : state.range(0) == 1
+                                                      ? avalanche::counting::avx2_counting_kernels()
+                                                      : avalanche::counting::avx512_counting_kernels();
   if (!k) {
     state.SkipWithError("this CPU does not run these kernels");
     return;
   }
   std::mt19937_64 rng(5);
-  std::vector<counting::Plane> tile(std::size_t{1} << 12);  // 2^16 words
+  std::vector<avalanche::counting::Plane> tile(std::size_t{1} << 12);  // 2^16 words
   for (auto& p : tile)
     for (auto& w : p.w) w = rng();
   int dirs[16];
   for (int d = 0; d < 16; ++d) dirs[d] = d;
-  std::vector<counting::SlicedCounter> counters(16);
+  std::vector<avalanche::counting::SlicedCounter> counters(16);
   Timer t;
   for (auto _ : state)
     k->count_tile(reinterpret_cast<const std::uint32_t*>(tile.data()), 16, dirs, 16, counters.data());
@@ -223,12 +228,12 @@ void counting(benchmark::State& state) {
 void fold(benchmark::State& state) {
   const bool reference = state.range(0) == 0;
   const std::size_t planes = static_cast<std::size_t>(state.range(1)) / 16;
-  const counting::CountingKernels& k = counting::best_counting_kernels();
+  const avalanche::counting::CountingKernels& k = avalanche::counting::best_counting_kernels();
   std::mt19937_64 rng(3);
-  std::vector<counting::Plane> rows(planes);
+  std::vector<avalanche::counting::Plane> rows(planes);
   for (auto& p : rows)
     for (auto& w : p.w) w = rng();
-  std::vector<counting::SlicedCounter> counters(32);
+  std::vector<avalanche::counting::SlicedCounter> counters(32);
   for (auto& c : counters) k.count_diffs(rows.data(), 1, planes, &c);
   std::uint64_t sink = 0;
   Timer t;
@@ -237,7 +242,7 @@ void fold(benchmark::State& state) {
       std::uint64_t bits[32] = {};
       if (reference) {
         std::uint64_t totals[512] = {};
-        counting::add_totals(c, totals);
+        avalanche::counting::add_totals(c, totals);
         for (int p = 0; p < 512; ++p) bits[p % 32] += totals[p];
       } else {
         k.fold_bits(c, 32, bits);

@@ -65,12 +65,12 @@ using namespace mixforge;
 using namespace mixforge::evolver;
 using Clock = std::chrono::steady_clock;
 
-const Evaluator& jit_evaluator() {
-  static const std::unique_ptr<Evaluator> ev = Evaluator::with_own_engine();
+const avalanche::Evaluator& jit_evaluator() {
+  static const std::unique_ptr<avalanche::Evaluator> ev = avalanche::Evaluator::with_own_engine();
   return *ev;
 }
-const Evaluator& interpreter() {
-  static const Evaluator ev(nullptr);
+const avalanche::Evaluator& interpreter() {
+  static const avalanche::Evaluator ev(nullptr);
   return ev;
 }
 
@@ -151,8 +151,8 @@ struct Curve {
 
 // One run through the run manager (JIT, defaults except the given fields), recording the
 // exact best against time. stop_at: end the run once the best reaches it.
-Curve run_curve(const std::string& name, RunConfig c, const std::filesystem::path& data,
-                double stop_at = 0, const DeviceSelection& device = {}) {
+Curve run_curve(const std::string& name, RunConfig c, const std::filesystem::path& data, double stop_at = 0,
+                const avalanche::DeviceSelection& device = {}) {
   RunManager::Options o;
   o.data_dir = data;
   o.device = device;
@@ -203,27 +203,30 @@ struct RejectStats {
 };
 
 RejectStats false_rejects(int width, int per_parent, std::uint64_t samples) {
-  const std::vector<Program> parents =
+  const std::vector<mixer::Program> parents =
       width == 16
-          ? std::vector<Program>{parse_program("x ^= x >> 8; x *= 0x88b5; x ^= x >> 7; x *= 0xdb2d; x ^= x >> 9;", {16}),
-                                 parse_program("x ^= x >> 7; x *= 0x2993; x ^= x >> 5; x *= 0xe877; x ^= x >> 9; x *= 0x235; x ^= x >> 10;", {16})}
-          : std::vector<Program>{
-                parse_program("x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;"),
-                parse_program("x ^= x >> 16; x *= 0x21f0aaad; x ^= x >> 15; x *= 0xf35a2d97; x ^= x >> 15;"),
-                parse_program("x ^= x >> 16; x *= 0x1331ad25; x ^= x >> 14; x *= 0x853ce6d7; x ^= x >> 19;")};
+          ? std::vector<mixer::Program>{mixer::parse_program(
+                                            "x ^= x >> 8; x *= 0x88b5; x ^= x >> 7; x *= 0xdb2d; x ^= x >> 9;", {16}),
+                                        mixer::parse_program("x ^= x >> 7; x *= 0x2993; x ^= x >> 5; x *= 0xe877; x ^= "
+                                                             "x >> 9; x *= 0x235; x ^= x >> 10;",
+                                                             {16})}
+          : std::vector<mixer::Program>{
+                mixer::parse_program("x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;"),
+                mixer::parse_program("x ^= x >> 16; x *= 0x21f0aaad; x ^= x >> 15; x *= 0xf35a2d97; x ^= x >> 15;"),
+                mixer::parse_program("x ^= x >> 16; x *= 0x1331ad25; x ^= x >> 14; x *= 0x853ce6d7; x ^= x >> 19;")};
   const RunConfig defaults;
   EarlyReject er = defaults.early_reject;
-  std::vector<StepKind> kinds = defaults.kinds();
+  std::vector<mixer::StepKind> kinds = defaults.kinds();
   ProgramShape shape{width, 1, 7, kinds, {}};
   Rng rng(99, static_cast<std::uint64_t>(width));
   RejectStats st;
-  const Evaluator& ev = jit_evaluator();
-  for (const Program& parent : parents) {
-    const Score ps = width <= 16 ? ev.exact(parent) : ev.sampled(parent, samples, 12345);
+  const avalanche::Evaluator& ev = jit_evaluator();
+  for (const mixer::Program& parent : parents) {
+    const avalanche::Score ps = width <= 16 ? ev.exact(parent) : ev.sampled(parent, samples, 12345);
     const double threshold = std::max(width <= 16 ? ps.chi2 : ps.chi2_corrected, 1e-12) * (1 + er.margin);
     for (int i = 0; i < per_parent; ++i) {
       // Small constant moves are the children that are often nearly as good as the parent.
-      const Program child = mutate(parent, shape, MutationWeights{4, 1, 1, 0, 0}, rng).program;
+      const mixer::Program child = mutate(parent, shape, MutationWeights{4, 1, 1, 0, 0}, rng).program;
       const StagedChild sc = staged_with_reject(child, samples, 777 + i, er, threshold, ev, &interpreter(), default_small_work_limit);
       ++st.children;
       st.rejected += sc.rejected;
@@ -231,7 +234,7 @@ RejectStats false_rejects(int width, int per_parent, std::uint64_t samples) {
       if (width <= 16) {
         clearly_ok = ev.exact(child).chi2 <= threshold;
       } else {
-        const Score t = ev.sampled(child, 1u << 22, 4242 + i);
+        const avalanche::Score t = ev.sampled(child, 1u << 22, 4242 + i);
         clearly_ok = t.chi2_corrected + 3 * t.chi2_stderr <= threshold;
       }
       st.acceptable += clearly_ok;
@@ -371,15 +374,21 @@ std::string fmt_chi2(double v) {
 }
 
 // The 64-bit comparison: chi2 (noise-corrected) +- standard error on one shared stream.
-std::string compare64_row(const std::string& label, int seed, const Program& best) {
+std::string compare64_row(const std::string& label, int seed, const mixer::Program& best) {
   const std::uint64_t n = std::uint64_t{1} << 24, stream = 0x5eed64c0ffeeull;
-  const std::vector<std::pair<std::string, Program>> known = {
-      {"splitmix64", parse_program("x ^= x >> 30; x *= 0xbf58476d1ce4e5b9; x ^= x >> 27; x *= 0x94d049bb133111eb; x ^= x >> 31;", {64})},
-      {"fmix64", parse_program("x ^= x >> 33; x *= 0xff51afd7ed558ccd; x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53; x ^= x >> 33;", {64})},
-      {"moremur", parse_program("x ^= x >> 27; x *= 0x3c79ac492ba7b653; x ^= x >> 33; x *= 0x1c69b3f74ac4ae35; x ^= x >> 27;", {64})}};
+  const std::vector<std::pair<std::string, mixer::Program>> known = {
+      {"splitmix64",
+       mixer::parse_program(
+           "x ^= x >> 30; x *= 0xbf58476d1ce4e5b9; x ^= x >> 27; x *= 0x94d049bb133111eb; x ^= x >> 31;", {64})},
+      {"fmix64",
+       mixer::parse_program(
+           "x ^= x >> 33; x *= 0xff51afd7ed558ccd; x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53; x ^= x >> 33;", {64})},
+      {"moremur",
+       mixer::parse_program(
+           "x ^= x >> 27; x *= 0x3c79ac492ba7b653; x ^= x >> 33; x *= 0x1c69b3f74ac4ae35; x ^= x >> 27;", {64})}};
   char b[160];
-  auto cell = [&](const Program& p, double* chi2) {
-    const Score s = jit_evaluator().sampled(p, n, stream);
+  auto cell = [&](const mixer::Program& p, double* chi2) {
+    const avalanche::Score s = jit_evaluator().sampled(p, n, stream);
     if (chi2) *chi2 = s.chi2_corrected;
     std::snprintf(b, sizeof b, "%.4e +- %.1e", s.chi2_corrected, s.chi2_stderr);
     return std::string(b);
@@ -410,7 +419,7 @@ int seeds_bench(const SeedsOptions& o) {
   std::ofstream csv(o.out / "seeds.csv", std::ios::app);
   if (std::filesystem::file_size(o.out / "seeds.csv") == 0)
     csv << "label,seed,minutes,best_chi2_exact,tournaments_per_s,exact_scored,local_improvements,program\n";
-  const DeviceSelection device = select_device(parse_device(o.device));
+  const avalanche::DeviceSelection device = avalanche::select_device(avalanche::parse_device(o.device));
   std::printf("device: %s %s\n", device.kind.c_str(), device.name.c_str());
   if (device.fallback)
     device.fallback->on_fall_back([](const std::string& reason) {

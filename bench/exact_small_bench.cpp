@@ -31,13 +31,15 @@ namespace {
 
 using namespace mixforge;
 
-Program fresh_program(int n, std::mt19937_64& rng) {
+mixer::Program fresh_program(int n, std::mt19937_64& rng) {
   const std::uint64_t mask = n == 64 ? ~0ull : (1ull << n) - 1;
   auto shift = [&] { return 1 + rng() % static_cast<std::uint64_t>(n - 1); };
   auto odd = [&] { return (rng() & mask) | 1; };
-  return Program(n, {{StepKind::xorshift_right, shift()}, {StepKind::mul_const, odd()},
-                     {StepKind::xorshift_right, shift()}, {StepKind::mul_const, odd()},
-                     {StepKind::xorshift_right, shift()}});
+  return mixer::Program(n, {{mixer::StepKind::xorshift_right, shift()},
+                            {mixer::StepKind::mul_const, odd()},
+                            {mixer::StepKind::xorshift_right, shift()},
+                            {mixer::StepKind::mul_const, odd()},
+                            {mixer::StepKind::xorshift_right, shift()}});
 }
 
 template <class Count>
@@ -47,7 +49,7 @@ double rate(int n, double seconds, Count count) {
   std::uint64_t done = 0;
   double took = 0;
   do {
-    const AvalancheCounts c = count(fresh_program(n, rng));
+    const avalanche::AvalancheCounts c = count(fresh_program(n, rng));
     if (c.flips.empty()) std::abort();
     ++done;
     took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -71,10 +73,10 @@ int main(int argc, char** argv) {
   for (int n : widths) {
     std::mt19937_64 rng(99 + n);
     for (int k = 0; k < 3; ++k) {
-      const Program p = fresh_program(n, rng);
-      const AvalancheCounts tiled = interpreted_counts_exact(p);
-      if (tiled.flips != jit_counts_exact(engine, p).flips ||
-          (n <= 20 && tiled.flips != interpreted_counts_exact_range(p, 0, std::uint64_t{1} << n).flips)) {
+      const mixer::Program p = fresh_program(n, rng);
+      const avalanche::AvalancheCounts tiled = avalanche::interpreted_counts_exact(p);
+      if (tiled.flips != avalanche::jit_counts_exact(engine, p).flips ||
+          (n <= 20 && tiled.flips != avalanche::interpreted_counts_exact_range(p, 0, std::uint64_t{1} << n).flips)) {
         std::fprintf(stderr, "counts differ at width %d\n", n);
         return 1;
       }
@@ -83,11 +85,16 @@ int main(int argc, char** argv) {
   std::printf("exact scores of fresh 5-step programs per second, one thread (%.1f s a cell)\n", seconds);
   std::printf("%5s %16s %12s %12s %10s %10s\n", "width", "per-neighbour", "JIT", "tiled", "x neighb.", "x JIT");
   for (int n : widths) {
-    const double neighbour = n <= 20 ? rate(n, seconds, [](const Program& p) {
-      return interpreted_counts_exact_range(p, 0, std::uint64_t{1} << p.width());
-    }) : 0;
-    const double jit = rate(n, seconds, [&](const Program& p) { return jit_counts_exact(engine, p); });
-    const double tiled = rate(n, seconds, [](const Program& p) { return interpreted_counts_exact(p); });
+    const double neighbour =
+        n <= 20 ? rate(n, seconds,
+                       [](const mixer::Program& p) {
+                         return avalanche::interpreted_counts_exact_range(p, 0, std::uint64_t{1} << p.width());
+                       })
+                : 0;
+    const double jit =
+        rate(n, seconds, [&](const mixer::Program& p) { return avalanche::jit_counts_exact(engine, p); });
+    const double tiled =
+        rate(n, seconds, [](const mixer::Program& p) { return avalanche::interpreted_counts_exact(p); });
     if (neighbour > 0)
       std::printf("%5d %16.1f %12.1f %12.1f %10.2f %10.2f\n", n, neighbour, jit, tiled, tiled / neighbour, tiled / jit);
     else

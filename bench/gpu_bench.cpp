@@ -139,31 +139,32 @@ long sass_bytes(const std::filesystem::path& cubin, const std::string& entry) {
 }
 
 // `count` random 5-step programs of a width, as a search starts them.
-std::vector<Program> random_programs(int width, std::size_t count, std::uint64_t seed) {
+std::vector<mixer::Program> random_programs(int width, std::size_t count, std::uint64_t seed) {
   evolver::ProgramShape shape;
   shape.width = width;
   shape.min_steps = 5;
   shape.max_steps = 5;
   shape.kinds = evolver::usable_kinds(evolver::RunConfig{}.kinds(), width);
   evolver::Rng rng(seed, 0);
-  std::vector<Program> programs;
+  std::vector<mixer::Program> programs;
   while (programs.size() < count) programs.push_back(evolver::random_program(shape, rng));
   return programs;
 }
 
 int ptx_report(const std::filesystem::path& out, const std::string& ir_passes) {
   const std::string ptxas = ptxas_path();
-  const Program lowbias = parse_program("x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;");
-  const Program wide = random_programs(64, 1, 11).front();
+  const mixer::Program lowbias =
+      mixer::parse_program("x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;");
+  const mixer::Program wide = random_programs(64, 1, 11).front();
   std::ostringstream r;
   r << "counting kernels for sm_90 (PTX 8.0); IR passes before code generation: "
     << (ir_passes.empty() ? std::string("none") : ir_passes) << "; ptxas: " << (ptxas.empty() ? "not found" : ptxas)
     << "\n";
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "mixforge-bench-ptx";
   std::filesystem::create_directories(dir);
-  for (const auto& [name, program] : {std::pair<std::string, Program>{"lowbias32", lowbias},
-                                      std::pair<std::string, Program>{"random 64-bit", wide}}) {
-    r << name << ": " << format_short(program) << "\n";
+  for (const auto& [name, program] : {std::pair<std::string, mixer::Program>{"lowbias32", lowbias},
+                                      std::pair<std::string, mixer::Program>{"random 64-bit", wide}}) {
+    r << name << ": " << mixer::format_short(program) << "\n";
     for (unsigned tile : {0u, 8u, 16u, 32u}) {
       r << "  " << (tile == 0 ? std::string("direct") : "tile " + std::to_string(tile)) << "\n";
       // One module per kernel, as the evaluator loads them.
@@ -171,7 +172,7 @@ int ptx_report(const std::filesystem::path& out, const std::string& ir_passes) {
         const bool exact = which == jit::CountKernels::exact;
         if (exact && program.width() > 32) continue;
         const char* entry = exact ? jit::count_kernel_exact : jit::count_kernel_sampled;
-        const std::vector<Program> one{program};
+        const std::vector<mixer::Program> one{program};
         std::string ptx;
         const double emit_s =
             sorted_times(3, [&] { ptx = jit::emit_count_ptx(one, {"sm_90", "+ptx80", "", ir_passes}, {tile}, which); })[1];
@@ -233,24 +234,25 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (ptx_only) return ptx_report(out, ir_passes);
-  std::unique_ptr<GpuCounter> gpu;
+  std::unique_ptr<avalanche::GpuCounter> gpu;
   try {
-    gpu = GpuCounter::open();
-  } catch (const cuda::CudaError& e) {
+    gpu = avalanche::GpuCounter::open();
+  } catch (const avalanche::cuda::CudaError& e) {
     std::printf("bench_gpu: skipped, no CUDA GPU here: %s\n", e.what());
     return 0;
   }
-  const auto cpu = Evaluator::with_own_engine();
+  const auto cpu = avalanche::Evaluator::with_own_engine();
   std::ostringstream r;
-  const GpuDeviceInfo& d = gpu->device();
+  const avalanche::GpuDeviceInfo& d = gpu->device();
   r << "device: " << d.name << ", compute " << d.compute_major << "." << d.compute_minor << ", PTX target "
     << d.architecture << ", driver " << d.driver_version << "\n";
-  const Program lowbias = parse_program("x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;");
+  const mixer::Program lowbias =
+      mixer::parse_program("x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;");
   bool equal = true;
 
   // 1. exact lowbias32, each kernel option on a counter of its own (so the first call
   // compiles); the default's figures head the section.
-  AvalancheCounts g, c;
+  avalanche::AvalancheCounts g, c;
   const double cpu_s = timed([&] { c = cpu->counts_exact(lowbias); });
   struct ExactTiming {
     unsigned tile;
@@ -259,7 +261,7 @@ int main(int argc, char** argv) {
   };
   std::vector<ExactTiming> timings;
   for (unsigned tile : {0u, 8u, 16u, 32u}) {
-    const auto counter = GpuCounter::open({tile});
+    const auto counter = avalanche::GpuCounter::open({tile});
     const double first_s = timed([&] { g = counter->counts_exact(lowbias); });
     equal = equal && g.flips == c.flips;
     timings.push_back({tile, first_s, sorted_times(5, [&] { g = counter->counts_exact(lowbias); })});
@@ -285,8 +287,8 @@ int main(int argc, char** argv) {
   }
 
   // 2. batched exact scoring of random programs.
-  const std::vector<Program> batch = random_programs(32, 16, 7);
-  std::vector<AvalancheCounts> gb;
+  const std::vector<mixer::Program> batch = random_programs(32, 16, 7);
+  std::vector<avalanche::AvalancheCounts> gb;
   const double batch_first = timed([&] { gb = gpu->counts_exact_batch(batch); });
   const double batch_warm = timed([&] { gb = gpu->counts_exact_batch(batch); });
   equal = equal && gb[3].flips == cpu->counts_exact(batch[3]).flips;

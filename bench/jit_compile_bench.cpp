@@ -12,12 +12,14 @@ namespace {
 using namespace mixforge;
 
 // xsr, mul, xsr, mul, xsr: the classic 5-step shape, fresh constants each call.
-Program fresh_program(std::mt19937_64& rng) {
+mixer::Program fresh_program(std::mt19937_64& rng) {
   auto shift = [&] { return 10 + rng() % 10; };
   auto odd = [&] { return (rng() & 0xffffffffu) | 1; };
-  return Program(32, {{StepKind::xorshift_right, shift()}, {StepKind::mul_const, odd()},
-                      {StepKind::xorshift_right, shift()}, {StepKind::mul_const, odd()},
-                      {StepKind::xorshift_right, shift()}});
+  return mixer::Program(32, {{mixer::StepKind::xorshift_right, shift()},
+                             {mixer::StepKind::mul_const, odd()},
+                             {mixer::StepKind::xorshift_right, shift()},
+                             {mixer::StepKind::mul_const, odd()},
+                             {mixer::StepKind::xorshift_right, shift()}});
 }
 
 void compile_programs(benchmark::State& state) {
@@ -27,7 +29,7 @@ void compile_programs(benchmark::State& state) {
   const auto parts = static_cast<unsigned>(state.range(3));
   jit::Engine engine(jit::EngineOptions{ir, cg});
   std::mt19937_64 rng(1);
-  std::vector<Program> programs(batch);
+  std::vector<mixer::Program> programs(batch);
   std::uint64_t compiled = 0;
   const auto start = std::clock();
   for (auto _ : state) {

@@ -25,17 +25,19 @@
 
 namespace {
 
-using mixforge::Program;
-using mixforge::StepKind;
+using mixforge::mixer::Program;
+using mixforge::mixer::StepKind;
 using mixforge::shader::RangeMethod;
 
 constexpr std::uint32_t ranges[] = {3, 7, 100, 1000, 65535};
 constexpr int n_ranges = sizeof ranges / sizeof ranges[0];
 
-Program writeup_jitter_lane() {
-  return Program(32, {{StepKind::xorshift_right, 16}, {StepKind::mul_const, 322022693},
-                      {StepKind::xorshift_right, 14}, {StepKind::mul_const, 3968764237u},
-                      {StepKind::xorshift_right, 19}});
+mixforge::mixer::Program writeup_jitter_lane() {
+  return mixforge::mixer::Program(32, {{mixforge::mixer::StepKind::xorshift_right, 16},
+                                       {mixforge::mixer::StepKind::mul_const, 322022693},
+                                       {mixforge::mixer::StepKind::xorshift_right, 14},
+                                       {mixforge::mixer::StepKind::mul_const, 3968764237u},
+                                       {mixforge::mixer::StepKind::xorshift_right, 19}});
 }
 
 struct Histograms {
@@ -53,9 +55,9 @@ double wilson_hilferty_z(double chi2, double k) {
   return (std::cbrt(chi2 / k) - (1.0 - a)) / std::sqrt(a);
 }
 
-void uniformity(const Program& p) {
+void uniformity(const mixforge::mixer::Program& p) {
   std::printf("rand_range uniformity over all 2^32 seeds; hash: %s (width %d)\n",
-              mixforge::format_short(p).c_str(), p.width());
+              mixforge::mixer::format_short(p).c_str(), p.width());
   const auto t0 = std::chrono::steady_clock::now();
   tbb::combinable<Histograms> local;
   constexpr std::uint64_t block = 1u << 20;
@@ -64,7 +66,7 @@ void uniformity(const Program& p) {
                       Histograms& hs = local.local();
                       for (std::uint64_t b = br.begin(); b != br.end(); ++b)
                         for (std::uint64_t s = b * block; s < (b + 1) * block; ++s) {
-                          const auto h = static_cast<std::uint32_t>(mixforge::apply(p, s));
+                          const auto h = static_cast<std::uint32_t>(mixforge::mixer::apply(p, s));
                           for (int i = 0; i < n_ranges; ++i) {
                             ++hs.h[0][i][mixforge::shader::rand_range_fraction(h, ranges[i])];
                             ++hs.h[1][i][mixforge::shader::rand_range_jitter(h, ranges[i])];
@@ -105,8 +107,8 @@ void uniformity(const Program& p) {
 // Cost per call of each method on precomputed hashes (the hash itself is not timed).
 std::vector<std::uint32_t> hashes() {
   std::vector<std::uint32_t> v(1 << 16);
-  const Program p = writeup_jitter_lane();
-  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::uint32_t>(mixforge::apply(p, i));
+  const mixforge::mixer::Program p = writeup_jitter_lane();
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::uint32_t>(mixforge::mixer::apply(p, i));
   return v;
 }
 
@@ -128,7 +130,7 @@ BENCHMARK(BM_rand_range<RangeMethod::jitter>)->Name("jitter")->Arg(1000);
 }  // namespace
 
 int main(int argc, char** argv) {
-  Program p = writeup_jitter_lane();
+  mixforge::mixer::Program p = writeup_jitter_lane();
   bool skip = false;
   std::vector<char*> rest{argv[0]};
   for (int i = 1; i < argc; ++i) {
@@ -136,7 +138,7 @@ int main(int argc, char** argv) {
       skip = true;
     } else if (!std::strcmp(argv[i], "--program") && i + 1 < argc) {
       try {
-        p = mixforge::parse_program(argv[++i]);
+        p = mixforge::mixer::parse_program(argv[++i]);
       } catch (const std::exception& e) {
         std::fprintf(stderr, "bench_rand_range: --program: %s\n", e.what());
         return 2;

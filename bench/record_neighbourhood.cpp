@@ -29,12 +29,12 @@ struct Part {
   std::string name;
   std::uint64_t programs = 0, better = 0;
   double best = 0;
-  Program best_program;
+  mixer::Program best_program;
 };
 
-double chi2(const Program& p) { return score(interpreted_counts_exact(p)).chi2; }
+double chi2(const mixer::Program& p) { return avalanche::score(avalanche::interpreted_counts_exact(p)).chi2; }
 
-void consider(Part& part, const Program& q, double record) {
+void consider(Part& part, const mixer::Program& q, double record) {
   const double c = chi2(q);
   ++part.programs;
   if (c < record) ++part.better;
@@ -53,25 +53,25 @@ int main(int argc, char** argv) {
   }
   tbb::global_control one_thread(tbb::global_control::max_allowed_parallelism, 1);
   const int n = std::atoi(argv[1]);
-  const Program record = parse_program(argv[2], ParseOptions{n});
+  const mixer::Program record = mixer::parse_program(argv[2], mixer::ParseOptions{n});
   const double record_chi2 = chi2(record);
   if (argc > 3 && std::abs(record_chi2 - std::atof(argv[3])) > 1e-4 * record_chi2) {
     std::fprintf(stderr, "the record scores %.10g, not %s\n", record_chi2, argv[3]);
     return 1;
   }
   const auto t0 = std::chrono::steady_clock::now();
-  const std::vector<Step>& steps = record.steps();
+  const std::vector<mixer::Step>& steps = record.steps();
   const std::uint64_t mask = n >= 64 ? ~0ull : (1ull << n) - 1;
   std::vector<std::size_t> shifts, constants;
-  for (std::size_t i = 0; i < steps.size(); ++i) (takes_shift(steps[i].kind) ? shifts : constants).push_back(i);
+  for (std::size_t i = 0; i < steps.size(); ++i) (mixer::takes_shift(steps[i].kind) ? shifts : constants).push_back(i);
   std::vector<Part> parts;
 
   // Every combination of shift amounts.
   Part all_shifts{"all shift combinations"};
-  std::vector<Step> s = steps;
+  std::vector<mixer::Step> s = steps;
   std::function<void(std::size_t)> walk = [&](std::size_t k) {
     if (k == shifts.size()) {
-      consider(all_shifts, Program(n, s), record_chi2);
+      consider(all_shifts, mixer::Program(n, s), record_chi2);
       return;
     }
     for (int v = 1; v < n; ++v) {
@@ -91,22 +91,23 @@ int main(int argc, char** argv) {
       for (std::size_t b = a + 1; b < shifts.size(); ++b)
         for (int va = 1; va < n; ++va)
           for (int vb = 1; vb < n; ++vb) {
-            std::vector<Step> t = steps;
+            std::vector<mixer::Step> t = steps;
             t[shifts[a]].operand = static_cast<std::uint64_t>(va);
             t[shifts[b]].operand = static_cast<std::uint64_t>(vb);
-            consider(two, Program(n, t), record_chi2);
+            consider(two, mixer::Program(n, t), record_chi2);
           }
     parts.push_back(two);
   }
 
   // Every value of one constant.
   for (std::size_t i : constants) {
-    Part part{"every value of step " + std::to_string(i + 1) + " (" + std::string(kind_short_name(steps[i].kind)) + ")"};
-    const bool odd = steps[i].kind == StepKind::mul_const;
-    std::vector<Step> t = steps;
+    Part part{"every value of step " + std::to_string(i + 1) + " (" +
+              std::string(mixer::kind_short_name(steps[i].kind)) + ")"};
+    const bool odd = steps[i].kind == mixer::StepKind::mul_const;
+    std::vector<mixer::Step> t = steps;
     for (std::uint64_t v = odd ? 1 : 0; v <= mask; v += odd ? 2 : 1) {
       t[i].operand = v;
-      consider(part, Program(n, t), record_chi2);
+      consider(part, mixer::Program(n, t), record_chi2);
       if (v == mask) break;
     }
     parts.push_back(part);
@@ -116,24 +117,24 @@ int main(int argc, char** argv) {
   Part pairs{"every two bit flips in the constants"};
   std::vector<std::pair<std::size_t, int>> bits;
   for (std::size_t i : constants)
-    for (int b = steps[i].kind == StepKind::mul_const ? 1 : 0; b < n; ++b) bits.emplace_back(i, b);
+    for (int b = steps[i].kind == mixer::StepKind::mul_const ? 1 : 0; b < n; ++b) bits.emplace_back(i, b);
   for (std::size_t a = 0; a < bits.size(); ++a)
     for (std::size_t b = a + 1; b < bits.size(); ++b) {
-      std::vector<Step> t = steps;
+      std::vector<mixer::Step> t = steps;
       t[bits[a].first].operand ^= std::uint64_t{1} << bits[a].second;
       t[bits[b].first].operand ^= std::uint64_t{1} << bits[b].second;
-      consider(pairs, Program(n, t), record_chi2);
+      consider(pairs, mixer::Program(n, t), record_chi2);
     }
   if (pairs.programs > 0) parts.push_back(pairs);  // a program without constants has none
 
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("record %s  exact chi2 %.10g\n", format_short(record).c_str(), record_chi2);
+  std::printf("record %s  exact chi2 %.10g\n", mixer::format_short(record).c_str(), record_chi2);
   std::uint64_t total = 0;
   for (const Part& p : parts) {
     total += p.programs;
     std::printf("  %-40s %9llu programs, %6llu better, best %.10g %s\n", p.name.c_str(),
                 static_cast<unsigned long long>(p.programs), static_cast<unsigned long long>(p.better), p.best,
-                p.better ? format_short(p.best_program).c_str() : "");
+                p.better ? mixer::format_short(p.best_program).c_str() : "");
   }
   std::printf("  %llu exact scores in %.1f s (%.0f/s, one thread)\n", static_cast<unsigned long long>(total), took,
               double(total) / took);

@@ -27,7 +27,7 @@ std::uint64_t parse_value(const std::string& s, int width) {
   if (ec == std::errc::result_out_of_range) throw UsageError("value " + s + " does not fit in 64 bits");
   if (ec != std::errc() || p != d.data() + d.size() || d.empty())
     throw UsageError("value '" + s + "' is not a decimal or 0x-hex number");
-  if (v & ~width_mask(width))
+  if (v & ~mixer::width_mask(width))
     throw UsageError("value " + s + " does not fit in the program's " + std::to_string(width) + " bits");
   return v;
 }
@@ -47,13 +47,13 @@ void add_apply_command(CLI::App& app) {
   cmd->add_option("program", o->program, "Program text, a file path, or - for stdin")->required();
   cmd->add_option("values", o->values, "Inputs (decimal or 0x hex)")->required();
   cmd->callback([o] {
-    const Program p = parse_program_argument(o->program, o->width).program;
+    const mixer::Program p = parse_program_argument(o->program, o->width).program;
     // Every value is checked before the first is printed.
     std::vector<std::uint64_t> xs;
     for (const std::string& s : o->values) xs.push_back(parse_value(s, p.width()));
     for (std::size_t i = 0; i < xs.size(); ++i) {
       const std::string& s = o->values[i];
-      const std::uint64_t y = apply(p, xs[i]);
+      const std::uint64_t y = mixer::apply(p, xs[i]);
       char buf[32];
       if (s.size() > 2 && (s[1] == 'x' || s[1] == 'X'))
         std::snprintf(buf, sizeof buf, "0x%0*llx", (p.width() + 3) / 4, static_cast<unsigned long long>(y));

@@ -88,7 +88,7 @@ std::vector<baker::MixerInfo> mixers_from_arguments(const Opts& o) {
   static const std::regex ids("[0-9a-f]{16}(,[0-9a-f]{16})*");
   std::vector<baker::MixerInfo> lanes;
   std::unique_ptr<evolver::RunManager> db;
-  std::unique_ptr<Evaluator> evaluator;
+  std::unique_ptr<avalanche::Evaluator> evaluator;
   for (const std::string& arg : o.mixers) {
     std::error_code ec;
     if (std::regex_match(arg, ids) && !std::filesystem::exists(arg, ec)) {
@@ -112,7 +112,7 @@ std::vector<baker::MixerInfo> mixers_from_arguments(const Opts& o) {
   // takes tens of seconds, too long to spend before reporting a typo in a later lane.
   for (baker::MixerInfo& m : lanes)
     if (m.chi2 < 0) {
-      if (!evaluator) evaluator = Evaluator::with_own_engine();
+      if (!evaluator) evaluator = avalanche::Evaluator::with_own_engine();
       m.chi2 = evaluator->exact(m.program).chi2;
       m.exact = true;
     }
@@ -147,7 +147,7 @@ std::vector<baker::MixerInfo> mixers_from_bundle(const std::string& file) {
   for (std::size_t i = 0; i < j["programs"].size(); ++i) {
     const auto& p = j["programs"][i];
     try {
-      baker::MixerInfo m{program_from_json(p.at("program")), -1, false};
+      baker::MixerInfo m{mixer::program_from_json(p.at("program")), -1, false};
       if (p.contains("score") && p["score"].is_object()) {
         m.chi2 = p["score"].value("chi2", -1.0);
         m.exact = p["score"].value("exact", false);

@@ -15,9 +15,9 @@ void add_device_option(CLI::App* command, std::string* value) {
       ->capture_default_str();
 }
 
-DeviceSelection open_device(const std::string& value) {
+avalanche::DeviceSelection open_device(const std::string& value) {
   try {
-    DeviceSelection d = select_device(parse_device(value));
+    avalanche::DeviceSelection d = avalanche::select_device(avalanche::parse_device(value));
     if (d.gpu) std::cerr << "mixforge: scoring on the GPU: " << d.name << "\n";
     if (d.fallback)
       d.fallback->on_fall_back([name = d.name](const std::string& reason) {

@@ -16,6 +16,6 @@ inline constexpr const char* device_help =
 void add_device_option(CLI::App* command, std::string* value);
 // Parses and opens it; bad values and `gpu` without a usable GPU are UsageErrors. Says on
 // stderr which GPU scores when one does, and (auto) when it failed and the CPU took over.
-DeviceSelection open_device(const std::string& value);
+avalanche::DeviceSelection open_device(const std::string& value);
 
 }  // namespace mixforge::cli

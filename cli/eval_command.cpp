@@ -36,24 +36,24 @@ struct EvalOptions {
 };
 
 struct Result {
-  Program program;
-  Score score;
-  AvalancheCounts counts;
+  mixer::Program program;
+  avalanche::Score score;
+  avalanche::AvalancheCounts counts;
   double seconds = 0;
   nlohmann::json device;  // where scoring ran: after a GPU failure under auto, the CPU and why
 };
 
-Result evaluate(const Evaluator& ev, const DeviceSelection& device, const Program& p, const EvalOptions& o,
-                bool batch) {
+Result evaluate(const avalanche::Evaluator& ev, const avalanche::DeviceSelection& device, const mixer::Program& p,
+                const EvalOptions& o, bool batch) {
   // The use case's rules; the command line's defaults (app/evaluate.hpp says how they
   // differ from the daemon's, and why).
   app::EvaluateRequest request{p, o.exact ? std::optional<bool>(true) : std::nullopt, o.samples, o.seed};
   const app::EvaluationPlan plan =
       app::plan_evaluation(request, batch ? app::command_line_batch_policy() : app::command_line_policy());
   const auto t0 = std::chrono::steady_clock::now();
-  ScoredCounts sc = app::evaluate(ev, p, plan);
+  avalanche::ScoredCounts sc = app::evaluate(ev, p, plan);
   // device_json after the scoring: a GPU failure under auto shows as the CPU and why.
-  Result r{p, sc.score, std::move(sc.counts), 0, device_json(device)};
+  Result r{p, sc.score, std::move(sc.counts), 0, avalanche::device_json(device)};
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }
@@ -62,8 +62,8 @@ nlohmann::json to_json(const Result& r, bool with_matrix) {
   nlohmann::json j;
   j["id"] = r.program.id();
   j["width"] = r.program.width();
-  j["text"] = format_program(r.program);
-  j["steps"] = mixforge::to_json(r.program)["steps"];
+  j["text"] = mixer::format_program(r.program);
+  j["steps"] = mixforge::mixer::to_json(r.program)["steps"];
   j["step_count"] = r.program.size();
   j["chi2"] = r.score.chi2;
   j["chi2_corrected"] = r.score.chi2_corrected;
@@ -74,7 +74,7 @@ nlohmann::json to_json(const Result& r, bool with_matrix) {
   j["seconds"] = r.seconds;
   j["device"] = r.device;
   if (with_matrix) {
-    const auto a = avalanche_matrix(r.counts);
+    const auto a = avalanche::avalanche_matrix(r.counts);
     const int n = r.program.width();
     nlohmann::json m = nlohmann::json::array();
     for (int i = 0; i < n; ++i)
@@ -95,7 +95,7 @@ std::string fmt(const char* f, double v) {
 // the worst possible (0 = ideal).
 void print_matrix(const Result& r, bool colour) {
   const int n = r.program.width();
-  const auto a = avalanche_matrix(r.counts);
+  const auto a = avalanche::avalanche_matrix(r.counts);
   std::cout << "\navalanche matrix: rows = input bit, columns = output bit; digit = |A - 0.5| in "
                "units of 0.05 (0 = ideal)\n";
   for (int i = 0; i < n; ++i) {
@@ -118,8 +118,8 @@ void print_matrix(const Result& r, bool colour) {
 }
 
 void print_human(const Result& r, bool matrix) {
-  const Score& s = r.score;
-  std::cout << "program      " << format_short(r.program) << "\n"
+  const avalanche::Score& s = r.score;
+  std::cout << "program      " << mixer::format_short(r.program) << "\n"
             << "id           " << r.program.id() << "\n"
             << "width        " << r.program.width() << "\n";
   if (s.exact)
@@ -129,14 +129,14 @@ void print_human(const Result& r, bool matrix) {
   std::cout << "chi2         " << fmt("%.10g", s.chi2) << "\n";
   if (!s.exact)
     std::cout << "corrected    " << fmt("%.6g", s.chi2_corrected) << " +- " << fmt("%.3g", s.chi2_stderr)
-              << "  (chi2 - n^2/2N; noise floor " << fmt("%.3g", noise_floor(r.program.width(), s.samples))
+              << "  (chi2 - n^2/2N; noise floor " << fmt("%.3g", avalanche::noise_floor(r.program.width(), s.samples))
               << ")\n";
   std::cout << "bias         " << fmt("%.5f", s.bias) << "\n"
             << "time         " << fmt("%.3f", r.seconds) << " s\n";
   if (matrix) print_matrix(r, isatty(STDOUT_FILENO));
 }
 
-int run_batch(const Evaluator& ev, const DeviceSelection& device, const EvalOptions& o) {
+int run_batch(const avalanche::Evaluator& ev, const avalanche::DeviceSelection& device, const EvalOptions& o) {
   std::vector<std::string> lines;
   if (o.batch == "-") {
     for (std::string line; std::getline(std::cin, line);) lines.push_back(line);
@@ -156,9 +156,9 @@ int run_batch(const Evaluator& ev, const DeviceSelection& device, const EvalOpti
     const auto first = line.find_first_not_of(" \t\r");
     if (first == std::string::npos || line.compare(first, 1, "#") == 0 || line.compare(first, 2, "//") == 0) return;
     try {
-      const Program p = parse_program(line, {o.width, 64});
+      const mixer::Program p = mixer::parse_program(line, {o.width, 64});
       out[k] = to_json(evaluate(ev, device, p, o, true), o.matrix).dump();
-    } catch (const ParseError& e) {
+    } catch (const mixer::ParseError& e) {
       failed[k] = 1;
       out[k] = nlohmann::json{{"line", k + 1}, {"error", e.what()}}.dump();
     } catch (const std::exception& e) {
@@ -196,15 +196,15 @@ void add_eval_command(CLI::App& app) {
   add_device_option(cmd, &o->device);
   cmd->callback([o] {
     if (o->batch.empty() && o->program.empty()) throw UsageError("eval needs a PROGRAM (or --batch FILE)");
-    const auto ev = Evaluator::with_own_engine();
-    const DeviceSelection device = open_device(o->device);
+    const auto ev = avalanche::Evaluator::with_own_engine();
+    const avalanche::DeviceSelection device = open_device(o->device);
     ev->use_device(device);
     if (!o->batch.empty()) {
       const int rc = run_batch(*ev, device, *o);
       if (rc) throw ExitStatus{rc};
       return;
     }
-    const ParsedText parsed = parse_program_argument(o->program, o->width);
+    const mixer::ParsedText parsed = parse_program_argument(o->program, o->width);
     const Result r = evaluate(*ev, device, parsed.program, *o, false);
     if (o->json)
       std::cout << to_json(r, o->matrix).dump() << "\n";

@@ -24,14 +24,14 @@ void add_invert_command(CLI::App& app) {
       ->check(CLI::Range(1, 64));
   cmd->add_option("program", o->program, "Program text, a file path, or - for stdin")->required();
   cmd->callback([o] {
-    const ParsedText parsed = parse_program_argument(o->program, o->width);
-    const Program inv = inverse(parsed.program);
+    const mixer::ParsedText parsed = parse_program_argument(o->program, o->width);
+    const mixer::Program inv = mixer::inverse(parsed.program);
     // A width other than the default goes with the text (as a mask, which the parser
     // reads as the width), so the inverse read back is the same function.
     if (inv.width() != 32)
-      std::cout << parsed.variable << " &= " << hex_literal(width_mask(inv.width())) << ";  // width "
+      std::cout << parsed.variable << " &= " << mixer::hex_literal(mixer::width_mask(inv.width())) << ";  // width "
                 << inv.width() << "\n";
-    std::cout << format_program(inv, parsed.variable) << "\n";
+    std::cout << mixer::format_program(inv, parsed.variable) << "\n";
   });
 }
 

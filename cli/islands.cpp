@@ -168,8 +168,9 @@ void work_islands(evolver::MpiSession& mpi, const evolver::IslandOptions& io, co
                   bool interpreter) {
   std::signal(SIGINT, on_island_signal);
   std::signal(SIGTERM, on_island_signal);
-  const DeviceSelection dev = interpreter ? DeviceSelection{} : open_device(device);
-  auto evaluator = interpreter ? std::make_unique<Evaluator>(nullptr) : Evaluator::with_own_engine();
+  const avalanche::DeviceSelection dev = interpreter ? avalanche::DeviceSelection{} : open_device(device);
+  auto evaluator =
+      interpreter ? std::make_unique<avalanche::Evaluator>(nullptr) : avalanche::Evaluator::with_own_engine();
   evaluator->use_device(dev);
   evolver::island_worker(mpi, io, *evaluator, g_stop);
 }

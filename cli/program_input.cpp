@@ -30,8 +30,7 @@ std::string read_program_argument(const std::string& argument) {
   return argument;
 }
 
-ParsedText parse_program_argument(const std::string& argument, std::optional<int> width,
-                                  int max_steps) {
+mixer::ParsedText parse_program_argument(const std::string& argument, std::optional<int> width, int max_steps) {
   const std::string text = read_program_argument(argument);
   try {
     // The rules are the use case's (app/program_input.hpp), the same as the daemon's.

@@ -13,7 +13,6 @@ std::string read_program_argument(const std::string& argument);
 // Parses it by the use case's rules (app/program_input.hpp): errors are app::RequestErrors
 // naming the field (PROGRAM, --width), a word that is neither a file nor a program a
 // UsageError.
-ParsedText parse_program_argument(const std::string& argument, std::optional<int> width,
-                                  int max_steps = 64);
+mixer::ParsedText parse_program_argument(const std::string& argument, std::optional<int> width, int max_steps = 64);
 
 }  // namespace mixforge::cli

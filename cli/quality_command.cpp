@@ -152,15 +152,15 @@ void add_quality_command(CLI::App& app) {
     // The use case's rules (app/quality.hpp), before any lookup or scoring.
     const app::QualityPlan plan = app::plan_quality(r, app::command_line_quality_policy());
     nlohmann::json report;
-    const auto evaluator = Evaluator::with_own_engine();
+    const auto evaluator = avalanche::Evaluator::with_own_engine();
     if (r.stored) {
       const auto db = open_store(o->data, "quality");
       const auto f = db->function(o->program);
       if (!f) throw UsageError("quality: no function with id " + o->program + " in " + o->data);
       report = evolver::stored_function_quality(*db, *evaluator, f->program, plan.options, plan.refresh);
     } else {
-      const Program p = parse_program_argument(o->program, o->width).program;
-      report = to_json(assess_quality(*evaluator, p, plan.options));
+      const mixer::Program p = parse_program_argument(o->program, o->width).program;
+      report = avalanche::to_json(avalanche::assess_quality(*evaluator, p, plan.options));
       report["cached"] = false;
       report["computed_at"] =
           std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();

@@ -111,7 +111,7 @@ void add_serve_command(CLI::App& app) {
                 "(see docs/gpu-and-islands.md)");
   add_island_options(cmd, island.get());
   cmd->callback([opts, port, web, token, port_file, log_level, log_format, log_file, device, islands, island] {
-    opts->device = parse_device(*device);
+    opts->device = avalanche::parse_device(*device);
     opts->log.level = *server::log_level_from_name(*log_level);
     opts->log.format = *log_format == "json" ? server::LogFormat::json : server::LogFormat::text;
     if (!log_file->empty()) opts->log.file = *log_file;

@@ -146,7 +146,7 @@ void emit_count_writes(IRBuilder<>& b, Function* f, const Warp& w, const KernelA
 
 // The body for one program: count this warp's indices into counts[program * n * n ...].
 // Leaves the builder at the end of its last block (the caller branches on).
-void emit_program_counts(IRBuilder<>& b, Function* f, const Warp& w, const Program& p, std::size_t index,
+void emit_program_counts(IRBuilder<>& b, Function* f, const Warp& w, const mixer::Program& p, std::size_t index,
                          bool exact, const KernelArgs& a, Value* wfirst, Value* wend) {
   llvm::LLVMContext& ctx = b.getContext();
   Type* i32 = b.getInt32Ty();
@@ -293,7 +293,7 @@ class ColumnSums {
 //   tile may be cut anywhere) count nothing.
 // The counters live in a stack array: the input bits whose partners are hashed fresh are
 // a loop (one hashing body instead of one per bit), which indexes them at run time.
-void emit_program_counts_tiled(IRBuilder<>& b, Function* f, const Warp& w, const Program& p, std::size_t index,
+void emit_program_counts_tiled(IRBuilder<>& b, Function* f, const Warp& w, const mixer::Program& p, std::size_t index,
                                unsigned tile, bool exact, const KernelArgs& a, Value* wfirst, Value* wend) {
   llvm::LLVMContext& ctx = b.getContext();
   Type* i32 = b.getInt32Ty();
@@ -410,9 +410,9 @@ void emit_program_counts_tiled(IRBuilder<>& b, Function* f, const Warp& w, const
   emit_count_writes(b, f, w, a, n, halves, cells);
 }
 
-Function* emit_count_kernel(llvm::Module& m, std::span<const Program> programs, CountTarget target,
-                            bool exact, const CountKernelOptions& options, const std::string& name,
-                            const std::string& cpu, const std::string& features) {
+Function* emit_count_kernel(llvm::Module& m, std::span<const mixer::Program> programs, CountTarget target, bool exact,
+                            const CountKernelOptions& options, const std::string& name, const std::string& cpu,
+                            const std::string& features) {
   llvm::LLVMContext& ctx = m.getContext();
   IRBuilder<> b(ctx);
   Type* i32 = b.getInt32Ty();
@@ -465,7 +465,7 @@ Function* emit_count_kernel(llvm::Module& m, std::span<const Program> programs, 
     BasicBlock* start = BasicBlock::Create(ctx, "program" + std::to_string(k), f);
     sw->addCase(b.getInt32(static_cast<std::uint32_t>(k)), start);
     b.SetInsertPoint(start);
-    const Program& p = programs[k];
+    const mixer::Program& p = programs[k];
     if (exact ? exact_granule(p.width(), options) > warp_size : options.tile != 0) {
       if (!a.counters) {
         IRBuilder<> entry(&f->getEntryBlock(), f->getEntryBlock().begin());
@@ -502,13 +502,13 @@ std::uint64_t sampled_granule(const CountKernelOptions& options) {
   return std::uint64_t{warp_size} * std::max(1u, options.tile);
 }
 
-void emit_count_kernels_ir(llvm::Module& module, std::span<const Program> programs, CountTarget target,
+void emit_count_kernels_ir(llvm::Module& module, std::span<const mixer::Program> programs, CountTarget target,
                            const CountKernelOptions& options, CountKernels which, const std::string& cpu,
                            const std::string& features) {
   check_kernel_options(options);
   if (programs.empty()) throw std::invalid_argument("count kernels: no programs");
   const int n = programs.front().width();
-  for (const Program& p : programs)
+  for (const mixer::Program& p : programs)
     if (p.width() != n) throw std::invalid_argument("count kernels: a batch holds programs of one width");
   if (which == CountKernels::exact && n > 32)
     throw std::invalid_argument("count kernels: exact counts need a width <= 32, not " + std::to_string(n));

@@ -63,7 +63,7 @@ std::uint64_t sampled_granule(const CountKernelOptions& options);
 // Validates every program (ProgramError); std::invalid_argument for an empty batch, mixed
 // widths, or the exact kernel above 32 bits (`both` then holds the sampled one only);
 // JitError when LLVM cannot target the GPU. options.kernel_name is unused.
-std::string emit_count_ptx(std::span<const Program> programs, const PtxOptions& options = {},
+std::string emit_count_ptx(std::span<const mixer::Program> programs, const PtxOptions& options = {},
                            const CountKernelOptions& kernels = {}, CountKernels which = CountKernels::both);
 
 }  // namespace mixforge::jit

@@ -132,7 +132,7 @@ struct Engine::Core {
 
   std::mutex cache_mu;
   struct CacheEntry {
-    Program program;
+    mixer::Program program;
     std::weak_ptr<const Kernel> kernel;
   };
   std::unordered_map<std::uint64_t, CacheEntry> cache;  // by Program::hash() (its id)
@@ -166,9 +166,8 @@ struct ModuleCode {
 };
 
 std::vector<std::shared_ptr<const Kernel>> compile_new(const std::shared_ptr<Engine::Core>& core,
-                                                       const std::vector<const Program*>& programs,
-                                                       const std::vector<unsigned>& parts,
-                                                       int level) {
+                                                       const std::vector<const mixer::Program*>& programs,
+                                                       const std::vector<unsigned>& parts, int level) {
   const auto start = std::chrono::steady_clock::now();
   orc::LLJIT& jit = *core->jit;
   auto context = std::make_unique<llvm::LLVMContext>();
@@ -304,12 +303,11 @@ Engine::~Engine() {
   }
 }
 
-std::shared_ptr<const Kernel> Engine::compile(const Program& program, unsigned parts,
-                                              int codegen_level) {
-  return compile_batch(std::span<const Program>(&program, 1), parts, codegen_level).front();
+std::shared_ptr<const Kernel> Engine::compile(const mixer::Program& program, unsigned parts, int codegen_level) {
+  return compile_batch(std::span<const mixer::Program>(&program, 1), parts, codegen_level).front();
 }
 
-std::vector<std::shared_ptr<const Kernel>> Engine::compile_batch(std::span<const Program> programs,
+std::vector<std::shared_ptr<const Kernel>> Engine::compile_batch(std::span<const mixer::Program> programs,
                                                                  unsigned parts, int codegen_level) {
   parts &= parts_all;
   if (parts == 0) throw std::invalid_argument("jit: compile needs at least one part");
@@ -317,9 +315,9 @@ std::vector<std::shared_ptr<const Kernel>> Engine::compile_batch(std::span<const
   if (codegen_level > 3)
     throw std::invalid_argument("jit: codegen level " + std::to_string(codegen_level) + " is not 0..3");
   int batch_level = codegen_level;
-  for (const Program& p : programs) validate(p, ValidationLimits{1 << 16});
+  for (const mixer::Program& p : programs) mixer::validate(p, mixer::ValidationLimits{1 << 16});
   std::vector<std::shared_ptr<const Kernel>> result(programs.size());
-  std::vector<const Program*> missing;
+  std::vector<const mixer::Program*> missing;
   std::vector<unsigned> missing_parts;
   std::vector<std::vector<std::size_t>> wanted_by;  // result slots for each missing program
   {

@@ -54,12 +54,11 @@ class Engine {
   // Validates (throws ProgramError) and compiles, or returns a live cached kernel that
   // has at least the requested parts at codegen level >= codegen_level (0..3; -1 means
   // EngineOptions::codegen_opt_level).
-  std::shared_ptr<const Kernel> compile(const Program& program, unsigned parts = parts_all,
+  std::shared_ptr<const Kernel> compile(const mixer::Program& program, unsigned parts = parts_all,
                                         int codegen_level = -1);
   // Several programs in one LLVM module (cheaper per program); result[i] is programs[i].
-  std::vector<std::shared_ptr<const Kernel>> compile_batch(std::span<const Program> programs,
-                                                           unsigned parts = parts_all,
-                                                           int codegen_level = -1);
+  std::vector<std::shared_ptr<const Kernel>> compile_batch(std::span<const mixer::Program> programs,
+                                                           unsigned parts = parts_all, int codegen_level = -1);
 
   EngineStats stats() const;
   const EngineOptions& options() const;

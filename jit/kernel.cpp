@@ -5,7 +5,7 @@
 
 namespace mixforge::jit {
 
-Kernel::Kernel(Program program, unsigned parts, int codegen_level, const KernelEntries& entries,
+Kernel::Kernel(mixer::Program program, unsigned parts, int codegen_level, const KernelEntries& entries,
                std::shared_ptr<const void> code)
     : program_(std::move(program)),
       parts_(parts),

@@ -31,13 +31,13 @@ class Kernel {
   // (64-bit words, width > 32).
   static constexpr int lanes_for_width(int width) { return width <= 32 ? 16 : 8; }
 
-  Kernel(Program program, unsigned parts, int codegen_level, const KernelEntries& entries,
+  Kernel(mixer::Program program, unsigned parts, int codegen_level, const KernelEntries& entries,
          std::shared_ptr<const void> code);
   ~Kernel();
   Kernel(const Kernel&) = delete;
   Kernel& operator=(const Kernel&) = delete;
 
-  const Program& program() const { return program_; }
+  const mixer::Program& program() const { return program_; }
   int width() const { return program_.width(); }
   int lanes() const { return lanes_for_width(program_.width()); }
   unsigned parts() const { return parts_; }  // the Parts compiled
@@ -64,7 +64,7 @@ class Kernel {
   const KernelEntries& entries() const { return entries_; }
 
  private:
-  Program program_;
+  mixer::Program program_;
   unsigned parts_;
   int codegen_level_;
   KernelEntries entries_;

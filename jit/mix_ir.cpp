@@ -26,7 +26,7 @@ using llvm::Value;
 // Bits above n may hold garbage ("dirty") as long as no step reads them: only
 // xorshift-right and rotate read high bits into low ones, so we mask right before
 // those and at the end.
-Value* emit_mix(llvm::IRBuilderBase& b, Value* x, const Program& p, bool input_clean) {
+Value* emit_mix(llvm::IRBuilderBase& b, Value* x, const mixer::Program& p, bool input_clean) {
   Type* t = x->getType();
   const int container = static_cast<int>(t->getScalarSizeInBits());
   const int n = p.width();
@@ -38,24 +38,39 @@ Value* emit_mix(llvm::IRBuilderBase& b, Value* x, const Program& p, bool input_c
     if (dirty && !full) x = b.CreateAnd(x, k(m));
     dirty = false;
   };
-  for (const Step& s : p.steps()) {
+  for (const mixer::Step& s : p.steps()) {
     const std::uint64_t c = s.operand;
     switch (s.kind) {
-      case StepKind::xor_const: x = b.CreateXor(x, k(c)); break;
-      case StepKind::mul_const: x = b.CreateMul(x, k(c)); dirty = true; break;
-      case StepKind::add_const: x = b.CreateAdd(x, k(c)); dirty = true; break;
-      case StepKind::sub_const: x = b.CreateSub(x, k(c)); dirty = true; break;
-      case StepKind::xorshift_right:
+      case mixer::StepKind::xor_const: x = b.CreateXor(x, k(c)); break;
+      case mixer::StepKind::mul_const:
+        x = b.CreateMul(x, k(c));
+        dirty = true;
+        break;
+      case mixer::StepKind::add_const:
+        x = b.CreateAdd(x, k(c));
+        dirty = true;
+        break;
+      case mixer::StepKind::sub_const:
+        x = b.CreateSub(x, k(c));
+        dirty = true;
+        break;
+      case mixer::StepKind::xorshift_right:
         clean();
         x = b.CreateXor(x, b.CreateLShr(x, k(c)));
         break;
-      case StepKind::xorshift_left:
+      case mixer::StepKind::xorshift_left:
         x = b.CreateXor(x, b.CreateShl(x, k(c)));
         dirty = true;
         break;
-      case StepKind::add_shift: x = b.CreateAdd(x, b.CreateShl(x, k(c))); dirty = true; break;
-      case StepKind::sub_shift: x = b.CreateSub(x, b.CreateShl(x, k(c))); dirty = true; break;
-      case StepKind::rotate:
+      case mixer::StepKind::add_shift:
+        x = b.CreateAdd(x, b.CreateShl(x, k(c)));
+        dirty = true;
+        break;
+      case mixer::StepKind::sub_shift:
+        x = b.CreateSub(x, b.CreateShl(x, k(c)));
+        dirty = true;
+        break;
+      case mixer::StepKind::rotate:
         if (full) {
           x = b.CreateIntrinsic(llvm::Intrinsic::fshl, {t}, {x, x, k(c)});
         } else {
@@ -117,9 +132,8 @@ void emit_loop(IRBuilder<>& b, Function* f, Value* start, Value* end, std::uint6
 
 }  // namespace
 
-KernelSymbols emit_kernel_ir(llvm::Module& module, const Program& p, unsigned parts,
-                             const std::string& prefix, const std::string& cpu,
-                             const std::string& features) {
+KernelSymbols emit_kernel_ir(llvm::Module& module, const mixer::Program& p, unsigned parts, const std::string& prefix,
+                             const std::string& cpu, const std::string& features) {
   llvm::LLVMContext& ctx = module.getContext();
   IRBuilder<> b(ctx);
   const int n = p.width();
@@ -205,7 +219,7 @@ KernelSymbols emit_kernel_ir(llvm::Module& module, const Program& p, unsigned pa
   return syms;
 }
 
-void emit_ptx_kernel_ir(llvm::Module& module, const Program& p, const std::string& name) {
+void emit_ptx_kernel_ir(llvm::Module& module, const mixer::Program& p, const std::string& name) {
   llvm::LLVMContext& ctx = module.getContext();
   IRBuilder<> b(ctx);
   Type* i64 = b.getInt64Ty();

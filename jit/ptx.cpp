@@ -72,14 +72,14 @@ std::string compile_to_ptx(const PtxOptions& options, const std::function<void(l
 
 }  // namespace
 
-std::string emit_ptx(const Program& program, const PtxOptions& options) {
-  validate(program, ValidationLimits{1 << 16});
+std::string emit_ptx(const mixer::Program& program, const PtxOptions& options) {
+  mixer::validate(program, mixer::ValidationLimits{1 << 16});
   return compile_to_ptx(options, [&](llvm::Module& m) { emit_ptx_kernel_ir(m, program, options.kernel_name); });
 }
 
-std::string emit_count_ptx(std::span<const Program> programs, const PtxOptions& options,
+std::string emit_count_ptx(std::span<const mixer::Program> programs, const PtxOptions& options,
                            const CountKernelOptions& kernels, CountKernels which) {
-  for (const Program& p : programs) validate(p, ValidationLimits{1 << 16});
+  for (const mixer::Program& p : programs) mixer::validate(p, mixer::ValidationLimits{1 << 16});
   return compile_to_ptx(
       options, [&](llvm::Module& m) { emit_count_kernels_ir(m, programs, CountTarget::nvptx, kernels, which); });
 }

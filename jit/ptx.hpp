@@ -21,6 +21,6 @@ struct PtxOptions {
 };
 
 // Validates (throws ProgramError); throws JitError when LLVM cannot target NVPTX.
-std::string emit_ptx(const Program& program, const PtxOptions& options = {});
+std::string emit_ptx(const mixer::Program& program, const PtxOptions& options = {});
 
 }  // namespace mixforge::jit

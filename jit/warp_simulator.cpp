@@ -47,10 +47,10 @@ struct WarpSimulator::Impl {
   std::uint64_t granule = 32;
 };
 
-WarpSimulator::WarpSimulator(std::span<const Program> programs, const CountKernelOptions& options,
+WarpSimulator::WarpSimulator(std::span<const mixer::Program> programs, const CountKernelOptions& options,
                              CountKernels which)
     : impl_(std::make_unique<Impl>()) {
-  for (const Program& p : programs) validate(p, ValidationLimits{1 << 16});
+  for (const mixer::Program& p : programs) mixer::validate(p, mixer::ValidationLimits{1 << 16});
   static std::once_flag once;
   std::call_once(once, [] {
     llvm::InitializeNativeTarget();

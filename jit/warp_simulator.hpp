@@ -18,7 +18,7 @@ class WarpSimulator {
 
   // Compiles the batch's kernels (programs of one width) with LLVM ORC for this host; a
   // kernel not in `which` is not compiled (host compiles of these take seconds).
-  explicit WarpSimulator(std::span<const Program> programs, const CountKernelOptions& options = {},
+  explicit WarpSimulator(std::span<const mixer::Program> programs, const CountKernelOptions& options = {},
                          CountKernels which = CountKernels::both);
   ~WarpSimulator();
   WarpSimulator(const WarpSimulator&) = delete;

@@ -1,6 +1,6 @@
 #include "mixer/interpreter.hpp"
 
-namespace mixforge {
+namespace mixforge::mixer {
 
 std::uint64_t apply_step(const Step& s, std::uint64_t x, int width) {
   const std::uint64_t m = width_mask(width);
@@ -55,4 +55,4 @@ void apply_in_place(const Program& program, std::uint64_t* v, std::size_t count)
   }
 }
 
-}  // namespace mixforge
+}  // namespace mixforge::mixer

@@ -5,7 +5,7 @@
 
 #include "mixer/program.hpp"
 
-namespace mixforge {
+namespace mixforge::mixer {
 
 std::uint64_t apply_step(const Step& step, std::uint64_t x, int width);
 // f(x) for x masked to the program's width.
@@ -15,4 +15,4 @@ std::uint64_t apply(const Program& program, std::uint64_t x);
 // hashes n + 1 values per input this way).
 void apply_in_place(const Program& program, std::uint64_t* values, std::size_t count);
 
-}  // namespace mixforge
+}  // namespace mixforge::mixer

@@ -1,6 +1,6 @@
 #include "mixer/inverse.hpp"
 
-namespace mixforge {
+namespace mixforge::mixer {
 
 std::uint64_t inverse_mod_2_64(std::uint64_t a) {
   std::uint64_t x = a;  // correct to 3 bits for odd a; each step doubles the bits
@@ -41,4 +41,4 @@ Program inverse(const Program& program) {
   return Program(n, std::move(out));
 }
 
-}  // namespace mixforge
+}  // namespace mixforge::mixer

@@ -2,7 +2,7 @@
 // The inverse of a mixing program, as a program of the same width.
 #include "mixer/program.hpp"
 
-namespace mixforge {
+namespace mixforge::mixer {
 
 // inverse(f)(f(x)) == x for every x. xorshifts invert to chains of xorshifts,
 // multiplies (and add/sub-shifts, which are multiplies by 1 +- 2^k) to multiplies by
@@ -12,4 +12,4 @@ Program inverse(const Program& program);
 // The inverse of an odd number mod 2^64 (Newton's iteration).
 std::uint64_t inverse_mod_2_64(std::uint64_t odd);
 
-}  // namespace mixforge
+}  // namespace mixforge::mixer

@@ -5,7 +5,7 @@
 #include <charconv>
 #include <cstdio>
 
-namespace mixforge {
+namespace mixforge::mixer {
 
 nlohmann::json to_json(const Program& program) {
   nlohmann::json steps = nlohmann::json::array();
@@ -105,4 +105,4 @@ Program program_from_json(const nlohmann::json& j, const ValidationLimits& limit
   return Program(n, std::move(steps));
 }
 
-}  // namespace mixforge
+}  // namespace mixforge::mixer

@@ -7,10 +7,10 @@
 
 #include "mixer/program.hpp"
 
-namespace mixforge {
+namespace mixforge::mixer {
 
 nlohmann::json to_json(const Program& program);
 // Validates too; throws ProgramError naming the JSON path ("steps[2].constant: ...").
 Program program_from_json(const nlohmann::json& j, const ValidationLimits& limits = {});
 
-}  // namespace mixforge
+}  // namespace mixforge::mixer

@@ -6,7 +6,7 @@
 
 #include "mixer/text_form.hpp"
 
-namespace mixforge {
+namespace mixforge::mixer {
 
 std::string Program::canonical() const {
   std::string s = "w" + std::to_string(width_) + ":";
@@ -71,4 +71,4 @@ void validate(const Program& program, const ValidationLimits& limits) {
   }
 }
 
-}  // namespace mixforge
+}  // namespace mixforge::mixer

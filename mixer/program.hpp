@@ -8,7 +8,7 @@
 #include "mixer/step.hpp"
 #include "mixer/width.hpp"
 
-namespace mixforge {
+namespace mixforge::mixer {
 
 class Program {
  public:
@@ -56,4 +56,4 @@ void validate(const Program& program, const ValidationLimits& limits = {});
 // The message validate() would throw for one step, or empty when the step is valid.
 std::string step_error(const Step& step, int width);
 
-}  // namespace mixforge
+}  // namespace mixforge::mixer

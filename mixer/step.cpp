@@ -2,7 +2,7 @@
 
 #include <array>
 
-namespace mixforge {
+namespace mixforge::mixer {
 namespace {
 struct KindNames {
   StepKind kind;
@@ -30,4 +30,4 @@ std::optional<StepKind> kind_from_name(std::string_view name) {
   return std::nullopt;
 }
 
-}  // namespace mixforge
+}  // namespace mixforge::mixer

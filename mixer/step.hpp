@@ -4,7 +4,7 @@
 #include <optional>
 #include <string_view>
 
-namespace mixforge {
+namespace mixforge::mixer {
 
 enum class StepKind : std::uint8_t {
   xor_const,       // x ^= c
@@ -37,4 +37,4 @@ std::string_view kind_short_name(StepKind k);
 // Accepts long or short names.
 std::optional<StepKind> kind_from_name(std::string_view name);
 
-}  // namespace mixforge
+}  // namespace mixforge::mixer

@@ -6,7 +6,7 @@
 #include <memory>
 #include <vector>
 
-namespace mixforge {
+namespace mixforge::mixer {
 
 ParseError::ParseError(int line, int column, const std::string& message)
     : std::runtime_error(std::to_string(line) + ":" + std::to_string(column) + ": " + message),
@@ -704,4 +704,4 @@ std::string hex_literal(std::uint64_t v) {
   return buf;
 }
 
-}  // namespace mixforge
+}  // namespace mixforge::mixer

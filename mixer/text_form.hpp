@@ -7,7 +7,7 @@
 
 #include "mixer/program.hpp"
 
-namespace mixforge {
+namespace mixforge::mixer {
 
 // A text that is not a valid program; what() is "line:column: message".
 class ParseError : public std::runtime_error {
@@ -48,4 +48,4 @@ std::string format_short(const Program& program);
 // A constant as the text form writes it: "0x7feb352d".
 std::string hex_literal(std::uint64_t value);
 
-}  // namespace mixforge
+}  // namespace mixforge::mixer

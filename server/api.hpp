@@ -12,7 +12,9 @@
 #include "server/response_cache.hpp"
 #include "server/router.hpp"
 
-namespace mixforge { class Evaluator; }
+namespace mixforge::avalanche {
+class Evaluator;
+}
 namespace mixforge::evolver { class RunManager; }
 
 namespace mixforge::server {
@@ -38,12 +40,18 @@ struct ApiLimits {
 };
 
 struct ApiContext {
-  ApiContext(evolver::RunManager& runs, const Evaluator& evaluator, EvaluationQueue& evaluations, EventHub& events,
-             Metrics& metrics, const SchemaSet& schemas, ApiLimits limits)
-      : runs(runs), evaluator(evaluator), evaluations(evaluations), events(events), metrics(metrics),
-        schemas(schemas), limits(limits), pages(limits.page_cache_s) {}
+  ApiContext(evolver::RunManager& runs, const avalanche::Evaluator& evaluator, EvaluationQueue& evaluations,
+             EventHub& events, Metrics& metrics, const SchemaSet& schemas, ApiLimits limits)
+      : runs(runs),
+        evaluator(evaluator),
+        evaluations(evaluations),
+        events(events),
+        metrics(metrics),
+        schemas(schemas),
+        limits(limits),
+        pages(limits.page_cache_s) {}
   evolver::RunManager& runs;
-  const Evaluator& evaluator;
+  const avalanche::Evaluator& evaluator;
   EvaluationQueue& evaluations;
   EventHub& events;
   Metrics& metrics;
@@ -53,7 +61,7 @@ struct ApiContext {
   std::mutex admission;  // serialises run creation / resumption against max_active_runs
   ResponseCache pages;   // GET pool / best of runs
   BakeJobs* bakes = nullptr;  // set when this build has the baker
-  DeviceSelection device;     // where scoring runs (/healthz, /metrics)
+  avalanche::DeviceSelection device;            // where scoring runs (/healthz, /metrics)
   evolver::SharedComputations quality_reports;  // one computation of a report at a time
 };
 

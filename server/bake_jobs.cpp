@@ -58,7 +58,7 @@ struct BakeJobs::Job {
   Clock::time_point last_progress_event{};
 };
 
-BakeJobs::BakeJobs(fs::path dir, BakeLimits limits, const Evaluator& evaluator)
+BakeJobs::BakeJobs(fs::path dir, BakeLimits limits, const avalanche::Evaluator& evaluator)
     : dir_(std::move(dir)), limits_(limits), evaluator_(evaluator) {
   std::error_code ec;
   fs::create_directories(dir_, ec);
@@ -389,8 +389,9 @@ void BakeJobs::run(Job& job) {
       if (lane.chi2 < 0) {
         if (job.phase.empty()) set_phase("scoring mixers");
         // Exact: 2^32 inputs per lane, in the bake's arena; a cancel stops the count.
-        const AvalancheCounts counts = arena.execute([&] { return evaluator_.counts_exact(lane.program, &job.cancel); });
-        lane.chi2 = score(counts).chi2;
+        const avalanche::AvalancheCounts counts =
+            arena.execute([&] { return evaluator_.counts_exact(lane.program, &job.cancel); });
+        lane.chi2 = avalanche::score(counts).chi2;
         lane.exact = true;
       }
       lanes.push_back({lane.program, lane.chi2, lane.exact});
@@ -436,7 +437,7 @@ void BakeJobs::run(Job& job) {
     report = std::move(out.report);
   } catch (const baker::BakeCancelled&) {
     state = "cancelled";
-  } catch (const EvaluationCancelled&) {
+  } catch (const avalanche::EvaluationCancelled&) {
     state = "cancelled";
   } catch (const std::exception& e) {
     state = job.cancel ? "cancelled" : "failed";

@@ -24,7 +24,9 @@
 #include "mixer/program.hpp"
 #include "server/bake_limits.hpp"
 
-namespace mixforge { class Evaluator; }
+namespace mixforge::avalanche {
+class Evaluator;
+}
 
 namespace mixforge::server {
 
@@ -37,7 +39,7 @@ struct BakeSpec {
   std::string scene_content;         // the uploaded file
   std::map<std::string, std::string> materials;  // OBJ: .mtl files by name
   struct Lane {
-    Program program;
+    mixer::Program program;
     double chi2 = -1;  // < 0: scored by the job before it bakes
     bool exact = false;
   };
@@ -58,7 +60,7 @@ struct BakeSpec {
 // Thread-safe. Jobs are numbered by creation; ids are "b" + 11 hex digits.
 class BakeJobs {
  public:
-  BakeJobs(std::filesystem::path dir, BakeLimits limits, const Evaluator& evaluator);
+  BakeJobs(std::filesystem::path dir, BakeLimits limits, const avalanche::Evaluator& evaluator);
   ~BakeJobs();  // cancels every bake and joins
   BakeJobs(const BakeJobs&) = delete;
   BakeJobs& operator=(const BakeJobs&) = delete;
@@ -95,7 +97,7 @@ class BakeJobs {
 
   const std::filesystem::path dir_;
   const BakeLimits limits_;
-  const Evaluator& evaluator_;
+  const avalanche::Evaluator& evaluator_;
   mutable std::mutex mu_;
   std::condition_variable wake_;
   std::map<std::string, std::shared_ptr<Job>> jobs_;

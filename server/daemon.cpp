@@ -80,8 +80,8 @@ struct Daemon::Impl {
   std::optional<std::string> token;
   bool first_start = false;
   std::unique_ptr<evolver::RunManager> manager;
-  DeviceSelection device;  // before the evaluators: they share its GPU
-  std::unique_ptr<Evaluator> evaluator;
+  avalanche::DeviceSelection device;  // before the evaluators: they share its GPU
+  std::unique_ptr<avalanche::Evaluator> evaluator;
   std::uint64_t lifecycle_subscription = 0;
   SchemaSet schemas;
   Metrics metrics;
@@ -134,7 +134,7 @@ struct Daemon::Impl {
       throw DaemonConfigError(e.what());
     }
     try {
-      device = select_device(o.interpreter_only ? Device::cpu : o.device);
+      device = avalanche::select_device(o.interpreter_only ? avalanche::Device::cpu : o.device);
     } catch (const std::exception& e) {
       throw DaemonConfigError(e.what());
     }
@@ -152,7 +152,8 @@ struct Daemon::Impl {
     mo.interpreter_only = o.interpreter_only;
     mo.checkpoint_interval_s = o.checkpoint_interval_s;
     manager = std::make_unique<evolver::RunManager>(mo);
-    evaluator = o.interpreter_only ? std::make_unique<Evaluator>(nullptr) : Evaluator::with_own_engine();
+    evaluator =
+        o.interpreter_only ? std::make_unique<avalanche::Evaluator>(nullptr) : avalanche::Evaluator::with_own_engine();
     evaluator->use_device(device);
     // Run lifecycle in the log: every state transition the manager publishes.
     lifecycle_subscription = manager->subscribe("", [this](const evolver::RunEvent& e) {

@@ -35,7 +35,7 @@ struct DaemonOptions {
   unsigned control_threads = 2;  // run control and export; never shared with scoring
   bool default_run = true;          // start one run on first start with an empty data dir
   bool interpreter_only = false;    // score without the JIT: the interpreter hashes (tests)
-  Device device = Device::cpu;      // --device: cpu, gpu (required) or automatic
+  avalanche::Device device = avalanche::Device::cpu;  // --device: cpu, gpu (required) or automatic
   double checkpoint_interval_s = 5;
   std::vector<std::string> allowed_hosts;  // Host names answered besides localhost / the bind address
   std::vector<std::string> cors_origins;   // cross origins allowed (CORS off when empty)

@@ -25,7 +25,7 @@ evolver::RunConfig parse_run_request(const Request& request, const SchemaSet& sc
 std::optional<evolver::Budget> parse_resume_request(const Request& request, const SchemaSet& schemas);
 
 struct EvaluationPlan {
-  Program program;
+  mixer::Program program;
   app::EvaluationPlan scoring;  // the use case's plan (app/evaluate.hpp)
   bool matrix = true;
   bool costly = false;  // waits in the exact queue

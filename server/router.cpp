@@ -157,10 +157,10 @@ Response guarded_inner(const std::function<Response()>& fn, const std::string& i
   } catch (const evolver::ConfigError& e) {
     return problem_response(422, "invalid-run-config", e.what(),
                             {{"field", path_to_pointer(e.field())}}, instance);
-  } catch (const ParseError& e) {
+  } catch (const mixer::ParseError& e) {
     return problem_response(422, "invalid-program", e.what(),
                             {{"field", "/program"}, {"line", e.line()}, {"column", e.column()}}, instance);
-  } catch (const ProgramError& e) {
+  } catch (const mixer::ProgramError& e) {
     return problem_response(422, "invalid-program", e.what(), {{"field", "/program"}}, instance);
   } catch (const nlohmann::json::exception& e) {
     // A JSON value of an unexpected shape that the schema let through.

@@ -63,7 +63,7 @@ BakeSpec::Lane lane_of(const evolver::ScoredFunction& f) {
   return l;
 }
 
-void check_width(const Program& p, const std::string& field) {
+void check_width(const mixer::Program& p, const std::string& field) {
   if (p.width() != 32)
     throw HttpError(422, "mixer-not-32-bit",
                     "the baker's mixers are 32-bit lanes; this program is " + std::to_string(p.width()) + "-bit")

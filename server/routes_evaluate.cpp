@@ -32,36 +32,44 @@ ScoringJob evaluate(ApiContext& ctx, const Request& req) {
   ScoringJob job;
   job.costly = plan->costly;
   job.run = [&ctx, plan, cancel = req.client_gone, queued_at = std::chrono::steady_clock::now()]() -> Response {
-    const Program& program = plan->program;
+    const mixer::Program& program = plan->program;
     const int n = program.width();
     const bool exact = plan->scoring.exact;
     const std::uint64_t seed = plan->scoring.seed;
     const auto started = std::chrono::steady_clock::now();
-    ScoredCounts scored;
+    avalanche::ScoredCounts scored;
     try {
       // An exact count stops between tiles once the client has gone away (or the
       // server shuts down: the same flag).
       scored = app::evaluate(ctx.evaluator, program, plan->scoring, cancel.get());
-    } catch (const EvaluationCancelled&) {
+    } catch (const avalanche::EvaluationCancelled&) {
       throw_cancelled(ctx, "evaluation");
     }
     const auto done = std::chrono::steady_clock::now();
-    const AvalancheCounts& counts = scored.counts;
-    const Score& s = scored.score;
+    const avalanche::AvalancheCounts& counts = scored.counts;
+    const avalanche::Score& s = scored.score;
     nlohmann::json out = {
         {"program",
-         {{"id", program.id()}, {"text", format_program(program)}, {"short", format_short(program)},
-          {"program", to_json(program)}, {"width", n}, {"steps", program.size()}}},
+         {{"id", program.id()},
+          {"text", mixer::format_program(program)},
+          {"short", mixer::format_short(program)},
+          {"program", mixer::to_json(program)},
+          {"width", n},
+          {"steps", program.size()}}},
         {"score",
-         {{"chi2", s.chi2}, {"chi2_corrected", s.chi2_corrected}, {"chi2_stderr", s.chi2_stderr},
-          {"bias", s.bias}, {"samples", s.samples}, {"exact", s.exact}}},
+         {{"chi2", s.chi2},
+          {"chi2_corrected", s.chi2_corrected},
+          {"chi2_stderr", s.chi2_stderr},
+          {"bias", s.bias},
+          {"samples", s.samples},
+          {"exact", s.exact}}},
         {"queued_s", std::chrono::duration<double>(started - queued_at).count()},
         {"elapsed_s", std::chrono::duration<double>(done - started).count()},
     };
     // Seeds beyond 2^53-1 travel as strings (JSON numbers are exact only that far).
     if (!exact) out["score"]["seed"] = evolver::seed_to_json(seed);
     if (plan->matrix) {
-      const auto m = avalanche_matrix(counts);
+      const auto m = avalanche::avalanche_matrix(counts);
       nlohmann::json rows = nlohmann::json::array();
       for (int i = 0; i < n; ++i) {
         nlohmann::json row = nlohmann::json::array();

@@ -40,20 +40,22 @@ Response get_function(ApiContext& ctx, const Request& req) {
   auto f = ctx.runs.function(id);
   if (!f) throw HttpError(404, "function-not-found", "no function with id " + id);
   nlohmann::json j = evolver::to_json(*f);
-  const Program inv = inverse(f->program);
-  j["inverse"] = {{"id", inv.id()}, {"text", format_program(inv)}, {"short", format_short(inv)},
-                  {"program", to_json(inv)}};
+  const mixer::Program inv = mixer::inverse(f->program);
+  j["inverse"] = {{"id", inv.id()},
+                  {"text", mixer::format_program(inv)},
+                  {"short", mixer::format_short(inv)},
+                  {"program", mixer::to_json(inv)}};
   if (with_matrix) {
     const int n = f->program.width();
-    const ScoredCounts scored =
+    const avalanche::ScoredCounts scored =
         ctx.evaluator.scored_counts(f->program, n <= matrix_exact_max_width, matrix_samples, 1);
-    const AvalancheCounts& counts = scored.counts;
-    const Score& s = scored.score;
+    const avalanche::AvalancheCounts& counts = scored.counts;
+    const avalanche::Score& s = scored.score;
     j["matrix"] = {{"exact", counts.exact},
                    {"samples", s.samples},
                    {"chi2", s.chi2},
                    {"chi2_corrected", s.chi2_corrected},
-                   {"rows", matrix_rows(avalanche_matrix(counts), n)}};
+                   {"rows", matrix_rows(avalanche::avalanche_matrix(counts), n)}};
   }
   return Response::json(200, j);
 }

@@ -31,7 +31,7 @@ Response healthz(ApiContext& ctx, const Request& req) {
                               {"runs", total},
                               {"active_runs", active},
                               {"jit", ctx.evaluator.uses_jit()},
-                              {"device", device_json(ctx.device)},
+                              {"device", avalanche::device_json(ctx.device)},
                               {"export", export_available()}});
 }
 
@@ -39,7 +39,7 @@ Response metrics(ApiContext& ctx, const Request& req) {
   QueryReader q(req, {});
   std::string out = ctx.metrics.render_http();
   // The device that scores now: the CPU once auto has given up a failed GPU.
-  const nlohmann::json device = device_json(ctx.device);
+  const nlohmann::json device = avalanche::device_json(ctx.device);
   out += metric_header("mixforge_device_info", "gauge", "The processor that scores (kind cpu or gpu) and its name.");
   out += "mixforge_device_info{kind=\"" + label_value(device["kind"].get<std::string>()) + "\",name=\"" +
          label_value(device["name"].get<std::string>()) + "\"} 1\n";

@@ -37,14 +37,14 @@ ScoringJob quality(ApiContext& ctx, const Request& req) {
   } catch (const app::RequestError& e) {
     throw query_parameter_error(e);
   }
-  const QualityOptions options = plan.options;
+  const avalanche::QualityOptions options = plan.options;
   const bool refresh = plan.refresh;
   const std::string& id = function_id_param(req);
   const auto f = ctx.runs.function(id);
   if (!f) throw HttpError(404, "function-not-found", "no function with id " + id);
   ScoringJob job;
   if (!refresh) {
-    if (auto cached = evolver::cached_quality_report(ctx.runs, id, quality_cache_key(options))) {
+    if (auto cached = evolver::cached_quality_report(ctx.runs, id, avalanche::quality_cache_key(options))) {
       job.answer = Response::json(200, *cached);
       return job;
     }
@@ -58,7 +58,7 @@ ScoringJob quality(ApiContext& ctx, const Request& req) {
       return Response::json(
           200, evolver::stored_function_quality(ctx.runs, ctx.evaluator, program, options, refresh, cancel.get(),
                                                 &ctx.quality_reports));
-    } catch (const EvaluationCancelled&) {
+    } catch (const avalanche::EvaluationCancelled&) {
       throw_cancelled(ctx, "quality report");
     }
   };

@@ -166,14 +166,14 @@ Response delete_run(ApiContext& ctx, const Request& req) {
   return r;
 }
 
-std::vector<StepKind> parse_kinds(const std::string& list, const std::string& param) {
-  std::vector<StepKind> out;
+std::vector<mixer::StepKind> parse_kinds(const std::string& list, const std::string& param) {
+  std::vector<mixer::StepKind> out;
   std::size_t i = 0;
   while (i <= list.size()) {
     std::size_t j = list.find(',', i);
     if (j == std::string::npos) j = list.size();
     const std::string name = list.substr(i, j - i);
-    auto k = kind_from_name(name);
+    auto k = mixer::kind_from_name(name);
     if (!k)
       throw HttpError(400, "invalid-query-parameter",
                       "query parameter " + param + ": \"" + name + "\" is not a step kind")
@@ -213,7 +213,7 @@ Response get_pool_uncached(ApiContext& ctx, const Request& req) {
     pq.max_steps = std::min(pq.max_steps.value_or(n), n);
   }
   if (auto u = q.string("uses")) {
-    auto k = kind_from_name(*u);
+    auto k = mixer::kind_from_name(*u);
     if (!k)
       throw HttpError(400, "invalid-query-parameter", "query parameter uses: \"" + *u + "\" is not a step kind")
           .with_field("?uses");

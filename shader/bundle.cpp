@@ -15,9 +15,9 @@ nlohmann::json export_bundle(const ExportRequest& request) {
                {"samples", p.score->samples}};
     programs.push_back({{"id", p.program.id()},
                         {"width", p.program.width()},
-                        {"text", format_program(p.program)},
-                        {"short", format_short(p.program)},
-                        {"program", to_json(p.program)},
+                        {"text", mixer::format_program(p.program)},
+                        {"short", mixer::format_short(p.program)},
+                        {"program", mixer::to_json(p.program)},
                         {"score", score}});
   }
   nlohmann::json code = nlohmann::json::object(), unsupported = nlohmann::json::object();

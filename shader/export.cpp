@@ -62,17 +62,17 @@ std::string score_line(const std::optional<ProgramScore>& s) {
   return buf;
 }
 
-std::string describe(const Program& p) {
-  return "program " + p.id() + ", width " + std::to_string(p.width()) + ": " + format_short(p);
+std::string describe(const mixer::Program& p) {
+  return "program " + p.id() + ", width " + std::to_string(p.width()) + ": " + mixer::format_short(p);
 }
 
-std::array<Program, 4> lane_programs(const ExportRequest& r) {
+std::array<mixer::Program, 4> lane_programs(const ExportRequest& r) {
   if (r.programs.empty() || r.programs.size() > 4)
     throw ExportError("vec4 takes 1 to 4 programs, got " + std::to_string(r.programs.size()), "programs");
-  std::array<Program, 4> lanes;
+  std::array<mixer::Program, 4> lanes;
   for (std::size_t i = 0; i < 4; ++i) {
-    const Program& p = r.programs[std::min(i, r.programs.size() - 1)].program;
-    lanes[i] = r.inverse ? inverse(p) : p;
+    const mixer::Program& p = r.programs[std::min(i, r.programs.size() - 1)].program;
+    lanes[i] = r.inverse ? mixer::inverse(p) : p;
   }
   return lanes;
 }
@@ -105,22 +105,22 @@ std::string function_name(const ExportRequest& r) {
   const std::string prefix = r.inverse ? "unmix" : "mix";
   if (r.vec4) {
     // A stable name from the lanes: the id of their joined canonical forms.
-    const Program& first = r.programs.front().program;
+    const mixer::Program& first = r.programs.front().program;
     char buf[16];
     std::uint64_t h = first.hash();
     for (std::size_t i = 1; i < r.programs.size(); ++i) h = h * 0x9e3779b97f4a7c15ull ^ r.programs[i].program.hash();
     std::snprintf(buf, sizeof buf, "%08llx", static_cast<unsigned long long>(h >> 32));
     return prefix + "4_" + buf;
   }
-  const Program& p = r.programs.front().program;
+  const mixer::Program& p = r.programs.front().program;
   return prefix + std::to_string(p.width()) + "_" + p.id().substr(0, 8);
 }
 
 std::string export_code(const ExportRequest& r) {
   for (std::size_t i = 0; i < r.programs.size(); ++i) {
     try {
-      validate(r.programs[i].program);
-    } catch (const ProgramError& e) {
+      mixer::validate(r.programs[i].program);
+    } catch (const mixer::ProgramError& e) {
       throw ExportError("program " + std::to_string(i + 1) +
                         (e.step_index() >= 0 ? " step " + std::to_string(e.step_index() + 1) : "") +
                         ": " + e.what(),
@@ -145,14 +145,14 @@ std::string export_code(const ExportRequest& r) {
                       (r.seeded ? " --seeded" : ""));
   if (r.vec4) {
     static constexpr char lane_names[] = "xyzw";
-    const std::array<Program, 4> lanes = lane_programs(r);
+    const std::array<mixer::Program, 4> lanes = lane_programs(r);
     for (std::size_t i = 0; i < 4; ++i) {
       const std::size_t src = std::min(i, r.programs.size() - 1);
       std::string line = std::string("lane ") + lane_names[i] + ": ";
       if (src != i) {
         line += std::string("repeats lane ") + lane_names[src];
       } else {
-        const Program& p = r.programs[i].program;
+        const mixer::Program& p = r.programs[i].program;
         line += (r.inverse ? "inverse of " : "") + describe(p) + "; " + score_line(r.programs[i].score);
       }
       m.comment.push_back(line);
@@ -165,10 +165,10 @@ std::string export_code(const ExportRequest& r) {
     m.functions.push_back(lower_vec4(lanes, r.seeded, name, r.constants, r.inverse));
   } else {
     const ExportProgram& ep = r.programs.front();
-    const Program p = r.inverse ? inverse(ep.program) : ep.program;
+    const mixer::Program p = r.inverse ? mixer::inverse(ep.program) : ep.program;
     if (r.inverse) {
       m.comment.push_back("inverse of " + describe(ep.program) + "; " + score_line(ep.score));
-      m.comment.push_back("name(f(x)) == x; as a program: " + format_short(p));
+      m.comment.push_back("name(f(x)) == x; as a program: " + mixer::format_short(p));
     } else {
       m.comment.push_back(describe(p));
       m.comment.push_back(score_line(ep.score));

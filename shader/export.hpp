@@ -49,7 +49,7 @@ struct ProgramScore {
 };
 
 struct ExportProgram {
-  Program program;
+  mixer::Program program;
   std::optional<ProgramScore> score;
 };
 

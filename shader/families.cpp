@@ -33,10 +33,10 @@ std::vector<Family> find_families(std::span<const FamilyCandidate> pool,
   };
 
   // Group by step-kind sequence; inside a group, candidates per width, best first.
-  std::map<std::vector<StepKind>, std::map<int, std::vector<std::size_t>>> groups;
+  std::map<std::vector<mixer::StepKind>, std::map<int, std::vector<std::size_t>>> groups;
   for (std::size_t i = 0; i < pool.size(); ++i) {
-    std::vector<StepKind> kinds;
-    for (const Step& s : pool[i].program.steps()) kinds.push_back(s.kind);
+    std::vector<mixer::StepKind> kinds;
+    for (const mixer::Step& s : pool[i].program.steps()) kinds.push_back(s.kind);
     groups[kinds][pool[i].program.width()].push_back(i);
   }
   std::vector<Family> out;

@@ -12,14 +12,14 @@
 namespace mixforge::shader {
 
 struct FamilyCandidate {
-  Program program;
+  mixer::Program program;
   double chi2 = 0;  // lower is better, >= 0: an exact score or a sampled one's upper rank
                     // (evolver's ScoredFunction::rank())
 };
 
 struct Family {
   std::vector<std::size_t> members;  // pool indices, one per requested lane, in lane order
-  std::vector<StepKind> kinds;       // the shared step-kind sequence
+  std::vector<mixer::StepKind> kinds;  // the shared step-kind sequence
   // chi2 / (best chi2 of that width in the whole pool), so lanes of different widths
   // compare on one scale: worst lane first, then the sum.
   double worst_ratio = 0;

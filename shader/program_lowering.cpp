@@ -6,13 +6,11 @@
 namespace mixforge::shader {
 namespace {
 
-bool may_overflow(StepKind k) {
-  return k != StepKind::xor_const && k != StepKind::xorshift_right;
-}
+bool may_overflow(mixer::StepKind k) { return k != mixer::StepKind::xor_const && k != mixer::StepKind::xorshift_right; }
 
 // Lane-wise view of one step: operands and widths per lane (scalars use lane 0 only).
 struct LaneStep {
-  StepKind kind;
+  mixer::StepKind kind;
   std::array<std::uint64_t, 4> operand;
   std::array<int, 4> width;
 };
@@ -28,15 +26,15 @@ Expr step_expr(const LaneStep& s, const Expr& x, Type t, Radix style) {
   auto shift = [&](std::array<std::uint64_t, 4> v) { return konst(v, shift_type, Radix::decimal); };
   using B = BinOp;
   switch (s.kind) {
-    case StepKind::xor_const: return Expr::binary(B::bit_xor, x, operand());
-    case StepKind::mul_const: return Expr::binary(B::mul, x, operand());
-    case StepKind::add_const: return Expr::binary(B::add, x, operand());
-    case StepKind::sub_const: return Expr::binary(B::sub, x, operand());
-    case StepKind::xorshift_right: return Expr::binary(B::bit_xor, x, Expr::binary(B::shr, x, shift(s.operand)));
-    case StepKind::xorshift_left: return Expr::binary(B::bit_xor, x, Expr::binary(B::shl, x, shift(s.operand)));
-    case StepKind::add_shift: return Expr::binary(B::add, x, Expr::binary(B::shl, x, shift(s.operand)));
-    case StepKind::sub_shift: return Expr::binary(B::sub, x, Expr::binary(B::shl, x, shift(s.operand)));
-    case StepKind::rotate: {
+    case mixer::StepKind::xor_const: return Expr::binary(B::bit_xor, x, operand());
+    case mixer::StepKind::mul_const: return Expr::binary(B::mul, x, operand());
+    case mixer::StepKind::add_const: return Expr::binary(B::add, x, operand());
+    case mixer::StepKind::sub_const: return Expr::binary(B::sub, x, operand());
+    case mixer::StepKind::xorshift_right: return Expr::binary(B::bit_xor, x, Expr::binary(B::shr, x, shift(s.operand)));
+    case mixer::StepKind::xorshift_left: return Expr::binary(B::bit_xor, x, Expr::binary(B::shl, x, shift(s.operand)));
+    case mixer::StepKind::add_shift: return Expr::binary(B::add, x, Expr::binary(B::shl, x, shift(s.operand)));
+    case mixer::StepKind::sub_shift: return Expr::binary(B::sub, x, Expr::binary(B::shl, x, shift(s.operand)));
+    case mixer::StepKind::rotate: {
       std::array<std::uint64_t, 4> back{};
       for (int i = 0; i < 4; ++i) back[i] = static_cast<std::uint64_t>(s.width[i]) - s.operand[i];
       return Expr::binary(B::bit_or, Expr::binary(B::shl, x, shift(s.operand)),
@@ -66,13 +64,13 @@ Stmt ret(Expr value) {
 
 // The body shared by scalar and vector functions.
 void lower_steps(Function& f, const std::string& var, Type t, const std::array<int, 4>& widths,
-                 const std::vector<std::array<Step, 4>>& steps, ConstantStyle style) {
+                 const std::vector<std::array<mixer::Step, 4>>& steps, ConstantStyle style) {
   const int lanes = is_vector(t) ? 4 : 1;
   const int bits = bits_of(t);
   bool narrow = false;
   std::array<std::uint64_t, 4> masks{};
   for (int i = 0; i < lanes; ++i) {
-    masks[i] = width_mask(widths[i]);
+    masks[i] = mixer::width_mask(widths[i]);
     narrow = narrow || widths[i] < bits;
   }
   const Expr x = Expr::var(var, t);
@@ -92,15 +90,15 @@ void lower_steps(Function& f, const std::string& var, Type t, const std::array<i
   f.body.push_back(ret(x));
 }
 
-Function lower_scalar(const Program& program, const std::string& name, ConstantStyle style) {
-  validate(program);
+Function lower_scalar(const mixer::Program& program, const std::string& name, ConstantStyle style) {
+  mixer::validate(program);
   const Type t = program.width() > 32 ? Type::u64 : Type::u32;
   Function f;
   f.name = name;
   f.result = t;
   f.params = {{"x", t}};
-  std::vector<std::array<Step, 4>> steps;
-  for (const Step& s : program.steps()) steps.push_back({s, s, s, s});
+  std::vector<std::array<mixer::Step, 4>> steps;
+  for (const mixer::Step& s : program.steps()) steps.push_back({s, s, s, s});
   const int w = program.width();
   lower_steps(f, "x", t, {w, w, w, w}, steps, style);
   return f;

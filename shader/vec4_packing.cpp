@@ -9,14 +9,14 @@
 
 namespace mixforge::shader {
 
-Function lower_vec4(const std::array<Program, 4>& lanes, bool seeded, const std::string& name,
+Function lower_vec4(const std::array<mixer::Program, 4>& lanes, bool seeded, const std::string& name,
                     ConstantStyle style, bool inverse) {
   static constexpr char lane_names[] = "xyzw";
   for (int i = 0; i < 4; ++i) {
     const std::string lane = std::string("lane ") + lane_names[i];
     try {
-      validate(lanes[i]);
-    } catch (const ProgramError& e) {
+      mixer::validate(lanes[i]);
+    } catch (const mixer::ProgramError& e) {
       throw ExportError(lane + ": " + e.what(), "programs/" + std::to_string(i));
     }
     if (lanes[i].width() > 32)
@@ -25,15 +25,15 @@ Function lower_vec4(const std::array<Program, 4>& lanes, bool seeded, const std:
                         "programs/" + std::to_string(i));
     if (lanes[i].size() != lanes[0].size())
       throw ExportError(lane + " has " + std::to_string(lanes[i].size()) + " steps but lane x has " +
-                        std::to_string(lanes[0].size()) + "; packed lanes need the same step kinds (" +
-                        format_short(lanes[0]) + " vs " + format_short(lanes[i]) + ")",
+                            std::to_string(lanes[0].size()) + "; packed lanes need the same step kinds (" +
+                            mixer::format_short(lanes[0]) + " vs " + mixer::format_short(lanes[i]) + ")",
                         "programs/" + std::to_string(i));
     for (std::size_t k = 0; k < lanes[0].size(); ++k)
       if (lanes[i].steps()[k].kind != lanes[0].steps()[k].kind)
         throw ExportError(lane + " step " + std::to_string(k + 1) + " is " +
-                          std::string(kind_name(lanes[i].steps()[k].kind)) + " but lane x has " +
-                          std::string(kind_name(lanes[0].steps()[k].kind)) +
-                          "; packed lanes need the same sequence of step kinds",
+                              std::string(mixer::kind_name(lanes[i].steps()[k].kind)) + " but lane x has " +
+                              std::string(mixer::kind_name(lanes[0].steps()[k].kind)) +
+                              "; packed lanes need the same sequence of step kinds",
                           "programs/" + std::to_string(i));
   }
   Function f;
@@ -54,7 +54,7 @@ Function lower_vec4(const std::array<Program, 4>& lanes, bool seeded, const std:
     std::array<std::uint64_t, 4> masks{};
     bool any = false;
     for (int i = 0; i < 4; ++i) {
-      masks[i] = width_mask(widths[i]);
+      masks[i] = mixer::width_mask(widths[i]);
       if (widths[i] < 32) {
         s[i] = Expr::var("seed", Type::u32);
         any = true;
@@ -66,7 +66,7 @@ Function lower_vec4(const std::array<Program, 4>& lanes, bool seeded, const std:
       seed_xor = assign("v", Type::u32x4, Expr::binary(BinOp::bit_xor, Expr::var("v", Type::u32x4), std::move(lanes_seed)));
   }
   if (seed_xor && !inverse) f.body.push_back(*seed_xor);
-  std::vector<std::array<Step, 4>> steps;
+  std::vector<std::array<mixer::Step, 4>> steps;
   for (std::size_t k = 0; k < lanes[0].size(); ++k)
     steps.push_back({lanes[0].steps()[k], lanes[1].steps()[k], lanes[2].steps()[k], lanes[3].steps()[k]});
   lower_steps(f, "v", Type::u32x4, widths, steps, style);
@@ -74,8 +74,8 @@ Function lower_vec4(const std::array<Program, 4>& lanes, bool seeded, const std:
   return f;
 }
 
-bool packable(const std::array<Program, 4>& lanes) {
-  for (const Program& p : lanes) {
+bool packable(const std::array<mixer::Program, 4>& lanes) {
+  for (const mixer::Program& p : lanes) {
     if (p.width() > 32 || p.size() != lanes[0].size()) return false;
     for (std::size_t k = 0; k < p.size(); ++k)
       if (p.steps()[k].kind != lanes[0].steps()[k].kind) return false;
@@ -83,23 +83,22 @@ bool packable(const std::array<Program, 4>& lanes) {
   return true;
 }
 
-std::array<Program, 4> writeup_permute4() {
-  const StepKind xsr = StepKind::xorshift_right, mul = StepKind::mul_const;
+std::array<mixer::Program, 4> writeup_permute4() {
+  const mixer::StepKind xsr = mixer::StepKind::xorshift_right, mul = mixer::StepKind::mul_const;
   auto lane = [&](int w, std::uint64_t s1, std::uint64_t m1, std::uint64_t s2, std::uint64_t m2, std::uint64_t s3) {
-    return Program(w, {{xsr, s1}, {mul, m1}, {xsr, s2}, {mul, m2}, {xsr, s3}});
+    return mixer::Program(w, {{xsr, s1}, {mul, m1}, {xsr, s2}, {mul, m2}, {xsr, s3}});
   };
   return {lane(7, 3, 107, 3, 69, 4), lane(7, 3, 67, 4, 21, 3),
           lane(32, 16, 322022693, 14, 3968764237u, 19), lane(32, 16, 322022693, 13, 2235360983u, 18)};
 }
 
-std::array<std::uint32_t, 4> reference_vec4(const std::array<Program, 4>& lanes,
-                                            std::array<std::uint32_t, 4> v, bool seeded,
-                                            std::uint32_t seed) {
+std::array<std::uint32_t, 4> reference_vec4(const std::array<mixer::Program, 4>& lanes, std::array<std::uint32_t, 4> v,
+                                            bool seeded, std::uint32_t seed) {
   std::array<std::uint32_t, 4> out{};
   for (int i = 0; i < 4; ++i) {
     std::uint64_t x = v[i];
     if (seeded && lanes[i].width() < 32) x ^= seed;
-    out[i] = static_cast<std::uint32_t>(apply(lanes[i], x));
+    out[i] = static_cast<std::uint32_t>(mixer::apply(lanes[i], x));
   }
   return out;
 }

@@ -15,20 +15,19 @@ namespace mixforge::shader {
 // inverse: the lanes are the inverses of a seeded function's, so the seed (masked to
 // each lane) is xor-ed in after the last step instead, which undoes the forward function.
 // Throws ExportError naming the first lane / step that breaks the rules.
-Function lower_vec4(const std::array<Program, 4>& lanes, bool seeded, const std::string& name,
+Function lower_vec4(const std::array<mixer::Program, 4>& lanes, bool seeded, const std::string& name,
                     ConstantStyle style, bool inverse = false);
 
 // True when the four programs can share one 4-lane function.
-bool packable(const std::array<Program, 4>& lanes);
+bool packable(const std::array<mixer::Program, 4>& lanes);
 
 // The write-up's Permute4 (docs/background.md, "Vectorised export"): lanes x, y are 7-bit
 // CMJ row / column permutations, z, w 32-bit jitter hashes; used seeded.
-std::array<Program, 4> writeup_permute4();
+std::array<mixer::Program, 4> writeup_permute4();
 
 // Lane i of the packed function, computed by the reference interpreter: what every
 // exported 4-lane function must return.
-std::array<std::uint32_t, 4> reference_vec4(const std::array<Program, 4>& lanes,
-                                            std::array<std::uint32_t, 4> v, bool seeded,
-                                            std::uint32_t seed);
+std::array<std::uint32_t, 4> reference_vec4(const std::array<mixer::Program, 4>& lanes, std::array<std::uint32_t, 4> v,
+                                            bool seeded, std::uint32_t seed);
 
 }  // namespace mixforge::shader

@@ -23,7 +23,7 @@ class DefaultMixer4 final : public Mixer4 {
   DefaultMixer4() {
     const auto j = nlohmann::json::parse(default_family_bundle_json);
     for (const auto& p : j.at("programs")) {
-      MixerInfo m{program_from_json(p.at("program")), -1, false};
+      MixerInfo m{mixer::program_from_json(p.at("program")), -1, false};
       if (p.contains("score") && p["score"].is_object()) {
         m.chi2 = p["score"].at("chi2").get<double>();
         m.exact = p["score"].value("exact", false);

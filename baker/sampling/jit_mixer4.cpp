@@ -12,7 +12,7 @@ class JitMixer4 final : public Mixer4 {
  public:
   JitMixer4(std::vector<MixerInfo> lanes, std::shared_ptr<jit::Engine> engine)
       : lanes_(std::move(lanes)), engine_(std::move(engine)) {
-    std::vector<Program> programs;
+    std::vector<mixer::Program> programs;
     for (const MixerInfo& l : lanes_) programs.push_back(l.program);
     auto kernels = engine_->compile_batch(programs, jit::parts_apply);
     for (int l = 0; l < 4; ++l) kernels_[l] = kernels[l];

@@ -17,7 +17,7 @@ using Lanes = std::array<std::uint32_t, 4>;
 
 // A program of the family with its exact avalanche chi2 (absent when not scored).
 struct MixerInfo {
-  Program program;
+  mixer::Program program;
   double chi2 = -1;  // < 0: not scored
   bool exact = false;
 };

@@ -54,7 +54,9 @@ std::vector<IslandStatus> drive_island_run(IslandCoordinator&, RunManager&, cons
 }
 std::vector<int> follow_running_runs(IslandCoordinator&, RunManager&, const std::atomic<bool>&) { no_mpi(); }
 std::vector<int> dismiss_workers(MpiSession&, const IslandOptions&) { no_mpi(); }
-void island_worker(MpiSession&, const IslandOptions&, const Evaluator&, const std::atomic<bool>&) { no_mpi(); }
+void island_worker(MpiSession&, const IslandOptions&, const avalanche::Evaluator&, const std::atomic<bool>&) {
+  no_mpi();
+}
 
 #else
 
@@ -218,10 +220,10 @@ class Migration {
     send_if_due(run, out);
     while (auto m = receive(MPI_ANY_SOURCE, tag_migrants)) {
       if (!accept || run_of(m->second) != run_id_) continue;
-      std::vector<Program> programs;
+      std::vector<mixer::Program> programs;
       for (const auto& t : m->second.value("programs", nlohmann::json::array())) {
         try {
-          programs.push_back(parse_program(t.get<std::string>(), {.width = run.config().width}));
+          programs.push_back(mixer::parse_program(t.get<std::string>(), {.width = run.config().width}));
         } catch (const std::exception&) {
           // A malformed migrant is dropped; islands of one run share a shape.
         }
@@ -236,11 +238,11 @@ class Migration {
   // best. Called at each step and once more when the island's run has ended, for the send
   // due by its last tournament, which the last poll may not have seen (a budget can run out
   // between two polls); a second call with the same count sends nothing.
-  void send_if_due(std::uint64_t tournaments, const std::function<std::vector<Program>(std::size_t)>& best,
+  void send_if_due(std::uint64_t tournaments, const std::function<std::vector<mixer::Program>(std::size_t)>& best,
                    Outbox& out) {
     if (mpi_.size() < 2 || o_.migration_interval == 0 || tournaments < next_send_) return;
     nlohmann::json programs = nlohmann::json::array();
-    for (const Program& p : best(o_.migrants)) programs.push_back(format_program(p));
+    for (const mixer::Program& p : best(o_.migrants)) programs.push_back(mixer::format_program(p));
     status_.migrants_sent += programs.size();
     out.send(target(), tag_migrants, nlohmann::json{{"run_id", run_id_}, {"programs", programs}}.dump());
     while (next_send_ <= tournaments) next_send_ += o_.migration_interval;
@@ -392,7 +394,7 @@ struct IslandCoordinator::Impl {
           [&](std::size_t k) {
             PoolQuery best;  // by rank, as Run::emigrants
             best.limit = k;
-            std::vector<Program> programs;
+            std::vector<mixer::Program> programs;
             for (ScoredFunction& f : manager.pool(run_id, best).items) programs.push_back(std::move(f.program));
             return programs;
           },
@@ -592,8 +594,8 @@ namespace {
 
 // One island of the run a start message describes, until rank 0 stops it (or exits, or
 // *stop). Returns true when rank 0 said to exit meanwhile.
-bool evolve_island(MpiSession& mpi, const IslandOptions& o, const Evaluator& evaluator, const nlohmann::json& start,
-                   const std::atomic<bool>& stop, Outbox& out) {
+bool evolve_island(MpiSession& mpi, const IslandOptions& o, const avalanche::Evaluator& evaluator,
+                   const nlohmann::json& start, const std::atomic<bool>& stop, Outbox& out) {
   const std::string run_id = start.at("run_id").get<std::string>();
   const RunConfig config = run_config_from_json(start.at("config"));
   std::optional<Checkpoint> from;
@@ -601,7 +603,7 @@ bool evolve_island(MpiSession& mpi, const IslandOptions& o, const Evaluator& eva
   IslandStatus mine = island_status_from_json(start.at("status"));
   mine.rank = mpi.rank();
   mine.finished = mine.lost = false;
-  const Evaluator interpreter(nullptr);  // small tasks, as the run manager does it
+  const avalanche::Evaluator interpreter(nullptr);  // small tasks, as the run manager does it
   Run run(run_id + "/island-" + std::to_string(mpi.rank()), config, evaluator, std::move(from),
           evaluator.uses_jit() ? &interpreter : nullptr);
   run.start(config.budget);
@@ -650,7 +652,7 @@ bool evolve_island(MpiSession& mpi, const IslandOptions& o, const Evaluator& eva
 
 }  // namespace
 
-void island_worker(MpiSession& mpi, const IslandOptions& o, const Evaluator& evaluator,
+void island_worker(MpiSession& mpi, const IslandOptions& o, const avalanche::Evaluator& evaluator,
                    const std::atomic<bool>& stop) {
   Outbox out;
   std::optional<Clock::time_point> stopping_since;

@@ -18,7 +18,9 @@
 #include "evolver/search/run_config.hpp"
 #include "evolver/run/run_types.hpp"
 
-namespace mixforge { class Evaluator; }
+namespace mixforge::avalanche {
+class Evaluator;
+}
 
 namespace mixforge::evolver {
 
@@ -121,7 +123,7 @@ std::vector<int> dismiss_workers(MpiSession& mpi, const IslandOptions& options);
 // Ranks > 0: evolves the islands rank 0 starts here with `evaluator`, one after the other,
 // until rank 0 says to exit (or *stop turns true and rank 0 stays silent for the rank
 // timeout). Their runs exist only here: rank 0 stores what they report.
-void island_worker(MpiSession& mpi, const IslandOptions& options, const Evaluator& evaluator,
+void island_worker(MpiSession& mpi, const IslandOptions& options, const avalanche::Evaluator& evaluator,
                    const std::atomic<bool>& stop);
 
 }  // namespace mixforge::evolver

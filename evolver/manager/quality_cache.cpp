@@ -72,10 +72,10 @@ nlohmann::json SharedComputations::run(const std::string& key, const std::functi
       }
     } waiting{*impl_};
     while (theirs.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready)
-      if (cancel && cancel->load()) throw EvaluationCancelled();
+      if (cancel && cancel->load()) throw avalanche::EvaluationCancelled();
     try {
       return theirs.get();
-    } catch (const EvaluationCancelled&) {
+    } catch (const avalanche::EvaluationCancelled&) {
       continue;  // the computing caller went away: compute it here
     }
   }
@@ -93,13 +93,13 @@ std::optional<nlohmann::json> cached_quality_report(RunManager& runs, const std:
 }
 
 nlohmann::json stored_quality_summary(RunManager& runs, const std::string& function_id) {
-  for (const BatterySize size : {BatterySize::standard, BatterySize::quick}) {
-    QualityOptions o;
+  for (const avalanche::BatterySize size : {avalanche::BatterySize::standard, avalanche::BatterySize::quick}) {
+    avalanche::QualityOptions o;
     o.size = size;
-    const auto cached = cached_quality_report(runs, function_id, quality_cache_key(o));
+    const auto cached = cached_quality_report(runs, function_id, avalanche::quality_cache_key(o));
     if (!cached) continue;
     const nlohmann::json& r = *cached;
-    nlohmann::json s = {{"size", size == BatterySize::standard ? "standard" : "quick"}};
+    nlohmann::json s = {{"size", size == avalanche::BatterySize::standard ? "standard" : "quick"}};
     const auto bic = r.value("bit_independence", nlohmann::json::object());
     s["bit_independence"] = bic.value("applicable", false) ? bic.value("verdict", nlohmann::json()) : nlohmann::json();
     nlohmann::json ho = nlohmann::json::array();
@@ -116,15 +116,15 @@ nlohmann::json stored_quality_summary(RunManager& runs, const std::string& funct
   return nullptr;
 }
 
-nlohmann::json stored_function_quality(RunManager& runs, const Evaluator& evaluator, const Program& program,
-                                       const QualityOptions& options, bool refresh, const std::atomic<bool>* cancel,
-                                       SharedComputations* shared) {
+nlohmann::json stored_function_quality(RunManager& runs, const avalanche::Evaluator& evaluator,
+                                       const mixer::Program& program, const avalanche::QualityOptions& options,
+                                       bool refresh, const std::atomic<bool>* cancel, SharedComputations* shared) {
   const std::string id = program.id();
-  const std::string key = quality_cache_key(options);
+  const std::string key = avalanche::quality_cache_key(options);
   if (!refresh)
     if (auto cached = cached_quality_report(runs, id, key)) return std::move(*cached);
   auto compute = [&] {
-    nlohmann::json j = to_json(assess_quality(evaluator, program, options, cancel));
+    nlohmann::json j = avalanche::to_json(avalanche::assess_quality(evaluator, program, options, cancel));
     const double now =
         std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     runs.put_quality_report(id, key, j.dump(), now);

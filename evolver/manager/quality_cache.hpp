@@ -12,7 +12,7 @@
 
 #include "avalanche/quality.hpp"
 
-namespace mixforge {
+namespace mixforge::avalanche {
 class Evaluator;
 }
 
@@ -52,9 +52,9 @@ std::optional<nlohmann::json> cached_quality_report(RunManager& runs, const std:
 // The report (to_json of avalanche/quality.hpp) with "cached" (true: read from the store)
 // and "computed_at" (Unix seconds). refresh: compute even when cached. Errors as
 // assess_quality; a report that is not stored (computation failed) is not cached.
-nlohmann::json stored_function_quality(RunManager& runs, const Evaluator& evaluator, const Program& program,
-                                       const QualityOptions& options, bool refresh,
-                                       const std::atomic<bool>* cancel = nullptr,
+nlohmann::json stored_function_quality(RunManager& runs, const avalanche::Evaluator& evaluator,
+                                       const mixer::Program& program, const avalanche::QualityOptions& options,
+                                       bool refresh, const std::atomic<bool>* cancel = nullptr,
                                        SharedComputations* shared = nullptr);
 
 // The verdicts of a function's cached report, for listings (the hall of fame): the

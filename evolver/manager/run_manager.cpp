@@ -44,9 +44,9 @@ struct RunManager::Impl : RunRegistry {
   ~Impl() { active.clear(); }
 
   Options options;
-  std::unique_ptr<Evaluator> owned_evaluator;
-  const Evaluator* evaluator = nullptr;
-  Evaluator interpreter{nullptr};  // small scoring tasks: cheaper than compiling a kernel
+  std::unique_ptr<avalanche::Evaluator> owned_evaluator;
+  const avalanche::Evaluator* evaluator = nullptr;
+  avalanche::Evaluator interpreter{nullptr};  // small scoring tasks: cheaper than compiling a kernel
   RunQueries queries{*this};
 
   std::condition_variable done_cv;  // an active run's session is done
@@ -414,9 +414,9 @@ struct RunManager::Impl : RunRegistry {
 
 RunManager::RunManager(Options options) : impl_(std::make_unique<Impl>(std::move(options))) {
   if (impl_->options.engine || impl_->options.interpreter_only) {
-    impl_->owned_evaluator = std::make_unique<Evaluator>(impl_->options.engine);
+    impl_->owned_evaluator = std::make_unique<avalanche::Evaluator>(impl_->options.engine);
   } else {
-    impl_->owned_evaluator = Evaluator::with_own_engine();
+    impl_->owned_evaluator = avalanche::Evaluator::with_own_engine();
   }
   impl_->owned_evaluator->use_device(impl_->options.device);
   impl_->evaluator = impl_->owned_evaluator.get();

@@ -51,7 +51,7 @@ class RunManager {
     bool interpreter_only = false;
     // Exact scores and large sampled ones run on its GPU when it has one; under auto a
     // GPU that fails hands over to the CPU (avalanche/device.hpp, Evaluator::use_device).
-    DeviceSelection device;
+    avalanche::DeviceSelection device;
     double checkpoint_interval_s = 5;
     double progress_interval_s = 1;
   };

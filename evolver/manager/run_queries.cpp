@@ -222,7 +222,7 @@ std::string RunQueries::dump(const std::string& id) const {
       out << "exact";
     else
       out << "N=" << m.estimate.samples;
-    out << '\t' << m.program.id() << '\t' << format_short(m.program) << '\n';
+    out << '\t' << m.program.id() << '\t' << mixer::format_short(m.program) << '\n';
   }
   return out.str();
 }

@@ -40,7 +40,7 @@ auto read_field(const nlohmann::json& j, const std::string& where, const char* n
 }  // namespace
 
 nlohmann::json to_json(const Member& m) {
-  return {{"program", mixforge::to_json(m.program)},
+  return {{"program", mixforge::mixer::to_json(m.program)},
           {"chi2", m.estimate.chi2},
           {"stderr", m.estimate.stderr_},
           {"samples", m.estimate.samples},
@@ -50,7 +50,7 @@ nlohmann::json to_json(const Member& m) {
 
 Member member_from_json(const nlohmann::json& j) {
   Member m;
-  m.program = program_from_json(j.at("program"));
+  m.program = mixer::program_from_json(j.at("program"));
   m.hash = m.program.hash();
   m.estimate = {j.at("chi2").get<double>(), j.at("stderr").get<double>(), j.at("samples").get<std::uint64_t>(),
                 j.at("exact").get<bool>()};

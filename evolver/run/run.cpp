@@ -25,7 +25,7 @@ ScoredFunction scored_function(const Member& m) {
   ScoredFunction f;
   f.id = m.program.id();
   f.program = m.program;
-  f.text = format_program(m.program);
+  f.text = mixer::format_program(m.program);
   f.width = m.program.width();
   f.steps = static_cast<int>(m.program.size());
   f.chi2 = m.estimate.chi2;
@@ -33,14 +33,14 @@ ScoredFunction scored_function(const Member& m) {
   f.samples = m.estimate.samples;
   f.exact = m.estimate.exact;
   if (m.estimate.exact) f.chi2_exact = m.estimate.chi2;
-  f.bias = bias_from_chi2(m.estimate.chi2, f.width);
+  f.bias = avalanche::bias_from_chi2(m.estimate.chi2, f.width);
   f.born = m.born;
   f.objective = m.objective;
   return f;
 }
 
-Run::Run(std::string id, RunConfig config, const Evaluator& evaluator, std::optional<Checkpoint> from,
-         const Evaluator* small_work, double small_work_limit)
+Run::Run(std::string id, RunConfig config, const avalanche::Evaluator& evaluator, std::optional<Checkpoint> from,
+         const avalanche::Evaluator* small_work, double small_work_limit)
     : id_(std::move(id)),
       config_(std::move(config)),
       evaluator_(evaluator),
@@ -90,7 +90,7 @@ Run::Run(std::string id, RunConfig config, const Evaluator& evaluator, std::opti
   }
 }
 
-std::optional<ObjectiveTerms> Run::objective_of(const Program& p) const {
+std::optional<ObjectiveTerms> Run::objective_of(const mixer::Program& p) const {
   const ObjectiveConfig& o = config_.objective;
   if (!o.enabled()) return std::nullopt;
   // Inputs the measures evaluate (both sides of each flip), for the evaluator choice.
@@ -109,7 +109,7 @@ Run::~Run() {
     if (t.joinable()) t.join();
 }
 
-const Evaluator& Run::pick(const Program& p, std::uint64_t inputs) const {
+const avalanche::Evaluator& Run::pick(const mixer::Program& p, std::uint64_t inputs) const {
   return small_work_ && scoring_work(p, inputs) < small_work_limit_ ? *small_work_ : evaluator_;
 }
 
@@ -121,13 +121,13 @@ std::uint64_t Run::sample_seed(std::uint64_t samples) const {
   return mix_seed(config_.seed, samples);
 }
 
-std::optional<Estimate> Run::cached_exact(const Program& p) const {
+std::optional<Estimate> Run::cached_exact(const mixer::Program& p) const {
   const std::optional<double> chi2 = cache_.find(p.hash());
   if (!chi2) return std::nullopt;
   return Estimate{*chi2, 0, std::uint64_t{1} << p.width(), true};
 }
 
-Estimate Run::full_score(const Program& p, std::uint64_t samples, std::uint64_t* used) const {
+Estimate Run::full_score(const mixer::Program& p, std::uint64_t samples, std::uint64_t* used) const {
   if (exact_mode() || samples == 0) {
     // Counted whether or not the cache knows the score: the counters (and so a resumed
     // run, whose cache starts empty) do not depend on what the cache holds.
@@ -145,7 +145,7 @@ double Run::reject_threshold(double parent_rank) const {
   return std::max(parent_rank, quality_floor(config_.width)) * (1 + config_.early_reject.margin);
 }
 
-Run::ChildScore Run::score_child(const Program& p, double parent_rank, std::uint64_t samples) const {
+Run::ChildScore Run::score_child(const mixer::Program& p, double parent_rank, std::uint64_t samples) const {
   ChildScore out;
   const auto& er = config_.early_reject;
   const double threshold = reject_threshold(parent_rank);
@@ -154,9 +154,9 @@ Run::ChildScore Run::score_child(const Program& p, double parent_rank, std::uint
     if (er.enabled && er.first_samples * 4 <= total) {
       // A cheap sampled look first: reject when, with the configured confidence, the child
       // is worse than the threshold (the rule of Evaluator::staged).
-      const Score s = pick(p, er.first_samples).sampled(p, er.first_samples, sample_seed(er.first_samples));
+      const avalanche::Score s = pick(p, er.first_samples).sampled(p, er.first_samples, sample_seed(er.first_samples));
       out.samples += er.first_samples;
-      if (s.chi2_corrected - normal_quantile(er.confidence) * s.chi2_stderr > threshold) {
+      if (s.chi2_corrected - avalanche::normal_quantile(er.confidence) * s.chi2_stderr > threshold) {
         out.estimate = estimate_of(s);
         out.rejected = true;
         out.saved = total - er.first_samples;
@@ -498,12 +498,12 @@ double Run::estimated_exact_seconds_locked() const {
 
 // An exact score on the ranker's thread, under an arena of the run's size and its cancel
 // flag (throws EvaluationCancelled on a requested stop). Called without the lock.
-Estimate Run::exact_estimate(const Program& p) {
+Estimate Run::exact_estimate(const mixer::Program& p) {
   Estimate e;
   const auto t0 = std::chrono::steady_clock::now();
   if (exact_start_hook_) exact_start_hook_();
   tbb::task_arena arena(static_cast<int>(config_.worker_threads()));
-  arena.execute([&] { e = estimate_of(score(evaluator_.counts_exact(p, &exact_cancel_))); });
+  arena.execute([&] { e = estimate_of(avalanche::score(evaluator_.counts_exact(p, &exact_cancel_))); });
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::lock_guard lk(mu_);
   exact_seconds_ = exact_seconds_ > 0 ? 0.8 * exact_seconds_ + 0.2 * took : took;
@@ -535,7 +535,7 @@ void Run::ranker_loop() {
           polish();
         else
           kick_search();
-      } catch (const EvaluationCancelled&) {
+      } catch (const avalanche::EvaluationCancelled&) {
         return;
       }
       continue;
@@ -555,7 +555,7 @@ void Run::ranker_loop() {
       const double penalty = m.estimate.penalty;  // exact avalanche; the objective's terms stay
       m.estimate = exact_estimate(m.program);
       m.estimate.penalty = penalty;
-    } catch (const EvaluationCancelled&) {
+    } catch (const avalanche::EvaluationCancelled&) {
       return;  // a requested stop: nothing of this score is kept
     }
     lk.lock();
@@ -598,7 +598,7 @@ void Run::polish() {
   LocalSearch& ls = *local_search_;
   auto count = [&] { count_neighbours_locked(ls, local_neighbours_seen_); };
   LocalSearchHooks hooks;
-  hooks.exact = [&](const Program& q) { return exact_estimate(q); };
+  hooks.exact = [&](const mixer::Program& q) { return exact_estimate(q); };
   hooks.keep_going = [&] {
     std::unique_lock lk(mu_);
     count();
@@ -610,7 +610,7 @@ void Run::polish() {
   };
   // Local search improves the exact chi2; with an objective, the improvement still has to
   // beat the best's total (consider_best_locked) to become the run's best.
-  hooks.improved = [&](const Program& q, const Estimate& e) {
+  hooks.improved = [&](const mixer::Program& q, const Estimate& e) {
     Member m{q, q.hash(), e, 0};
     with_objective(m);
     std::unique_lock lk(mu_);
@@ -644,7 +644,7 @@ bool Run::kick_wanted_locked() const {
 // lead back: the best is a local optimum of it).
 void Run::start_kick_locked() {
   const LocalSearchConfig& c = config_.local_search;
-  Program start = best_->program;
+  mixer::Program start = best_->program;
   bool from_leader = false;
   if (ranker_rng_.chance(c.leader_starts)) {
     std::vector<std::size_t> top = pool_.top(static_cast<std::size_t>(std::max(config_.precision.leaders, 2)));
@@ -656,7 +656,7 @@ void Run::start_kick_locked() {
   }
   if (!from_leader)
     for (int k = 0; k < c.kick_moves; ++k) {
-      const std::vector<Program> around = neighbours(start);
+      const std::vector<mixer::Program> around = neighbours(start);
       if (around.empty()) break;
       start = around[ranker_rng_.below(around.size())];
     }
@@ -684,15 +684,15 @@ void Run::kick_search() {
     std::lock_guard lk(mu_);
     return (best_ && best_->hash == h) || exact_done_locked(h);
   };
-  hooks.improved = [&](const Program&, const Estimate&) {
+  hooks.improved = [&](const mixer::Program&, const Estimate&) {
     return ++kicked_moves_ < config_.local_search.kick_max_moves;
   };
   ls.run(evaluator_, hooks);
   std::unique_lock lk(mu_);
   count();
   if (!ls.done() && kicked_moves_ < config_.local_search.kick_max_moves) return;  // interrupted
-  const std::optional<Score> s = ls.centre_score();
-  const Program end = ls.centre();
+  const std::optional<avalanche::Score> s = ls.centre_score();
+  const mixer::Program end = ls.centre();
   kicked_.reset();
   if (!s || !best_ || exact_done_locked(end.hash())) return;
   if (!(s->chi2_corrected - config_.local_search.z * s->chi2_stderr < best_->estimate.chi2)) return;
@@ -758,7 +758,7 @@ void Run::fill_step(std::unique_lock<std::mutex>& lk, Rng& rng) {
   // never better than their noise), the leader rounds refine those that lead.
   const std::uint64_t samples = std::min(current_samples_, config_.precision.initial_samples);
   lk.unlock();
-  Program p;
+  mixer::Program p;
   bool unique = false;
   for (int attempt = 0; attempt < 100 && !unique; ++attempt) {
     p = random_program(shape_, rng);
@@ -827,11 +827,11 @@ Run::Offspring Run::breed(const Breeding& b, Rng& rng) const {
   std::optional<Member> fallback;
   for (int attempt = 0; attempt < config_.max_child_attempts && !out.child; ++attempt) {
     const bool fresh = rng.chance(config_.fresh_rate);
-    std::optional<Program> crossed;
+    std::optional<mixer::Program> crossed;
     if (!fresh && attempt == 0 && b.mate) crossed = crossover(b.parent.program, *b.mate, rng);
-    Program c = fresh     ? fresh_program(rng)
-                : crossed ? std::move(*crossed)
-                          : mutate(b.parent.program, shape_, config_.mutation, rng).program;
+    mixer::Program c = fresh     ? fresh_program(rng)
+                       : crossed ? std::move(*crossed)
+                                 : mutate(b.parent.program, shape_, config_.mutation, rng).program;
     const std::uint64_t h = c.hash();
     if (pool_contains(h)) continue;
     ++local.scored;
@@ -853,7 +853,7 @@ Run::Offspring Run::breed(const Breeding& b, Rng& rng) const {
     if (!cs.rejected && config_.objective.enabled()) {
       with_objective(candidate);
       const Estimate& e = candidate.estimate;
-      const double z = e.exact ? 0 : normal_quantile(config_.early_reject.confidence);
+      const double z = e.exact ? 0 : avalanche::normal_quantile(config_.early_reject.confidence);
       if (config_.early_reject.enabled && e.chi2 - z * e.stderr_ + e.penalty > reject_threshold(b.parent.estimate.rank()))
         cs.rejected = true;
     }
@@ -887,12 +887,12 @@ std::optional<Member> Run::local_search_child(const Member& parent, Offspring& o
   LocalSearch ls(parent.program, parent.estimate.chi2, o);
   int moves = 0;
   LocalSearchHooks hooks;
-  hooks.exact = [&](const Program& q) { return full_score(q, 0, &out.counters.samples); };
+  hooks.exact = [&](const mixer::Program& q) { return full_score(q, 0, &out.counters.samples); };
   hooks.keep_going = [&] {
     std::lock_guard lk(mu_);
     return !stop_;
   };
-  hooks.improved = [&](const Program&, const Estimate&) { return ++moves < config_.memetic.max_moves; };
+  hooks.improved = [&](const mixer::Program&, const Estimate&) { return ++moves < config_.memetic.max_moves; };
   ls.run(evaluator_, hooks);
   out.counters.local_neighbours += ls.counters().neighbours;
   out.counters.local_improvements += ls.counters().improvements;
@@ -903,15 +903,15 @@ std::optional<Member> Run::local_search_child(const Member& parent, Offspring& o
   return child;
 }
 
-Program Run::fresh_program(Rng& rng) const {
+mixer::Program Run::fresh_program(Rng& rng) const {
   const double rate = config_.memetic.species_rate;
   if (exact_mode() && rate > 0 && shape_.kind_sequence.empty() && rng.chance(rate)) {
-    std::vector<StepKind> kinds;
+    std::vector<mixer::StepKind> kinds;
     {
       std::lock_guard lk(mu_);
       const std::vector<std::size_t> top = pool_.top(8);
       if (!top.empty())
-        for (const Step& s : pool_[top[rng.below(top.size())]].program.steps()) kinds.push_back(s.kind);
+        for (const mixer::Step& s : pool_[top[rng.below(top.size())]].program.steps()) kinds.push_back(s.kind);
     }
     if (!kinds.empty()) {
       ProgramShape species = shape_;
@@ -969,16 +969,16 @@ void Run::commit_offspring_locked(const Breeding& b, Offspring o) {
   cv_.notify_all();  // the pool changed: a worker may wait for two members
 }
 
-std::vector<Program> Run::emigrants(std::size_t k) const {
+std::vector<mixer::Program> Run::emigrants(std::size_t k) const {
   std::lock_guard lk(mu_);
-  std::vector<Program> out;
+  std::vector<mixer::Program> out;
   for (std::size_t i : pool_.top(k)) out.push_back(pool_[i].program);
   return out;
 }
 
-std::size_t Run::immigrate(const std::vector<Program>& programs) {
+std::size_t Run::immigrate(const std::vector<mixer::Program>& programs) {
   std::size_t accepted = 0;
-  for (const Program& p : programs) {
+  for (const mixer::Program& p : programs) {
     if (p.width() != config_.width || static_cast<int>(p.steps().size()) > config_.max_steps ||
         static_cast<int>(p.steps().size()) < config_.min_steps)
       continue;

@@ -59,8 +59,8 @@ class Run {
   // counter) scores tasks too small to repay compiling a kernel: below small_work_limit
   // step evaluations. Both give the same integer counts, so the choice never changes a
   // result.
-  Run(std::string id, RunConfig config, const Evaluator& evaluator,
-      std::optional<Checkpoint> from = std::nullopt, const Evaluator* small_work = nullptr,
+  Run(std::string id, RunConfig config, const avalanche::Evaluator& evaluator,
+      std::optional<Checkpoint> from = std::nullopt, const avalanche::Evaluator* small_work = nullptr,
       double small_work_limit = default_small_work_limit);
   ~Run();  // requests a stop and joins
   Run(const Run&) = delete;
@@ -106,12 +106,12 @@ class Run {
 
   // Migration between islands (evolver/islands/mpi_islands.hpp). Thread-safe.
   // The programs of the k best members (best first).
-  std::vector<Program> emigrants(std::size_t k) const;
+  std::vector<mixer::Program> emigrants(std::size_t k) const;
   // Programs from another island, scored here at the current sample count (unlocked).
   // Each meets a random member as in a tournament, and takes its place when the member is
   // the loser and the logistic acceptance removes it. Duplicates and programs of another
   // shape are skipped. Returns how many entered the pool.
-  std::size_t immigrate(const std::vector<Program>& programs);
+  std::size_t immigrate(const std::vector<mixer::Program>& programs);
 
  private:
   struct ChildScore {
@@ -127,7 +127,7 @@ class Run {
     std::uint64_t loser = 0;
     std::uint64_t samples = 0;
     std::uint64_t generation = 0;  // pool_generation_ when it was held
-    std::optional<Program> mate;   // a member of the winner's shape to cross with
+    std::optional<mixer::Program> mate;  // a member of the winner's shape to cross with
   };
   struct Offspring {
     std::optional<Member> child;
@@ -146,18 +146,18 @@ class Run {
   bool pool_contains(std::uint64_t hash) const;  // takes mu_ briefly
   // Memetic operators (config_.memetic). Unlocked; they take mu_ briefly.
   std::optional<Member> local_search_child(const Member& parent, Offspring& out) const;
-  Program fresh_program(Rng& rng) const;  // random, or a leading member's kinds
-  std::optional<Estimate> cached_exact(const Program& p) const;
+  mixer::Program fresh_program(Rng& rng) const;  // random, or a leading member's kinds
+  std::optional<Estimate> cached_exact(const mixer::Program& p) const;
   bool exact_mode() const;
   std::uint64_t sample_seed(std::uint64_t samples) const;
-  Estimate full_score(const Program& p, std::uint64_t samples, std::uint64_t* used) const;
+  Estimate full_score(const mixer::Program& p, std::uint64_t samples, std::uint64_t* used) const;
   // The objective's terms of p (nullopt when the run has none); unlocked, thread-safe.
-  std::optional<ObjectiveTerms> objective_of(const Program& p) const;
+  std::optional<ObjectiveTerms> objective_of(const mixer::Program& p) const;
   // Sets m.objective and m.estimate.penalty from objective_of.
   void with_objective(Member& m) const;
   // A child worse than this (parent_rank: the parent's Estimate::rank()) is rejected.
   double reject_threshold(double parent_rank) const;
-  ChildScore score_child(const Program& p, double parent_rank, std::uint64_t samples) const;
+  ChildScore score_child(const mixer::Program& p, double parent_rank, std::uint64_t samples) const;
   void consider_best_locked(const Member& m);
   // Calls the new-best callback for the queued entries with lk released; returns with it held.
   void announce(std::unique_lock<std::mutex>& lk);
@@ -169,7 +169,7 @@ class Run {
   double stagnation_now_locked() const;  // the restart clock's time: tournaments or seconds
   void full_restart_locked();  // the pool, its sample count and both clocks start afresh
   void ranker_loop();
-  Estimate exact_estimate(const Program& p);  // unlocked; may throw EvaluationCancelled
+  Estimate exact_estimate(const mixer::Program& p);  // unlocked; may throw EvaluationCancelled
   void polish();                              // local search from best_, unlocked
   bool local_search_wanted_locked() const;
   LocalSearchOptions ranker_search_options(std::uint64_t seed) const;
@@ -185,10 +185,10 @@ class Run {
 
   const std::string id_;
   const RunConfig config_;
-  const Evaluator& evaluator_;
-  const Evaluator* small_work_;
+  const avalanche::Evaluator& evaluator_;
+  const avalanche::Evaluator* small_work_;
   double small_work_limit_;
-  const Evaluator& pick(const Program& p, std::uint64_t inputs) const;
+  const avalanche::Evaluator& pick(const mixer::Program& p, std::uint64_t inputs) const;
   ProgramShape shape_;
 
   mutable std::mutex mu_;

@@ -39,7 +39,7 @@ class RunStateError : public std::runtime_error {
 // A program with its best known score.
 struct ScoredFunction {
   std::string id;              // Program::id()
-  Program program;
+  mixer::Program program;
   std::string text;            // C-like form (format_program)
   int width = 0;
   int steps = 0;

@@ -11,8 +11,8 @@ nlohmann::json to_json(const ScoredFunction& f) {
   nlohmann::json j = {
       {"id", f.id},
       {"text", f.text},
-      {"short", format_short(f.program)},
-      {"program", mixforge::to_json(f.program)},
+      {"short", mixer::format_short(f.program)},
+      {"program", mixforge::mixer::to_json(f.program)},
       {"width", f.width},
       {"steps", f.steps},
       {"chi2", f.chi2},
@@ -74,7 +74,7 @@ nlohmann::json to_json(const IslandStatus& s) {
 
 ScoredFunction scored_function_from_json(const nlohmann::json& b) {
   ScoredFunction f;
-  f.program = program_from_json(b.at("program"));
+  f.program = mixer::program_from_json(b.at("program"));
   f.id = f.program.id();
   f.text = b.value("text", std::string());
   f.width = f.program.width();

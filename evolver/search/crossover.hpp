@@ -11,10 +11,10 @@
 namespace mixforge::evolver {
 
 // True when a and b have the same width and the same kinds in the same order.
-bool same_shape(const Program& a, const Program& b);
+bool same_shape(const mixer::Program& a, const mixer::Program& b);
 
 // A child of a and b (same shape) that differs from both, or nullopt when none was found
 // in a few draws (the parents differ in at most one position).
-std::optional<Program> crossover(const Program& a, const Program& b, Rng& rng);
+std::optional<mixer::Program> crossover(const mixer::Program& a, const mixer::Program& b, Rng& rng);
 
 }  // namespace mixforge::evolver

@@ -4,25 +4,25 @@
 
 namespace mixforge::evolver {
 
-Estimate estimate_of(const Score& s) {
+Estimate estimate_of(const avalanche::Score& s) {
   return Estimate{s.exact ? s.chi2 : s.chi2_corrected, s.chi2_stderr, s.samples, s.exact};
 }
 
-double scoring_work(const Program& p, std::uint64_t inputs) {
+double scoring_work(const mixer::Program& p, std::uint64_t inputs) {
   return double(inputs) * (p.width() + 1) * double(std::max<std::size_t>(p.size(), 1));
 }
 
-StagedChild staged_with_reject(const Program& p, std::uint64_t samples, std::uint64_t seed,
-                               const EarlyReject& er, double threshold, const Evaluator& main,
-                               const Evaluator* small, double small_limit) {
-  auto pick = [&](std::uint64_t count) -> const Evaluator& {
+StagedChild staged_with_reject(const mixer::Program& p, std::uint64_t samples, std::uint64_t seed,
+                               const EarlyReject& er, double threshold, const avalanche::Evaluator& main,
+                               const avalanche::Evaluator* small, double small_limit) {
+  auto pick = [&](std::uint64_t count) -> const avalanche::Evaluator& {
     return small && scoring_work(p, count) < small_limit ? *small : main;
   };
   StagedChild out;
-  const double z = normal_quantile(er.confidence);
-  GroupedCounts acc(p.width());
+  const double z = avalanche::normal_quantile(er.confidence);
+  avalanche::GroupedCounts acc(p.width());
   std::uint64_t target = std::min(er.first_samples, samples);
-  Score s;
+  avalanche::Score s;
   for (;;) {
     std::uint64_t count = target - acc.trials();
     if (small && &pick(count) == &main && target < samples) {

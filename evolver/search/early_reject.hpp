@@ -18,16 +18,16 @@ struct StagedChild {
   std::uint64_t saved = 0;    // inputs the reject did not need (N - samples)
 };
 
-Estimate estimate_of(const Score& score);
+Estimate estimate_of(const avalanche::Score& score);
 
 // small (optional) scores stages below small_limit step evaluations (no kernel compile);
 // once a stage needs `main`, the next stage is the last (a kernel is compiled once).
-StagedChild staged_with_reject(const Program& p, std::uint64_t samples, std::uint64_t seed,
-                               const EarlyReject& er, double threshold, const Evaluator& main,
-                               const Evaluator* small = nullptr, double small_limit = 0);
+StagedChild staged_with_reject(const mixer::Program& p, std::uint64_t samples, std::uint64_t seed,
+                               const EarlyReject& er, double threshold, const avalanche::Evaluator& main,
+                               const avalanche::Evaluator* small = nullptr, double small_limit = 0);
 
 // Step evaluations of scoring p on this many inputs: inputs * (n + 1) * steps.
-double scoring_work(const Program& p, std::uint64_t inputs);
+double scoring_work(const mixer::Program& p, std::uint64_t inputs);
 
 // Below this much scoring work the interpreted counter is sooner than compiling a kernel:
 // bench_avalanche's small_work rows put the crossover for a fresh 5-step 32-bit program

@@ -40,9 +40,9 @@ std::vector<Member> exact_candidates(const Pool& pool, const RunConfig& config,
   return out;
 }
 
-RescoreResult run_rescore(const RescoreJob& job, const Evaluator& evaluator) {
-  const Score s = job.exact ? evaluator.exact(job.program)
-                            : evaluator.sampled(job.program, job.samples, job.seed);
+RescoreResult run_rescore(const RescoreJob& job, const avalanche::Evaluator& evaluator) {
+  const avalanche::Score s =
+      job.exact ? evaluator.exact(job.program) : evaluator.sampled(job.program, job.samples, job.seed);
   return {job.hash, job.program, estimate_of(s)};
 }
 

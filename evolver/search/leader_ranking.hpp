@@ -17,7 +17,7 @@
 namespace mixforge::evolver {
 
 struct RescoreJob {
-  Program program;
+  mixer::Program program;
   std::uint64_t hash = 0;
   bool exact = false;
   std::uint64_t samples = 0;  // when not exact
@@ -26,7 +26,7 @@ struct RescoreJob {
 
 struct RescoreResult {
   std::uint64_t hash = 0;
-  Program program;
+  mixer::Program program;
   Estimate estimate;
 };
 
@@ -38,6 +38,6 @@ std::vector<RescoreJob> plan_leader_rescoring(const Pool& pool, const RunConfig&
 std::vector<Member> exact_candidates(const Pool& pool, const RunConfig& config,
                                      std::optional<double> best_exact,
                                      const std::vector<std::uint64_t>& done);
-RescoreResult run_rescore(const RescoreJob& job, const Evaluator& evaluator);
+RescoreResult run_rescore(const RescoreJob& job, const avalanche::Evaluator& evaluator);
 
 }  // namespace mixforge::evolver

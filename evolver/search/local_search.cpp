@@ -10,25 +10,25 @@
 
 namespace mixforge::evolver {
 
-std::vector<Program> neighbours(const Program& p) {
-  std::vector<Program> out;
+std::vector<mixer::Program> neighbours(const mixer::Program& p) {
+  std::vector<mixer::Program> out;
   const int n = p.width();
-  const std::vector<Step>& steps = p.steps();
+  const std::vector<mixer::Step>& steps = p.steps();
   auto with = [&](std::size_t i, std::uint64_t operand) {
-    std::vector<Step> s = steps;
+    std::vector<mixer::Step> s = steps;
     s[i].operand = operand;
     out.emplace_back(n, std::move(s));
   };
   for (std::size_t i = 0; i < steps.size(); ++i) {
-    const Step& s = steps[i];
-    if (!takes_shift(s.kind)) continue;
+    const mixer::Step& s = steps[i];
+    if (!mixer::takes_shift(s.kind)) continue;
     if (s.operand > 1) with(i, s.operand - 1);
     if (s.operand + 1 < static_cast<std::uint64_t>(n)) with(i, s.operand + 1);
   }
   for (std::size_t i = 0; i < steps.size(); ++i) {
-    const Step& s = steps[i];
-    if (takes_shift(s.kind)) continue;
-    for (int b = s.kind == StepKind::mul_const ? 1 : 0; b < n; ++b) with(i, s.operand ^ (std::uint64_t{1} << b));
+    const mixer::Step& s = steps[i];
+    if (mixer::takes_shift(s.kind)) continue;
+    for (int b = s.kind == mixer::StepKind::mul_const ? 1 : 0; b < n; ++b) with(i, s.operand ^ (std::uint64_t{1} << b));
   }
   return out;
 }
@@ -36,8 +36,8 @@ std::vector<Program> neighbours(const Program& p) {
 namespace {
 
 // Counts on one sample stream extended to the next size.
-Score extend(const Program& p, const Evaluator& ev, GroupedCounts& acc, std::uint64_t seed, std::uint64_t to,
-             std::uint64_t& samples) {
+avalanche::Score extend(const mixer::Program& p, const avalanche::Evaluator& ev, avalanche::GroupedCounts& acc,
+                        std::uint64_t seed, std::uint64_t to, std::uint64_t& samples) {
   samples += to - acc.trials();
   ev.extend_sampled(acc, p, seed, to - acc.trials());
   return acc.score();
@@ -45,19 +45,19 @@ Score extend(const Program& p, const Evaluator& ev, GroupedCounts& acc, std::uin
 
 }  // namespace
 
-LocalSearch::LocalSearch(Program start, double start_exact, LocalSearchOptions options)
+LocalSearch::LocalSearch(mixer::Program start, double start_exact, LocalSearchOptions options)
     : o_(options), centre_(std::move(start)), centre_exact_(start_exact) {
   if (centre_.width() > 32) throw std::invalid_argument("local search needs exact scores: width <= 32");
   if (o_.first_samples == 0 || o_.max_samples < o_.first_samples)
     throw std::invalid_argument("local search needs 0 < first_samples <= max_samples");
 }
 
-void LocalSearch::enter(const Program& centre, double exact, const Evaluator& ev) {
+void LocalSearch::enter(const mixer::Program& centre, double exact, const avalanche::Evaluator& ev) {
   centre_ = centre;
   centre_exact_ = exact;
   sizes_.clear();
   base_.clear();
-  GroupedCounts acc(centre.width());
+  avalanche::GroupedCounts acc(centre.width());
   const unsigned growth = std::max(o_.growth, 2u);
   // Samples beyond a quarter of 2^n cost about as much as the exact score itself: small
   // widths go straight to exact scores.
@@ -75,11 +75,11 @@ void LocalSearch::enter(const Program& centre, double exact, const Evaluator& ev
   counters_.local_optimum = false;
 }
 
-void LocalSearch::run(const Evaluator& ev, const LocalSearchHooks& hooks) {
+void LocalSearch::run(const avalanche::Evaluator& ev, const LocalSearchHooks& hooks) {
   if (centre_.empty() || counters_.local_optimum) return;
   if (!entered_) enter(centre_, centre_exact_, ev);
   while (next_ < around_.size()) {
-    const Program& q = around_[next_];
+    const mixer::Program& q = around_[next_];
     const std::uint64_t h = q.hash();
     if (std::find(tried_.begin(), tried_.end(), h) != tried_.end() || (hooks.skip && hooks.skip(h))) {
       ++next_;
@@ -89,11 +89,11 @@ void LocalSearch::run(const Evaluator& ev, const LocalSearchHooks& hooks) {
     ++next_;
     tried_.push_back(h);
     ++counters_.neighbours;
-    GroupedCounts acc(q.width());
+    avalanche::GroupedCounts acc(q.width());
     bool passed = sizes_.empty();
-    Score last_score;
+    avalanche::Score last_score;
     for (std::size_t k = 0; k < sizes_.size(); ++k) {
-      const Score s = extend(q, ev, acc, o_.seed, sizes_[k], counters_.samples);
+      const avalanche::Score s = extend(q, ev, acc, o_.seed, sizes_[k], counters_.samples);
       last_score = s;
       // Both scores come from the same inputs, so much of their noise is shared; the
       // bound below (independent errors) is the generous side.
@@ -107,13 +107,13 @@ void LocalSearch::run(const Evaluator& ev, const LocalSearchHooks& hooks) {
     if (sampled_centre()) {
       if (sizes_.empty()) continue;  // no stages: nothing to compare a sampled centre with
       ++counters_.sampled_moves;
-      const Program candidate = q;  // enter() replaces around_
+      const mixer::Program candidate = q;  // enter() replaces around_
       enter(candidate, centre_exact_, ev);
       if (hooks.improved && !hooks.improved(candidate, estimate_of(last_score))) return;
       continue;
     }
     ++counters_.exact_scored;
-    const Program candidate = q;  // enter() replaces around_
+    const mixer::Program candidate = q;  // enter() replaces around_
     const Estimate e = hooks.exact(candidate);
     if (!(e.chi2 < centre_exact_)) continue;
     ++counters_.improvements;
@@ -123,12 +123,12 @@ void LocalSearch::run(const Evaluator& ev, const LocalSearchHooks& hooks) {
   counters_.local_optimum = true;
 }
 
-std::optional<Score> LocalSearch::centre_score() const {
+std::optional<avalanche::Score> LocalSearch::centre_score() const {
   if (base_.empty()) return std::nullopt;
   return base_.back();
 }
 
-LocalSearchCounters local_search(const Program& start, double start_exact, const Evaluator& evaluator,
+LocalSearchCounters local_search(const mixer::Program& start, double start_exact, const avalanche::Evaluator& evaluator,
                                  const LocalSearchOptions& options, const LocalSearchHooks& hooks) {
   if (start.width() > 32 || start.empty()) return {};
   LocalSearch s(start, start_exact, options);

@@ -41,7 +41,7 @@ struct LocalSearchOptions {
 // Every program one move away from p, in a fixed order: amounts +-1 (within 1..n-1),
 // then single-bit flips of constants (bit 0 of a multiplier excluded). Duplicates of p
 // (a no-op move) are left out.
-std::vector<Program> neighbours(const Program& p);
+std::vector<mixer::Program> neighbours(const mixer::Program& p);
 
 struct LocalSearchCounters {
   std::uint64_t neighbours = 0;      // compared on samples
@@ -55,13 +55,13 @@ struct LocalSearchCounters {
 struct LocalSearchHooks {
   // The exact chi2 of a program (the run scores it under its own arena and cancel flag;
   // it may throw EvaluationCancelled, which ends the search).
-  std::function<Estimate(const Program&)> exact;
+  std::function<Estimate(const mixer::Program&)> exact;
   // Called before each neighbour is compared; false ends the search (stop requested).
   // May block (paused).
   std::function<bool()> keep_going;
   // A confirmed improvement, now the centre (for a sampled centre: a move on sampled
   // evidence, with its last-stage estimate). False ends the search.
-  std::function<bool(const Program&, const Estimate&)> improved;
+  std::function<bool(const mixer::Program&, const Estimate&)> improved;
   // Programs not to spend work on (already in the pool or already scored exactly).
   std::function<bool(std::uint64_t hash)> skip;
 };
@@ -72,27 +72,27 @@ class LocalSearch {
  public:
   // start must be at most 32 bits wide (exact confirmation); start_exact its exact chi2,
   // or NaN for a sampled centre (see above).
-  LocalSearch(Program start, double start_exact, LocalSearchOptions options);
+  LocalSearch(mixer::Program start, double start_exact, LocalSearchOptions options);
   // Until a local optimum, or a hook says stop. Exceptions of hooks.exact propagate.
-  void run(const Evaluator& evaluator, const LocalSearchHooks& hooks);
-  const Program& centre() const { return centre_; }
+  void run(const avalanche::Evaluator& evaluator, const LocalSearchHooks& hooks);
+  const mixer::Program& centre() const { return centre_; }
   double centre_chi2() const { return centre_exact_; }  // NaN for a sampled centre
   bool sampled_centre() const { return centre_exact_ != centre_exact_; }
   // The centre's score at the last stage of its comparisons (its most precise sampled
   // score); empty before the first run or where the stages are skipped (small widths).
-  std::optional<Score> centre_score() const;
+  std::optional<avalanche::Score> centre_score() const;
   bool done() const { return counters_.local_optimum; }
   const LocalSearchCounters& counters() const { return counters_; }
 
  private:
-  void enter(const Program& centre, double exact, const Evaluator& evaluator);
+  void enter(const mixer::Program& centre, double exact, const avalanche::Evaluator& evaluator);
 
   LocalSearchOptions o_;
-  Program centre_;
+  mixer::Program centre_;
   double centre_exact_;
   std::vector<std::uint64_t> sizes_;  // stage sizes for this centre
-  std::vector<Score> base_;           // the centre's scores at those sizes
-  std::vector<Program> around_;       // its neighbours in this search's order
+  std::vector<avalanche::Score> base_;  // the centre's scores at those sizes
+  std::vector<mixer::Program> around_;  // its neighbours in this search's order
   std::size_t next_ = 0;              // the next of them to compare
   bool entered_ = false;
   std::vector<std::uint64_t> tried_;  // hashes compared from any centre
@@ -100,7 +100,7 @@ class LocalSearch {
 };
 
 // From start to a local optimum or until a hook says stop (a LocalSearch run once).
-LocalSearchCounters local_search(const Program& start, double start_exact, const Evaluator& evaluator,
+LocalSearchCounters local_search(const mixer::Program& start, double start_exact, const avalanche::Evaluator& evaluator,
                                  const LocalSearchOptions& options, const LocalSearchHooks& hooks);
 
 }  // namespace mixforge::evolver

@@ -17,9 +17,9 @@ std::string_view mutation_name(MutationKind kind) {
   return "?";
 }
 
-bool nudge(Step& step, int width, Rng& rng) {
-  const std::uint64_t mask = width_mask(width);
-  if (takes_shift(step.kind)) {
+bool nudge(mixer::Step& step, int width, Rng& rng) {
+  const std::uint64_t mask = mixer::width_mask(width);
+  if (mixer::takes_shift(step.kind)) {
     if (width <= 2) return false;
     for (;;) {
       const std::int64_t d = rng.below(2) ? (rng.below(4) ? 1 : 2) : (rng.below(4) ? -1 : -2);
@@ -30,7 +30,7 @@ bool nudge(Step& step, int width, Rng& rng) {
       }
     }
   }
-  const bool mul = step.kind == StepKind::mul_const;
+  const bool mul = step.kind == mixer::StepKind::mul_const;
   if (mul && width == 1) return false;  // 1 is the only odd 1-bit value
   for (int attempt = 0; attempt < 64; ++attempt) {
     std::uint64_t c = step.operand;
@@ -50,20 +50,19 @@ bool nudge(Step& step, int width, Rng& rng) {
   return false;
 }
 
-Mutated mutate(const Program& parent, const ProgramShape& shape, const MutationWeights& weights,
-               Rng& rng) {
+Mutated mutate(const mixer::Program& parent, const ProgramShape& shape, const MutationWeights& weights, Rng& rng) {
   const int n = parent.width();
-  const std::vector<Step>& ps = parent.steps();
+  const std::vector<mixer::Step>& ps = parent.steps();
   const int size = static_cast<int>(ps.size());
   const bool locked = !shape.kind_sequence.empty();
-  const std::vector<StepKind> kinds = usable_kinds(shape.kinds, n);
+  const std::vector<mixer::StepKind> kinds = usable_kinds(shape.kinds, n);
 
   // Can the five mutations apply to this parent?
   bool two_differ = false;
   for (int i = 1; i < size && !two_differ; ++i) two_differ = !(ps[i] == ps[0]);
   bool any_constant_moves = false;  // a step whose operand has another valid value
-  for (const Step& s : ps)
-    any_constant_moves |= takes_shift(s.kind) ? n > 2 : !(s.kind == StepKind::mul_const && n == 1);
+  for (const mixer::Step& s : ps)
+    any_constant_moves |= mixer::takes_shift(s.kind) ? n > 2 : !(s.kind == mixer::StepKind::mul_const && n == 1);
   const std::array<double, mutation_kind_count> w{
       any_constant_moves ? weights.constant_small : 0.0,
       any_constant_moves ? weights.constant_large : 0.0,
@@ -84,12 +83,12 @@ Mutated mutate(const Program& parent, const ProgramShape& shape, const MutationW
   while (w[pick] == 0) --pick;  // rounding at the top end
   const auto kind = static_cast<MutationKind>(pick);
 
-  std::vector<Step> steps = ps;
+  std::vector<mixer::Step> steps = ps;
   switch (kind) {
     case MutationKind::constant_small:
     case MutationKind::constant_large: {
       for (;;) {
-        Step& s = steps[rng.below(steps.size())];
+        mixer::Step& s = steps[rng.below(steps.size())];
         if (kind == MutationKind::constant_small) {
           if (nudge(s, n, rng)) break;
         } else {
@@ -122,7 +121,7 @@ Mutated mutate(const Program& parent, const ProgramShape& shape, const MutationW
                    random_step(kinds, n, rng, &shape.kind_weights));
       break;
   }
-  return {Program(n, std::move(steps)), kind};
+  return {mixer::Program(n, std::move(steps)), kind};
 }
 
 }  // namespace mixforge::evolver

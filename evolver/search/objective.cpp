@@ -12,13 +12,13 @@
 
 namespace mixforge::evolver {
 
-ObjectiveTerms objective_terms(const BatchFunction& f, int width, const ObjectiveConfig& config, std::uint64_t seed,
-                               const std::atomic<bool>* cancel) {
+ObjectiveTerms objective_terms(const avalanche::BatchFunction& f, int width, const ObjectiveConfig& config,
+                               std::uint64_t seed, const std::atomic<bool>* cancel) {
   if (config.samples == 0) throw std::invalid_argument("objective terms need at least one sample");
   ObjectiveTerms t;
   t.samples = config.samples;
   if (config.bic_weight > 0 && width >= 2) {
-    const BitIndependence b = bit_independence(f, width, config.samples, seed, cancel);
+    const avalanche::BitIndependence b = avalanche::bit_independence(f, width, config.samples, seed, cancel);
     const double N = static_cast<double>(b.samples_per_bit), cells = static_cast<double>(b.cells);
     const double scale = N * (width - 1);  // S / scale = sum(c^2) / (n - 1)
     t.bic_exact = b.exact;
@@ -27,7 +27,8 @@ ObjectiveTerms objective_terms(const BatchFunction& f, int width, const Objectiv
   }
   if (config.higher_order_weight > 0 && width >= 2) {
     double var = 0;
-    for (const FlipDistance& d : higher_order_avalanche(f, width, config.samples, seed ^ 0x4849474845520000ull, cancel)) {
+    for (const avalanche::FlipDistance& d :
+         avalanche::higher_order_avalanche(f, width, config.samples, seed ^ 0x4849474845520000ull, cancel)) {
       const double N = static_cast<double>(d.samples);
       t.higher_order += d.exact ? d.fit.chi2 / N : (d.fit.chi2 - d.fit.dof) / N;
       if (!d.exact) var += 2.0 * d.fit.dof / (N * N);

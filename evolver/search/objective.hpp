@@ -54,7 +54,7 @@ struct ObjectiveTerms {
 
 // The terms of f (width bits) on the inputs of seed; computes only the terms whose weight
 // is positive (the others stay 0). cancel (may be null): EvaluationCancelled.
-ObjectiveTerms objective_terms(const BatchFunction& f, int width, const ObjectiveConfig& config,
+ObjectiveTerms objective_terms(const avalanche::BatchFunction& f, int width, const ObjectiveConfig& config,
                                std::uint64_t seed, const std::atomic<bool>* cancel = nullptr);
 
 // The inputs every program of a run is measured on.

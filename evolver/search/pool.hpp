@@ -31,7 +31,7 @@ struct Estimate {
 };
 
 struct Member {
-  Program program;
+  mixer::Program program;
   std::uint64_t hash = 0;  // program.hash(), the canonical id
   Estimate estimate;
   std::uint64_t born = 0;  // tournament count when it entered

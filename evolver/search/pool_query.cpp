@@ -4,15 +4,15 @@
 
 namespace mixforge::evolver {
 
-std::uint32_t kind_mask(const Program& p) {
+std::uint32_t kind_mask(const mixer::Program& p) {
   std::uint32_t m = 0;
-  for (const Step& s : p.steps()) m |= std::uint32_t{1} << static_cast<int>(s.kind);
+  for (const mixer::Step& s : p.steps()) m |= std::uint32_t{1} << static_cast<int>(s.kind);
   return m;
 }
 
-std::uint32_t kind_mask(const std::vector<StepKind>& kinds) {
+std::uint32_t kind_mask(const std::vector<mixer::StepKind>& kinds) {
   std::uint32_t m = 0;
-  for (StepKind k : kinds) m |= std::uint32_t{1} << static_cast<int>(k);
+  for (mixer::StepKind k : kinds) m |= std::uint32_t{1} << static_cast<int>(k);
   return m;
 }
 

@@ -15,8 +15,8 @@ struct Member;
 
 // The kinds a program uses, one bit per StepKind (bit k: kind k). Stored with each pool
 // row so kind filters are SQL.
-std::uint32_t kind_mask(const Program& program);
-std::uint32_t kind_mask(const std::vector<StepKind>& kinds);
+std::uint32_t kind_mask(const mixer::Program& program);
+std::uint32_t kind_mask(const std::vector<mixer::StepKind>& kinds);
 
 struct PoolQuery {
   enum class Order { chi2, born, steps };
@@ -26,8 +26,8 @@ struct PoolQuery {
   bool descending = false;    // ties are always broken by the canonical hash, ascending
   std::optional<int> min_steps;               // inclusive
   std::optional<int> max_steps;               // inclusive
-  std::optional<std::vector<StepKind>> kinds;  // only programs whose every step is of these kinds
-  std::optional<StepKind> uses_kind;          // only programs with a step of this kind
+  std::optional<std::vector<mixer::StepKind>> kinds;  // only programs whose every step is of these kinds
+  std::optional<mixer::StepKind> uses_kind;           // only programs with a step of this kind
   std::optional<double> max_chi2;
   bool exact_only = false;
 

@@ -77,7 +77,7 @@ std::uint64_t random_shift(int width, Rng& rng) {
 }
 
 std::uint64_t random_multiplier(int width, Rng& rng) {
-  const std::uint64_t mask = width_mask(width);
+  const std::uint64_t mask = mixer::width_mask(width);
   if (width <= 2) return (rng.next() & mask) | 1;
   const std::uint64_t top = std::uint64_t{1} << (width - 1);  // large: top bit set
   const std::uint64_t roll = rng.below(10);
@@ -100,55 +100,55 @@ std::uint64_t random_multiplier(int width, Rng& rng) {
   return (rng.next() & mask) | 1;
 }
 
-std::uint64_t random_operand(StepKind kind, int width, Rng& rng) {
-  if (takes_shift(kind)) return random_shift(width, rng);
-  if (kind == StepKind::mul_const) return random_multiplier(width, rng);
-  return rng.next() & width_mask(width);
+std::uint64_t random_operand(mixer::StepKind kind, int width, Rng& rng) {
+  if (mixer::takes_shift(kind)) return random_shift(width, rng);
+  if (kind == mixer::StepKind::mul_const) return random_multiplier(width, rng);
+  return rng.next() & mixer::width_mask(width);
 }
 
-std::vector<StepKind> usable_kinds(const std::vector<StepKind>& kinds, int width) {
-  std::vector<StepKind> out;
-  for (StepKind k : kinds)
-    if (width >= 2 || !takes_shift(k)) out.push_back(k);
+std::vector<mixer::StepKind> usable_kinds(const std::vector<mixer::StepKind>& kinds, int width) {
+  std::vector<mixer::StepKind> out;
+  for (mixer::StepKind k : kinds)
+    if (width >= 2 || !mixer::takes_shift(k)) out.push_back(k);
   return out;
 }
 
-Step random_step(const std::vector<StepKind>& kinds, int width, Rng& rng, const KindWeights* weights) {
-  StepKind k = kinds[rng.below(kinds.size())];
+mixer::Step random_step(const std::vector<mixer::StepKind>& kinds, int width, Rng& rng, const KindWeights* weights) {
+  mixer::StepKind k = kinds[rng.below(kinds.size())];
   if (weights) {
     double total = 0;
-    for (StepKind c : kinds) total += (*weights)[static_cast<int>(c)];
+    for (mixer::StepKind c : kinds) total += (*weights)[static_cast<int>(c)];
     if (total > 0) {
       double r = rng.uniform() * total;
-      for (StepKind c : kinds) {
+      for (mixer::StepKind c : kinds) {
         k = c;
         r -= (*weights)[static_cast<int>(c)];
         if (r < 0 && (*weights)[static_cast<int>(c)] > 0) break;
       }
     }
   }
-  return Step{k, random_operand(k, width, rng)};
+  return mixer::Step{k, random_operand(k, width, rng)};
 }
 
-Program random_program(const ProgramShape& shape, Rng& rng) {
-  std::vector<Step> steps;
+mixer::Program random_program(const ProgramShape& shape, Rng& rng) {
+  std::vector<mixer::Step> steps;
   if (!shape.kind_sequence.empty()) {
-    for (StepKind k : shape.kind_sequence) steps.push_back({k, random_operand(k, shape.width, rng)});
-    return Program(shape.width, std::move(steps));
+    for (mixer::StepKind k : shape.kind_sequence) steps.push_back({k, random_operand(k, shape.width, rng)});
+    return mixer::Program(shape.width, std::move(steps));
   }
-  const std::vector<StepKind> kinds = usable_kinds(shape.kinds, shape.width);
+  const std::vector<mixer::StepKind> kinds = usable_kinds(shape.kinds, shape.width);
   if (kinds.empty()) throw std::invalid_argument("no step kind is usable at this width");
   // Half the time max_steps, else uniform in min..max.
   const int n = rng.below(2) ? shape.max_steps
                              : static_cast<int>(rng.between(shape.min_steps, shape.max_steps));
   for (int i = 0; i < n; ++i) {
-    Step s = random_step(kinds, shape.width, rng, &shape.kind_weights);
+    mixer::Step s = random_step(kinds, shape.width, rng, &shape.kind_weights);
     for (int retry = 0; retry < 3 && !steps.empty() && kinds.size() > 1 && s.kind == steps.back().kind;
          ++retry)
       s = random_step(kinds, shape.width, rng, &shape.kind_weights);
     steps.push_back(s);
   }
-  return Program(shape.width, std::move(steps));
+  return mixer::Program(shape.width, std::move(steps));
 }
 
 }  // namespace mixforge::evolver

@@ -45,7 +45,7 @@ bool is_coarse(const RunConfig& config, std::uint64_t current_samples) {
 }
 
 double coarse_level(const RunConfig& config, std::uint64_t samples) {
-  return config.precision.noise_ratio * noise_floor(config.width, samples);
+  return config.precision.noise_ratio * avalanche::noise_floor(config.width, samples);
 }
 
 double trap_clock_rank(const RunConfig& config, std::uint64_t current_samples, double best) {

@@ -19,9 +19,9 @@ namespace {
 
 std::string kinds_list() {
   std::string s;
-  for (int k = 0; k < step_kind_count; ++k) {
+  for (int k = 0; k < mixer::step_kind_count; ++k) {
     if (k) s += ", ";
-    s += kind_name(static_cast<StepKind>(k));
+    s += mixer::kind_name(static_cast<mixer::StepKind>(k));
   }
   return s;
 }
@@ -31,8 +31,8 @@ const schema::JsonSchema& compiled_schema() {
   return schema;
 }
 
-StepKind kind_of(const nlohmann::json& v, const std::string& path) {
-  auto k = kind_from_name(v.is_string() ? v.get<std::string>() : std::string());
+mixer::StepKind kind_of(const nlohmann::json& v, const std::string& path) {
+  auto k = mixer::kind_from_name(v.is_string() ? v.get<std::string>() : std::string());
   if (!k) throw ConfigError(path, "unknown step kind (expected one of " + kinds_list() + ")");
   return *k;
 }
@@ -80,14 +80,14 @@ Field migration_field(const char* path, T MigrationConfig::*member) {
           }};
 }
 
-nlohmann::json kind_names(const std::vector<StepKind>& kinds) {
+nlohmann::json kind_names(const std::vector<mixer::StepKind>& kinds) {
   nlohmann::json a = nlohmann::json::array();
-  for (StepKind k : kinds) a.push_back(std::string(kind_name(k)));
+  for (mixer::StepKind k : kinds) a.push_back(std::string(mixer::kind_name(k)));
   return a;
 }
 
-std::vector<StepKind> kinds_of(const nlohmann::json& v, const std::string& path) {
-  std::vector<StepKind> out;
+std::vector<mixer::StepKind> kinds_of(const nlohmann::json& v, const std::string& path) {
+  std::vector<mixer::StepKind> out;
   for (std::size_t i = 0; i < v.size(); ++i) out.push_back(kind_of(v[i], path + "[" + std::to_string(i) + "]"));
   return out;
 }
@@ -113,8 +113,8 @@ const std::vector<Field>& fields() {
        },
        [](const RunConfig& c) {
          nlohmann::json w = nlohmann::json::object();
-         for (int k = 0; k < step_kind_count; ++k)
-           w[std::string(kind_name(static_cast<StepKind>(k)))] = c.kind_weights[k];
+         for (int k = 0; k < mixer::step_kind_count; ++k)
+           w[std::string(mixer::kind_name(static_cast<mixer::StepKind>(k)))] = c.kind_weights[k];
          return std::optional<nlohmann::json>(w);
        }},
       plain("pool_size", &RunConfig::pool_size),
@@ -211,10 +211,10 @@ void set_path(nlohmann::json& j, const std::string& path, nlohmann::json value) 
 
 }  // namespace
 
-std::vector<StepKind> RunConfig::kinds() const {
+std::vector<mixer::StepKind> RunConfig::kinds() const {
   if (!allowed_kinds.empty()) return allowed_kinds;
-  std::vector<StepKind> all;
-  for (int k = 0; k < step_kind_count; ++k) all.push_back(static_cast<StepKind>(k));
+  std::vector<mixer::StepKind> all;
+  for (int k = 0; k < mixer::step_kind_count; ++k) all.push_back(static_cast<mixer::StepKind>(k));
   return all;
 }
 
@@ -275,15 +275,15 @@ RunConfig run_config_from_json(const nlohmann::json& j) {
     for (std::size_t i = 0; i < c.kind_sequence->size(); ++i)
       if (std::find(c.allowed_kinds.begin(), c.allowed_kinds.end(), (*c.kind_sequence)[i]) == c.allowed_kinds.end())
         throw ConfigError("kind_sequence[" + std::to_string(i) + "]",
-                          std::string(kind_name((*c.kind_sequence)[i])) + " is not one of allowed_kinds");
+                          std::string(mixer::kind_name((*c.kind_sequence)[i])) + " is not one of allowed_kinds");
   if (c.width == 1) {
-    auto uses_shift = [](const std::vector<StepKind>& ks) {
-      return std::any_of(ks.begin(), ks.end(), takes_shift);
+    auto uses_shift = [](const std::vector<mixer::StepKind>& ks) {
+      return std::any_of(ks.begin(), ks.end(), mixer::takes_shift);
     };
     if (c.kind_sequence && uses_shift(*c.kind_sequence))
       throw ConfigError("kind_sequence", "shift and rotate steps do not exist at width 1");
     const auto ks = c.kinds();
-    if (std::all_of(ks.begin(), ks.end(), takes_shift))
+    if (std::all_of(ks.begin(), ks.end(), mixer::takes_shift))
       throw ConfigError("allowed_kinds", "only shift kinds allowed, and none exists at width 1");
   }
   validate_budget(c.budget);
@@ -315,7 +315,7 @@ RunConfig run_config_from_json(const nlohmann::json& j) {
   if (!(wsum > 0)) throw ConfigError("mutation", "at least one mutation weight must be positive");
   {
     double usable = 0;
-    for (StepKind k : c.kinds()) usable += c.kind_weights[static_cast<int>(k)];
+    for (mixer::StepKind k : c.kinds()) usable += c.kind_weights[static_cast<int>(k)];
     if (!(usable > 0)) throw ConfigError("kind_weights", "every allowed kind has weight 0");
   }
   if (c.kind_sequence && !(c.mutation.constant_small + c.mutation.constant_large > 0))

@@ -162,11 +162,11 @@ struct RunConfig {
   int width = 32;
   int max_steps = 5;
   int min_steps = 1;
-  std::vector<StepKind> allowed_kinds;              // empty = all nine
-  std::optional<std::vector<StepKind>> kind_sequence;  // lock every program to these kinds
+  std::vector<mixer::StepKind> allowed_kinds;                 // empty = all nine
+  std::optional<std::vector<mixer::StepKind>> kind_sequence;  // lock every program to these kinds
   // Relative odds of the kinds in random steps (indexed by StepKind). The defaults favour
   // xorshift-right and mul-const, the kinds good functions are made of, 3 : 1.
-  std::array<double, step_kind_count> kind_weights{1, 3, 1, 1, 3, 1, 1, 1, 1};
+  std::array<double, mixer::step_kind_count> kind_weights{1, 3, 1, 1, 3, 1, 1, 1, 1};
   std::size_t pool_size = 1000;
   MutationWeights mutation;
   double fresh_rate = 0.01;    // share of children that are fresh random programs
@@ -185,7 +185,7 @@ struct RunConfig {
   unsigned threads = 0;        // 0 = all cores
 
   // The kinds random steps are drawn from (allowed_kinds, or all nine when empty).
-  std::vector<StepKind> kinds() const;
+  std::vector<mixer::StepKind> kinds() const;
   // Worker threads actually used (threads, or the hardware concurrency when 0).
   unsigned worker_threads() const;
 };

@@ -104,7 +104,7 @@ CREATE INDEX hall_of_fame_run_rank ON hall_of_fame(run_id, width, exact DESC, ch
     SQLite::Statement rows(db, "SELECT run_id, slot, program FROM pool");
     SQLite::Statement set(db, "UPDATE pool SET kinds=? WHERE run_id=? AND slot=?");
     while (rows.executeStep()) {
-      const Program p = program_from_json(nlohmann::json::parse(rows.getColumn(2).getString()));
+      const mixer::Program p = mixer::program_from_json(nlohmann::json::parse(rows.getColumn(2).getString()));
       set.bind(1, static_cast<std::int64_t>(kind_mask(p)));
       set.bind(2, rows.getColumn(0).getString());
       set.bind(3, rows.getColumn(1).getInt64());
@@ -351,7 +351,7 @@ void Store::checkpoint(const std::string& id, RunState state, const Checkpoint& 
       ins.bind(1, id);
       ins.bind(2, static_cast<std::int64_t>(i));
       ins.bind(3, m.program.id());
-      ins.bind(4, mixforge::to_json(m.program).dump());
+      ins.bind(4, mixforge::mixer::to_json(m.program).dump());
       ins.bind(5, m.program.width());
       ins.bind(6, static_cast<int>(m.program.size()));
       ins.bind(7, m.estimate.chi2);
@@ -404,7 +404,7 @@ void Store::add_hall_of_fame(const std::vector<HallOfFameEntry>& entries) {
     const ScoredFunction& f = e.function;
     ins.bind(1, e.run_id);
     ins.bind(2, f.id);
-    ins.bind(3, mixforge::to_json(f.program).dump());
+    ins.bind(3, mixforge::mixer::to_json(f.program).dump());
     ins.bind(4, f.width);
     ins.bind(5, f.steps);
     ins.bind(6, f.chi2);
@@ -532,7 +532,7 @@ static Page query_page(SQLite::Database& db, const std::string& columns, const s
 
 static Member member_from_row(SQLite::Statement& q, int first) {
   Member m;
-  m.program = program_from_json(nlohmann::json::parse(q.getColumn(first).getString()));
+  m.program = mixer::program_from_json(nlohmann::json::parse(q.getColumn(first).getString()));
   m.hash = m.program.hash();
   m.estimate = {q.getColumn(first + 1).getDouble(), q.getColumn(first + 2).getDouble(),
                 static_cast<std::uint64_t>(q.getColumn(first + 3).getInt64()), q.getColumn(first + 4).getInt() != 0};
@@ -585,7 +585,7 @@ std::vector<Member> Store::pool(const std::string& id) {
   std::vector<Member> out;
   while (q.executeStep()) {
     Member m;
-    m.program = program_from_json(nlohmann::json::parse(q.getColumn(0).getString()));
+    m.program = mixer::program_from_json(nlohmann::json::parse(q.getColumn(0).getString()));
     m.hash = m.program.hash();
     m.estimate = {q.getColumn(1).getDouble(), q.getColumn(2).getDouble(),
                   static_cast<std::uint64_t>(q.getColumn(3).getInt64()), q.getColumn(4).getInt() != 0};
@@ -630,7 +630,7 @@ static HallOfFameEntry hof_from_row(SQLite::Statement& q) {
   HallOfFameEntry e;
   e.run_id = q.getColumn(0).getString();
   Member m;
-  m.program = program_from_json(nlohmann::json::parse(q.getColumn(1).getString()));
+  m.program = mixer::program_from_json(nlohmann::json::parse(q.getColumn(1).getString()));
   m.hash = m.program.hash();
   m.estimate = {q.getColumn(2).getDouble(), q.getColumn(3).getDouble(),
                 static_cast<std::uint64_t>(q.getColumn(4).getInt64()), q.getColumn(5).getInt() != 0};
@@ -678,7 +678,7 @@ std::optional<ScoredFunction> Store::function(const std::string& program_id) {
     q.bind(2, program_id);
     if (q.executeStep()) {
       Member m;
-      m.program = program_from_json(nlohmann::json::parse(q.getColumn(0).getString()));
+      m.program = mixer::program_from_json(nlohmann::json::parse(q.getColumn(0).getString()));
       m.hash = m.program.hash();
       m.estimate = {q.getColumn(1).getDouble(), q.getColumn(2).getDouble(),
                     static_cast<std::uint64_t>(q.getColumn(3).getInt64()), q.getColumn(4).getInt() != 0};

@@ -6,11 +6,13 @@
 
 namespace mixforge::evolver {
 
-void measure_objective(std::vector<ScoredFunction>& functions, const RunConfig& config, const Evaluator* evaluator) {
+void measure_objective(std::vector<ScoredFunction>& functions, const RunConfig& config,
+                       const avalanche::Evaluator* evaluator) {
   if (!config.objective.enabled()) return;
   for (ScoredFunction& f : functions) {
     if (f.objective || f.width != config.width) continue;
-    const BatchFunction fn = evaluator ? evaluator->batch_function(f.program) : interpreted_function(f.program);
+    const avalanche::BatchFunction fn =
+        evaluator ? evaluator->batch_function(f.program) : avalanche::interpreted_function(f.program);
     f.objective = objective_terms(fn, f.width, config.objective, objective_seed(config.seed));
   }
   std::stable_sort(functions.begin(), functions.end(),

@@ -8,7 +8,7 @@
 #include "evolver/search/run_config.hpp"
 #include "evolver/run/run_types.hpp"
 
-namespace mixforge {
+namespace mixforge::avalanche {
 class Evaluator;
 }
 
@@ -18,6 +18,6 @@ namespace mixforge::evolver {
 // rank() (the total), best first. evaluator (may be null: the interpreter) computes.
 // A few milliseconds per 32-bit function with the JIT (README, "Objective").
 void measure_objective(std::vector<ScoredFunction>& functions, const RunConfig& config,
-                       const Evaluator* evaluator = nullptr);
+                       const avalanche::Evaluator* evaluator = nullptr);
 
 }  // namespace mixforge::evolver

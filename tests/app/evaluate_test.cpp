@@ -8,9 +8,9 @@
 namespace mixforge::app {
 namespace {
 
-Program of_width(int n) { return parse_program("x ^= x >> 1;", {n}); }
+mixer::Program of_width(int n) { return mixer::parse_program("x ^= x >> 1;", {n}); }
 
-EvaluateRequest request(Program p, std::optional<bool> exact = std::nullopt,
+EvaluateRequest request(mixer::Program p, std::optional<bool> exact = std::nullopt,
                         std::optional<std::uint64_t> samples = std::nullopt) {
   return {std::move(p), exact, samples, 1};
 }
@@ -51,12 +51,14 @@ TEST(EvaluateRules, RefusalsNameTheField) {
 }
 
 TEST(EvaluateRules, TheUseCaseScoresWhatThePlanSays) {
-  const Evaluator ev(nullptr);  // the interpreter: nothing to compile
-  const Program p = parse_program("x ^= x >> 8; x *= 0xa3d3; x ^= x >> 7; x *= 0x4b2d; x ^= x >> 9;", {16});
-  const ScoredCounts exact = evaluate(ev, p, plan_evaluation(request(p), command_line_policy()));
+  const avalanche::Evaluator ev(nullptr);  // the interpreter: nothing to compile
+  const mixer::Program p =
+      mixer::parse_program("x ^= x >> 8; x *= 0xa3d3; x ^= x >> 7; x *= 0x4b2d; x ^= x >> 9;", {16});
+  const avalanche::ScoredCounts exact = evaluate(ev, p, plan_evaluation(request(p), command_line_policy()));
   EXPECT_TRUE(exact.score.exact);
   EXPECT_NEAR(exact.score.chi2, 6.7335e-3, 1e-7);  // the published 2-round record
-  const ScoredCounts sampled = evaluate(ev, p, plan_evaluation(request(p, std::nullopt, 4096), command_line_policy()));
+  const avalanche::ScoredCounts sampled =
+      evaluate(ev, p, plan_evaluation(request(p, std::nullopt, 4096), command_line_policy()));
   EXPECT_FALSE(sampled.score.exact);
   EXPECT_EQ(sampled.score.samples, 4096u);
 }

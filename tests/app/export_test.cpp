@@ -13,7 +13,9 @@ namespace {
 
 const char* const record = "x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;";
 
-ExportSource typed(const std::string& text, int width = 32) { return typed_source(parse_program(text, {width})); }
+ExportSource typed(const std::string& text, int width = 32) {
+  return typed_source(mixer::parse_program(text, {width}));
+}
 
 ExportRequest request(const std::string& target, std::vector<ExportSource> programs) {
   ExportRequest r;
@@ -69,7 +71,7 @@ TEST(ExportRules, TheOptionsAreCheckedWithoutPrograms) {
 
 TEST(ExportRules, AWidthBesideAStoredFunctionMustBeItsWidth) {
   evolver::ScoredFunction f;
-  f.program = parse_program(record, {32});
+  f.program = mixer::parse_program(record, {32});
   ExportRequest r = request("cpp", {stored_source(f)});
   r.width = 16;
   EXPECT_EQ(refusal(r), "width width-mismatch");
@@ -79,7 +81,7 @@ TEST(ExportRules, AWidthBesideAStoredFunctionMustBeItsWidth) {
 
 TEST(ExportRules, AStoredFunctionCarriesItsExactScoreWhenKnown) {
   evolver::ScoredFunction f;
-  f.program = parse_program(record, {32});
+  f.program = mixer::parse_program(record, {32});
   f.chi2 = 0.5;  // the pool's sampled estimate
   f.samples = 1u << 20;
   f.chi2_exact = 0.0123;
@@ -93,7 +95,7 @@ TEST(ExportRules, AStoredFunctionCarriesItsExactScoreWhenKnown) {
 }
 
 TEST(ExportRules, ThePoliciesScoreTypedProgramsAsDocumented) {
-  const Evaluator ev(nullptr);  // the interpreter: nothing to compile
+  const avalanche::Evaluator ev(nullptr);  // the interpreter: nothing to compile
   const ExportSource p = typed("x ^= x >> 8; x *= 0xa3d3; x ^= x >> 7; x *= 0x4b2d; x ^= x >> 9;", 16);
   const ExportResult daemon = export_programs(request("cpp", {p}), daemon_export_policy(), &ev);
   EXPECT_NE(daemon.code.find("not scored"), std::string::npos) << daemon.code;

@@ -19,8 +19,8 @@ RequestError error_of(const std::function<void()>& f) {
 }
 
 TEST(ProgramInput, TextAndJsonFormGiveTheSameProgram) {
-  const Program a = program_from_value("x ^= x >> 8; x *= 0xa3d3; x ^= x >> 7;", {16});
-  const Program b = program_from_value(nlohmann::json::parse(
+  const mixer::Program a = program_from_value("x ^= x >> 8; x *= 0xa3d3; x ^= x >> 7;", {16});
+  const mixer::Program b = program_from_value(nlohmann::json::parse(
       R"({"width": 16, "steps": [{"kind": "xsr", "shift": 8}, {"kind": "mul", "constant": "0xa3d3"}, {"kind": "xsr", "shift": 7}]})"));
   EXPECT_EQ(a, b);
 }
@@ -57,7 +57,7 @@ TEST(ProgramInput, AScoredFunctionIsReadAsItsProgram) {
   const auto scored = nlohmann::json::parse(
       R"({"id": "f", "width": 16, "steps": [{"kind": "xsr", "shift": 8}], "chi2": 0.5, "exact": true})");
   EXPECT_EQ(program_from_json_form(scored).width(), 16);
-  const ParsedText doc = program_from_document(scored.dump());
+  const mixer::ParsedText doc = program_from_document(scored.dump());
   EXPECT_EQ(doc.program.size(), 1u);
   EXPECT_EQ(error_of([] { program_from_document("{\"width\": 16, "); }).field(), "program");
 }

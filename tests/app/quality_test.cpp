@@ -25,7 +25,7 @@ QualityRequest text() {
 
 TEST(QualityRules, DefaultsAreTheSharedReport) {
   const QualityPlan p = plan_quality({}, daemon_quality_policy(24));
-  EXPECT_EQ(p.options.size, BatterySize::standard);
+  EXPECT_EQ(p.options.size, avalanche::BatterySize::standard);
   EXPECT_EQ(p.options.seed, 1u);
   EXPECT_TRUE(p.options.battery);
   EXPECT_FALSE(p.refresh);
@@ -34,7 +34,7 @@ TEST(QualityRules, DefaultsAreTheSharedReport) {
   quick.seed = 7;
   quick.battery = false;
   const QualityPlan q = plan_quality(quick, command_line_quality_policy());
-  EXPECT_EQ(q.options.size, BatterySize::quick);
+  EXPECT_EQ(q.options.size, avalanche::BatterySize::quick);
   EXPECT_EQ(q.options.seed, 7u);
   EXPECT_FALSE(q.options.battery);
 }

@@ -26,48 +26,48 @@
 namespace mixforge {
 namespace {
 
-const Evaluator& cpu_evaluator() {
-  static const auto e = Evaluator::with_own_engine();
+const avalanche::Evaluator& cpu_evaluator() {
+  static const auto e = avalanche::Evaluator::with_own_engine();
   return *e;
 }
 
 using testing::expect_same_counts;
 
 TEST(Device, ParsesTheThreeChoicesAndNamesABadOne) {
-  EXPECT_EQ(parse_device("cpu"), Device::cpu);
-  EXPECT_EQ(parse_device("gpu"), Device::gpu);
-  EXPECT_EQ(parse_device("auto"), Device::automatic);
+  EXPECT_EQ(avalanche::parse_device("cpu"), avalanche::Device::cpu);
+  EXPECT_EQ(avalanche::parse_device("gpu"), avalanche::Device::gpu);
+  EXPECT_EQ(avalanche::parse_device("auto"), avalanche::Device::automatic);
   try {
-    parse_device("tpu");
+    avalanche::parse_device("tpu");
     FAIL() << "tpu accepted";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("\"tpu\""), std::string::npos) << e.what();
   }
-  const DeviceSelection cpu = select_device(Device::cpu);
+  const avalanche::DeviceSelection cpu = avalanche::select_device(avalanche::Device::cpu);
   EXPECT_EQ(cpu.gpu, nullptr);
   EXPECT_EQ(cpu.kind, "cpu");
   EXPECT_TRUE(cpu.note.empty());
 }
 
 TEST(GpuWarpPlan, CutsRangesIntoWholeWarps) {
-  EXPECT_EQ(plan_warps(0, 64).warps, 0u);
-  EXPECT_EQ(plan_warps(1, 64).per_warp, 32u);
-  EXPECT_EQ(plan_warps(1, 64).warps, 1u);
-  const WarpPlan p = plan_warps(std::uint64_t{1} << 32, 1u << 16);
+  EXPECT_EQ(avalanche::plan_warps(0, 64).warps, 0u);
+  EXPECT_EQ(avalanche::plan_warps(1, 64).per_warp, 32u);
+  EXPECT_EQ(avalanche::plan_warps(1, 64).warps, 1u);
+  const avalanche::WarpPlan p = avalanche::plan_warps(std::uint64_t{1} << 32, 1u << 16);
   EXPECT_EQ(p.per_warp, 1u << 16);
   EXPECT_EQ(p.warps, 1u << 16);
-  const WarpPlan q = plan_warps(1000001, 7);
+  const avalanche::WarpPlan q = avalanche::plan_warps(1000001, 7);
   EXPECT_EQ(q.per_warp % 32, 0u);
   EXPECT_GE(q.per_warp * q.warps, 1000001u);
   EXPECT_LT(q.per_warp * (q.warps - 1), 1000001u);
-  EXPECT_EQ(plan_warps(std::uint64_t{1} << 40, 1).per_warp, jit::max_per_warp);
+  EXPECT_EQ(avalanche::plan_warps(std::uint64_t{1} << 40, 1).per_warp, jit::max_per_warp);
   // Tiled exact kernels take whole tiles.
-  const WarpPlan t = plan_warps(std::uint64_t{1} << 20, 64, 512);
+  const avalanche::WarpPlan t = avalanche::plan_warps(std::uint64_t{1} << 20, 64, 512);
   EXPECT_EQ(t.per_warp, 1u << 14);
-  const WarpPlan u = plan_warps(3 * 512, 2, 512);
+  const avalanche::WarpPlan u = avalanche::plan_warps(3 * 512, 2, 512);
   EXPECT_EQ(u.per_warp, 1024u);
   EXPECT_EQ(u.warps, 2u);
-  EXPECT_EQ(plan_warps(512, 64, 512).per_warp, 512u);
+  EXPECT_EQ(avalanche::plan_warps(512, 64, 512).per_warp, 512u);
 }
 
 TEST(GpuWarpPlan, TheExactGranuleIsATileWhereTheDomainHoldsOne) {
@@ -92,8 +92,9 @@ TEST(GpuWarpPlan, TheExactGranuleIsATileWhereTheDomainHoldsOne) {
 
 void expect_simulated_exact_equals_cpu(std::mt19937_64& rng, int width, unsigned tile) {
   SCOPED_TRACE("width " + std::to_string(width) + ", tile " + std::to_string(tile));
-  const std::vector<Program> batch{testing::random_program(rng, width, 3), testing::random_program(rng, width, 6)};
-  const auto got = simulate_gpu_counts_exact(batch, {tile});
+  const std::vector<mixer::Program> batch{testing::random_program(rng, width, 3),
+                                          testing::random_program(rng, width, 6)};
+  const auto got = avalanche::simulate_gpu_counts_exact(batch, {tile});
   ASSERT_EQ(got.size(), batch.size());
   for (std::size_t k = 0; k < batch.size(); ++k)
     expect_same_counts(cpu_evaluator().counts_exact(batch[k]), got[k], batch[k]);
@@ -101,9 +102,10 @@ void expect_simulated_exact_equals_cpu(std::mt19937_64& rng, int width, unsigned
 
 void expect_simulated_sampled_equals_cpu(std::mt19937_64& rng, int width, unsigned tile = 16) {
   SCOPED_TRACE("width " + std::to_string(width) + ", tile " + std::to_string(tile));
-  const std::vector<Program> batch{testing::random_program(rng, width, 3), testing::random_program(rng, width, 5)};
+  const std::vector<mixer::Program> batch{testing::random_program(rng, width, 3),
+                                          testing::random_program(rng, width, 5)};
   // An unaligned range, as staged scoring extends a stream: samples [1000, 1000 + 5003).
-  const auto got = simulate_gpu_counts_sampled(batch, 99, 1000, 5003, {tile});
+  const auto got = avalanche::simulate_gpu_counts_sampled(batch, 99, 1000, 5003, {tile});
   for (std::size_t k = 0; k < batch.size(); ++k)
     expect_same_counts(cpu_evaluator().counts_sampled(batch[k], 99, 1000, 5003), got[k], batch[k]);
 }
@@ -132,15 +134,15 @@ TEST(GpuSimulation, TiledExactCountsEqualTheCpusForEveryWidthUpTo22) {
 TEST(GpuSimulation, TheDefaultExactKernelIsTheTiledOne) {
   EXPECT_EQ(jit::CountKernelOptions{}.tile, 16u);
   std::mt19937_64 rng(2030);
-  const std::vector<Program> one{testing::random_program(rng, 12, 5)};
+  const std::vector<mixer::Program> one{testing::random_program(rng, 12, 5)};
   EXPECT_EQ(jit::WarpSimulator(one).exact_granule(), 512u);
-  expect_same_counts(cpu_evaluator().counts_exact(one[0]), simulate_gpu_counts_exact(one).front(), one[0]);
+  expect_same_counts(cpu_evaluator().counts_exact(one[0]), avalanche::simulate_gpu_counts_exact(one).front(), one[0]);
 }
 
 TEST(GpuSimulation, TiledLowbias32CountsEqualTheDirectKernelsWarpByWarp) {
   // 32 bits on the host is too slow in full: take warps at both ends of the domain and a
   // few tiles in, and compare with the direct kernel (tested against the CPU above).
-  const std::vector<Program> one{test::lowbias32()};
+  const std::vector<mixer::Program> one{test::lowbias32()};
   const jit::WarpSimulator direct(one, {0}), tiled(one, {16});
   const std::uint64_t per_warp = 1u << 14;
   for (std::uint64_t warp : {std::uint64_t{0}, std::uint64_t{3}, (std::uint64_t{1} << 32) / per_warp - 1}) {
@@ -153,7 +155,7 @@ TEST(GpuSimulation, TiledLowbias32CountsEqualTheDirectKernelsWarpByWarp) {
 
 TEST(GpuSimulation, TheTiledKernelRefusesRangesThatCutATile) {
   std::mt19937_64 rng(5);
-  const std::vector<Program> one{testing::random_program(rng, 12, 4)};
+  const std::vector<mixer::Program> one{testing::random_program(rng, 12, 4)};
   const jit::WarpSimulator sim(one, {16});
   EXPECT_EQ(sim.exact_granule(), 512u);
   std::vector<std::uint64_t> counts(12 * 12, 0);
@@ -187,19 +189,20 @@ TEST(GpuSimulation, SampledCountsEqualTheCpusBitForBitAtOddWidths) {
 }
 
 TEST(GpuSimulation, Lowbias32SampledCountsEqualTheCpus) {
-  const Program p = test::lowbias32();
-  const std::vector<Program> one{p};
-  expect_same_counts(cpu_evaluator().counts_sampled(p, 5, 0, 1 << 16), simulate_gpu_counts_sampled(one, 5, 0, 1 << 16).front(), p);
+  const mixer::Program p = test::lowbias32();
+  const std::vector<mixer::Program> one{p};
+  expect_same_counts(cpu_evaluator().counts_sampled(p, 5, 0, 1 << 16),
+                     avalanche::simulate_gpu_counts_sampled(one, 5, 0, 1 << 16).front(), p);
 }
 
 TEST(GpuSimulation, RejectsBadBatches) {
-  EXPECT_THROW(simulate_gpu_counts_exact(std::vector<Program>{}), std::invalid_argument);
+  EXPECT_THROW(avalanche::simulate_gpu_counts_exact(std::vector<mixer::Program>{}), std::invalid_argument);
   std::mt19937_64 rng(1);
-  const std::vector<Program> mixed{testing::random_program(rng, 8, 3), testing::random_program(rng, 9, 3)};
-  EXPECT_THROW(simulate_gpu_counts_exact(mixed), std::invalid_argument);
-  const std::vector<Program> wide{testing::random_program(rng, 33, 3)};
-  EXPECT_THROW(simulate_gpu_counts_exact(wide), std::invalid_argument);
-  EXPECT_THROW(simulate_gpu_counts_sampled(wide, 1, ~std::uint64_t{0} - 3, 10), std::invalid_argument);
+  const std::vector<mixer::Program> mixed{testing::random_program(rng, 8, 3), testing::random_program(rng, 9, 3)};
+  EXPECT_THROW(avalanche::simulate_gpu_counts_exact(mixed), std::invalid_argument);
+  const std::vector<mixer::Program> wide{testing::random_program(rng, 33, 3)};
+  EXPECT_THROW(avalanche::simulate_gpu_counts_exact(wide), std::invalid_argument);
+  EXPECT_THROW(avalanche::simulate_gpu_counts_sampled(wide, 1, ~std::uint64_t{0} - 3, 10), std::invalid_argument);
 }
 
 // ---- PTX ----
@@ -219,7 +222,7 @@ std::string assemble_ptx(const std::string& ptxas, const std::string& ptx, const
 }
 
 TEST(GpuPtx, CountKernelsHaveBothEntriesAndWarpShuffles) {
-  const std::vector<Program> batch{test::lowbias32(), test::lowbias32()};
+  const std::vector<mixer::Program> batch{test::lowbias32(), test::lowbias32()};
   const std::string ptx = jit::emit_count_ptx(batch);
   EXPECT_NE(ptx.find(".visible .entry mixforge_exact("), std::string::npos) << ptx;
   EXPECT_NE(ptx.find(".visible .entry mixforge_sampled("), std::string::npos) << ptx;
@@ -227,14 +230,14 @@ TEST(GpuPtx, CountKernelsHaveBothEntriesAndWarpShuffles) {
   EXPECT_NE(ptx.find("atom.global.add.u64"), std::string::npos) << ptx;
   EXPECT_NE(ptx.find("%ctaid.y"), std::string::npos) << "the batch index\n" << ptx;
   std::mt19937_64 rng(3);
-  const std::vector<Program> wide{testing::random_program(rng, 64, 5)};
+  const std::vector<mixer::Program> wide{testing::random_program(rng, 64, 5)};
   const std::string wide_ptx = jit::emit_count_ptx(wide);
   EXPECT_EQ(wide_ptx.find("mixforge_exact"), std::string::npos) << "no exact kernel above 32 bits";
   EXPECT_NE(wide_ptx.find(".visible .entry mixforge_sampled("), std::string::npos);
 }
 
 TEST(GpuPtx, AModuleHoldsTheKernelsAskedFor) {
-  const std::vector<Program> batch{test::lowbias32()};
+  const std::vector<mixer::Program> batch{test::lowbias32()};
   const jit::PtxOptions hopper{"sm_90", "+ptx80", ""};
   const std::string exact = jit::emit_count_ptx(batch, hopper, {}, jit::CountKernels::exact);
   EXPECT_NE(exact.find(".entry mixforge_exact("), std::string::npos);
@@ -243,7 +246,7 @@ TEST(GpuPtx, AModuleHoldsTheKernelsAskedFor) {
   EXPECT_EQ(sampled.find("mixforge_exact"), std::string::npos);
   EXPECT_NE(sampled.find(".entry mixforge_sampled("), std::string::npos);
   std::mt19937_64 rng(4);
-  const std::vector<Program> wide{testing::random_program(rng, 40, 4)};
+  const std::vector<mixer::Program> wide{testing::random_program(rng, 40, 4)};
   try {
     jit::emit_count_ptx(wide, hopper, {}, jit::CountKernels::exact);
     FAIL() << "an exact kernel for 40 bits";
@@ -261,7 +264,7 @@ TEST(GpuPtx, AModuleHoldsTheKernelsAskedFor) {
 TEST(GpuPtx, TheTiledKernelsOfABatchShareOneCounterArray) {
   // 32 lane counters of 4 bytes (exact; sampled at 32 bits too): one array whatever the
   // batch size, since one program runs per block row.
-  const std::vector<Program> batch{test::lowbias32(), test::lowbias32(), test::lowbias32()};
+  const std::vector<mixer::Program> batch{test::lowbias32(), test::lowbias32(), test::lowbias32()};
   const std::string ptx = jit::emit_count_ptx(batch, {"sm_90", "+ptx80", ""}, {16});
   std::size_t depots = 0;
   std::istringstream lines(ptx);
@@ -282,9 +285,9 @@ TEST(GpuPtx, PtxasAssemblesTheCountKernelsForHopperAndTheFallback) {
   if (ptxas.empty()) GTEST_SKIP() << "ptxas (CUDA toolkit) not found on PATH or in /usr/local/cuda/bin: PTX not assembled";
   // ptxas takes seconds on the unrolled 64-bit kernels: one batch per target.
   std::mt19937_64 rng(11);
-  const std::vector<Program> narrow{test::lowbias32(), testing::random_program(rng, 32, 7)};
-  const std::vector<Program> odd{testing::random_program(rng, 3, 4), testing::random_program(rng, 3, 6)};
-  const std::vector<Program> wide{testing::random_program(rng, 64, 5)};
+  const std::vector<mixer::Program> narrow{test::lowbias32(), testing::random_program(rng, 32, 7)};
+  const std::vector<mixer::Program> odd{testing::random_program(rng, 3, 4), testing::random_program(rng, 3, 6)};
+  const std::vector<mixer::Program> wide{testing::random_program(rng, 64, 5)};
   EXPECT_EQ(assemble_ptx(ptxas, jit::emit_count_ptx(narrow, {"sm_90", "+ptx80", ""}), "sm_90"), "");
   EXPECT_EQ(assemble_ptx(ptxas, jit::emit_count_ptx(wide, {"sm_90", "+ptx80", ""}), "sm_90"), "");
   EXPECT_EQ(assemble_ptx(ptxas, jit::emit_count_ptx(odd, {"sm_75", "+ptx64", ""}), "sm_75"), "");
@@ -297,10 +300,10 @@ TEST(GpuPtx, PtxasAssemblesTheCountKernelsForHopperAndTheFallback) {
 
 // ---- a real GPU (label gpu) ----
 
-std::unique_ptr<GpuCounter> open_gpu() {
+std::unique_ptr<avalanche::GpuCounter> open_gpu() {
   try {
-    return GpuCounter::open();
-  } catch (const cuda::CudaError& e) {
+    return avalanche::GpuCounter::open();
+  } catch (const avalanche::cuda::CudaError& e) {
     std::cout << "[  SKIPPED ] no CUDA GPU here: " << e.what() << "\n";
     return nullptr;
   }
@@ -312,7 +315,7 @@ TEST(GpuDevice, ExactCountsEqualTheCpusForReferenceFunctions) {
   std::cout << "device: " << gpu->device().name << " (" << gpu->device().architecture << ")\n";
   for (const auto& m : test::reference_mixers()) {
     if (m.width > 32) continue;
-    const Program p = parse_program(m.text, {.width = m.width});
+    const mixer::Program p = mixer::parse_program(m.text, {.width = m.width});
     expect_same_counts(cpu_evaluator().counts_exact(p), gpu->counts_exact(p), p);
   }
 }
@@ -323,7 +326,7 @@ TEST(GpuDevice, ExactCountsEqualTheCpusForRandomProgramsOfEveryWidth) {
   std::mt19937_64 rng(12);
   for (int width = 1; width <= 32; ++width) {
     SCOPED_TRACE("width " + std::to_string(width));
-    std::vector<Program> batch{testing::random_program(rng, width, 5), testing::random_program(rng, width, 7)};
+    std::vector<mixer::Program> batch{testing::random_program(rng, width, 5), testing::random_program(rng, width, 7)};
     const auto got = gpu->counts_exact_batch(batch);
     for (std::size_t k = 0; k < batch.size(); ++k) expect_same_counts(cpu_evaluator().counts_exact(batch[k]), got[k], batch[k]);
   }
@@ -331,28 +334,29 @@ TEST(GpuDevice, ExactCountsEqualTheCpusForRandomProgramsOfEveryWidth) {
 
 TEST(GpuDevice, EveryKernelCountsLikeTheCpu) {
   std::mt19937_64 rng(14);
-  std::vector<std::vector<Program>> batches{{test::lowbias32()}};
+  std::vector<std::vector<mixer::Program>> batches{{test::lowbias32()}};
   for (int width : {5, 8, 9, 10, 13, 20, 32})
     batches.push_back({testing::random_program(rng, width, 4), testing::random_program(rng, width, 7)});
-  std::vector<Program> sampled;
+  std::vector<mixer::Program> sampled;
   for (int width : {7, 32, 33, 64}) sampled.push_back(testing::random_program(rng, width, 5));
-  std::vector<std::vector<AvalancheCounts>> want_exact;
-  std::vector<AvalancheCounts> want_sampled;
+  std::vector<std::vector<avalanche::AvalancheCounts>> want_exact;
+  std::vector<avalanche::AvalancheCounts> want_sampled;
   for (unsigned tile : {0u, 8u, 16u, 32u}) {
     SCOPED_TRACE("tile " + std::to_string(tile));
-    std::unique_ptr<GpuCounter> gpu;
+    std::unique_ptr<avalanche::GpuCounter> gpu;
     try {
-      gpu = GpuCounter::open({tile});
-    } catch (const cuda::CudaError& e) {
+      gpu = avalanche::GpuCounter::open({tile});
+    } catch (const avalanche::cuda::CudaError& e) {
       std::cout << "[  SKIPPED ] no CUDA GPU here: " << e.what() << "\n";
       GTEST_SKIP() << "no CUDA GPU: " << e.what();
     }
     if (want_exact.empty()) {  // the CPU's counts, once for every option
       for (const auto& batch : batches) {
         want_exact.emplace_back();
-        for (const Program& p : batch) want_exact.back().push_back(cpu_evaluator().counts_exact(p));
+        for (const mixer::Program& p : batch) want_exact.back().push_back(cpu_evaluator().counts_exact(p));
       }
-      for (const Program& p : sampled) want_sampled.push_back(cpu_evaluator().counts_sampled(p, 4, 777, 1 << 20));
+      for (const mixer::Program& p : sampled)
+        want_sampled.push_back(cpu_evaluator().counts_sampled(p, 4, 777, 1 << 20));
     }
     for (std::size_t b = 0; b < batches.size(); ++b) {
       const auto got = gpu->counts_exact_batch(batches[b]);
@@ -369,7 +373,7 @@ TEST(GpuDevice, SampledCountsEqualTheCpusBitForBit) {
   std::mt19937_64 rng(13);
   for (int width = 1; width <= 64; width += 3) {
     SCOPED_TRACE("width " + std::to_string(width));
-    const Program p = testing::random_program(rng, width, 6);
+    const mixer::Program p = testing::random_program(rng, width, 6);
     expect_same_counts(cpu_evaluator().counts_sampled(p, 21, 12345, 1 << 20), gpu->counts_sampled(p, 21, 12345, 1 << 20), p);
   }
 }
@@ -377,22 +381,22 @@ TEST(GpuDevice, SampledCountsEqualTheCpusBitForBit) {
 TEST(GpuDevice, AnEvaluatorWithTheGpuScoresLikeTheCpu) {
   auto gpu = open_gpu();
   if (!gpu) GTEST_SKIP() << "no CUDA GPU (see the line above)";
-  auto ev = Evaluator::with_own_engine();
+  auto ev = avalanche::Evaluator::with_own_engine();
   ev->use_gpu(std::move(gpu), 1 << 20);
-  const Program p = test::lowbias32();
+  const mixer::Program p = test::lowbias32();
   EXPECT_EQ(ev->exact(p).chi2, cpu_evaluator().exact(p).chi2);
   EXPECT_EQ(ev->sampled(p, 1 << 22, 3).chi2, cpu_evaluator().sampled(p, 1 << 22, 3).chi2);
 }
 
 TEST(GpuDevice, AutoFindsTheGpuThatGpuRequires) {
-  const DeviceSelection a = select_device(Device::automatic);
+  const avalanche::DeviceSelection a = avalanche::select_device(avalanche::Device::automatic);
   if (!a.gpu) {
     std::cout << "[  SKIPPED ] no CUDA GPU here: " << a.note << "\n";
-    EXPECT_THROW(select_device(Device::gpu), std::runtime_error);
+    EXPECT_THROW(avalanche::select_device(avalanche::Device::gpu), std::runtime_error);
     GTEST_SKIP() << "no CUDA GPU: " << a.note;
   }
   EXPECT_EQ(a.kind, "gpu");
-  EXPECT_NE(select_device(Device::gpu).gpu, nullptr);
+  EXPECT_NE(avalanche::select_device(avalanche::Device::gpu).gpu, nullptr);
 }
 
 }  // namespace

@@ -24,10 +24,11 @@ TEST(InterpretedCounts, SampledEqualTheReferenceAtEveryWidth) {
   std::mt19937_64 rng(31);
   for (int width = 1; width <= 64; ++width) {
     SCOPED_TRACE("width " + std::to_string(width));
-    const Program p = testing::random_program(rng, width, 1 + width % 6);
+    const mixer::Program p = testing::random_program(rng, width, 1 + width % 6);
     // 16 lanes a vector up to 32 bits, 8 above; 32 vectors a block. 1000 + 1037 cuts both.
     for (std::uint64_t count : {0u, 1u, 15u, 17u, 513u, 1037u})
-      expect_same_counts(reference_counts_sampled(p, 77, 1000, count), interpreted_counts_sampled(p, 77, 1000, count), p);
+      expect_same_counts(avalanche::reference_counts_sampled(p, 77, 1000, count),
+                         avalanche::interpreted_counts_sampled(p, 77, 1000, count), p);
   }
 }
 
@@ -35,12 +36,13 @@ TEST(InterpretedCounts, ExactRangesEqualTheReference) {
   std::mt19937_64 rng(32);
   for (int width = 1; width <= 16; ++width) {
     SCOPED_TRACE("width " + std::to_string(width));
-    const Program p = testing::random_program(rng, width, 4);
-    expect_same_counts(reference_counts_exact(p), interpreted_counts_exact_range(p, 0, std::uint64_t{1} << width), p);
+    const mixer::Program p = testing::random_program(rng, width, 4);
+    expect_same_counts(avalanche::reference_counts_exact(p),
+                       avalanche::interpreted_counts_exact_range(p, 0, std::uint64_t{1} << width), p);
   }
-  const Program wide = testing::random_program(rng, 40, 5);
-  expect_same_counts(reference_counts_exact_range(wide, 123456789, 1001),
-              interpreted_counts_exact_range(wide, 123456789, 1001), wide);
+  const mixer::Program wide = testing::random_program(rng, 40, 5);
+  expect_same_counts(avalanche::reference_counts_exact_range(wide, 123456789, 1001),
+                     avalanche::interpreted_counts_exact_range(wide, 123456789, 1001), wide);
 }
 
 // The tiled path (every input hashed once by interpret_tile, pairs counted in tiles):
@@ -50,8 +52,8 @@ TEST(InterpretedCounts, TiledExactEqualsTheReferenceAtEveryWidth) {
   for (int width = 1; width <= 20; ++width) {
     SCOPED_TRACE("width " + std::to_string(width));
     for (int k = 0; k < 3; ++k) {
-      const Program p = testing::random_program(rng, width, 1 + (width + k) % 7);
-      expect_same_counts(reference_counts_exact(p), interpreted_counts_exact(p), p);
+      const mixer::Program p = testing::random_program(rng, width, 1 + (width + k) % 7);
+      expect_same_counts(avalanche::reference_counts_exact(p), avalanche::interpreted_counts_exact(p), p);
     }
   }
 }
@@ -59,13 +61,13 @@ TEST(InterpretedCounts, TiledExactEqualsTheReferenceAtEveryWidth) {
 // interpret_tile of every instruction set this CPU runs hashes like the interpreter,
 // for bases and shifts of both passes and a partial group of vectors.
 TEST(InterpretedCounts, EveryInterpretTileHashesLikeTheInterpreter) {
-  std::vector<const counting::CountingKernels*> sets = {&counting::generic_counting_kernels()};
-  if (auto* k = counting::avx2_counting_kernels()) sets.push_back(k);
-  if (auto* k = counting::avx512_counting_kernels()) sets.push_back(k);
+  std::vector<const avalanche::counting::CountingKernels*> sets = {&avalanche::counting::generic_counting_kernels()};
+  if (auto* k = avalanche::counting::avx2_counting_kernels()) sets.push_back(k);
+  if (auto* k = avalanche::counting::avx512_counting_kernels()) sets.push_back(k);
   std::mt19937_64 rng(35);
   for (int width : {1, 5, 7, 13, 16, 17, 24, 31, 32}) {
-    const Program p = testing::random_program(rng, width, 6);
-    for (const counting::CountingKernels* set : sets) {
+    const mixer::Program p = testing::random_program(rng, width, 6);
+    for (const avalanche::counting::CountingKernels* set : sets) {
       SCOPED_TRACE(std::string(set->name) + " width " + std::to_string(width));
       for (unsigned shift : {0u, 3u}) {
         const std::uint32_t base = static_cast<std::uint32_t>(rng()) & 7u;  // bits below shift 3
@@ -75,7 +77,7 @@ TEST(InterpretedCounts, EveryInterpretTileHashesLikeTheInterpreter) {
                             shift ? base : 0, shift, vectors);
         for (std::size_t t = 0; t < out.size(); ++t) {
           const std::uint64_t x = ((shift ? base : 0) | (t << shift)) & p.mask();
-          ASSERT_EQ(out[t], apply(p, x)) << "input " << x;
+          ASSERT_EQ(out[t], mixer::apply(p, x)) << "input " << x;
         }
       }
     }
@@ -83,14 +85,17 @@ TEST(InterpretedCounts, EveryInterpretTileHashesLikeTheInterpreter) {
 }
 
 TEST(InterpretedCounts, TheEvaluatorWithoutAnEngineCountsLikeTheReference) {
-  const Evaluator interpreter(nullptr);
+  const avalanche::Evaluator interpreter(nullptr);
   std::mt19937_64 rng(33);
-  const Program p12 = testing::random_program(rng, 12, 5);
-  expect_same_counts(reference_counts_exact(p12), interpreter.counts_exact(p12), p12);
-  const Program p48 = testing::random_program(rng, 48, 5);
-  expect_same_counts(reference_counts_sampled(p48, 5, 0, 4096), interpreter.counts_sampled(p48, 5, 0, 4096), p48);
-  const Program p32 = parse_program("x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;");
-  expect_same_counts(reference_counts_sampled(p32, 9, 3, 2000), interpreter.counts_sampled(p32, 9, 3, 2000), p32);
+  const mixer::Program p12 = testing::random_program(rng, 12, 5);
+  expect_same_counts(avalanche::reference_counts_exact(p12), interpreter.counts_exact(p12), p12);
+  const mixer::Program p48 = testing::random_program(rng, 48, 5);
+  expect_same_counts(avalanche::reference_counts_sampled(p48, 5, 0, 4096), interpreter.counts_sampled(p48, 5, 0, 4096),
+                     p48);
+  const mixer::Program p32 =
+      mixer::parse_program("x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;");
+  expect_same_counts(avalanche::reference_counts_sampled(p32, 9, 3, 2000), interpreter.counts_sampled(p32, 9, 3, 2000),
+                     p32);
 }
 
 }  // namespace

@@ -16,8 +16,8 @@ TEST(JitExactCountsLong, Every32BitReferenceFunction) {
   int checked = 0;
   for (const auto& m : test::reference_mixers()) {
     if (m.width != 32) continue;
-    const Program p = parse_program(m.text, {.width = 32});
-    EXPECT_NEAR(chi_square(jit_counts_exact(engine, p)), m.chi2, 1e-9 * m.chi2) << m.name;
+    const mixer::Program p = mixer::parse_program(m.text, {.width = 32});
+    EXPECT_NEAR(avalanche::chi_square(avalanche::jit_counts_exact(engine, p)), m.chi2, 1e-9 * m.chi2) << m.name;
     ++checked;
   }
   EXPECT_EQ(checked, 9);  // every 32-bit entry of tests/data/mixers.json

@@ -13,20 +13,21 @@
 using namespace mixforge;
 
 namespace {
-QualityOptions quick_without_battery() {
-  QualityOptions o;
-  o.size = BatterySize::quick;
+avalanche::QualityOptions quick_without_battery() {
+  avalanche::QualityOptions o;
+  o.size = avalanche::BatterySize::quick;
   o.battery = false;
   return o;
 }
 }  // namespace
 
 TEST(QualityReport, ExactAvalancheEqualsTheReferenceScores) {
-  const auto ev = Evaluator::with_own_engine();
+  const auto ev = avalanche::Evaluator::with_own_engine();
   int checked = 0;
   for (const auto& m : test::reference_mixers()) {
     if (m.width > 20) continue;  // the 32-bit ones: bench/quality.sh (exact at the standard size)
-    const QualityReport r = assess_quality(*ev, parse_program(m.text, {.width = m.width}), quick_without_battery());
+    const avalanche::QualityReport r =
+        avalanche::assess_quality(*ev, mixer::parse_program(m.text, {.width = m.width}), quick_without_battery());
     EXPECT_TRUE(r.avalanche.exact) << m.name;
     EXPECT_NEAR(r.avalanche.chi2, m.chi2, 1e-9 * m.chi2) << m.name;
     EXPECT_NEAR(r.avalanche.bias, m.bias, 1e-9 * m.bias) << m.name;
@@ -37,11 +38,13 @@ TEST(QualityReport, ExactAvalancheEqualsTheReferenceScores) {
 }
 
 TEST(QualityReport, JsonHasEveryPartAndIsDeterministic) {
-  const auto ev = Evaluator::with_own_engine();
-  const Program p = parse_program("x ^= x >> 8; x *= 0x88b5; x ^= x >> 7; x *= 0xdb2d; x ^= x >> 9;", {.width = 16});
-  QualityOptions o = quick_without_battery();
+  const auto ev = avalanche::Evaluator::with_own_engine();
+  const mixer::Program p =
+      mixer::parse_program("x ^= x >> 8; x *= 0x88b5; x ^= x >> 7; x *= 0xdb2d; x ^= x >> 9;", {.width = 16});
+  avalanche::QualityOptions o = quick_without_battery();
   o.battery = true;  // 16 bits: skipped for the width, with the reason
-  nlohmann::json a = to_json(assess_quality(*ev, p, o)), b = to_json(assess_quality(*ev, p, o));
+  nlohmann::json a = avalanche::to_json(avalanche::assess_quality(*ev, p, o)),
+                 b = avalanche::to_json(avalanche::assess_quality(*ev, p, o));
   for (const char* k : {"version", "function", "options", "avalanche", "bit_independence", "higher_order",
                         "counter_battery", "seconds"})
     EXPECT_TRUE(a.contains(k)) << k;
@@ -55,24 +58,27 @@ TEST(QualityReport, JsonHasEveryPartAndIsDeterministic) {
   // Seeds beyond 2^53 - 1 are written as strings.
   o.seed = ~std::uint64_t{0};
   o.battery = false;
-  EXPECT_EQ(to_json(assess_quality(*ev, p, o))["options"]["seed"], "18446744073709551615");
+  EXPECT_EQ(avalanche::to_json(avalanche::assess_quality(*ev, p, o))["options"]["seed"], "18446744073709551615");
   // A 1-bit function: no pairs, no 2- or 3-bit flips.
-  const nlohmann::json one = to_json(assess_quality(*ev, parse_program("x ^= 1;", {.width = 1}), o));
+  const nlohmann::json one =
+      avalanche::to_json(avalanche::assess_quality(*ev, mixer::parse_program("x ^= 1;", {.width = 1}), o));
   EXPECT_FALSE(one["bit_independence"]["applicable"].get<bool>());
   EXPECT_FALSE(one["bit_independence"].contains("worst_pair"));
   EXPECT_TRUE(one["higher_order"].empty());
 }
 
 TEST(QualityReport, CacheKeyNamesOptionsAndVersionAndBadProgramsThrow) {
-  QualityOptions o;
-  EXPECT_EQ(quality_cache_key(o), "v1;standard;seed=1;battery=1");
-  o.size = BatterySize::quick;
+  avalanche::QualityOptions o;
+  EXPECT_EQ(avalanche::quality_cache_key(o), "v1;standard;seed=1;battery=1");
+  o.size = avalanche::BatterySize::quick;
   o.seed = 7;
   o.battery = false;
-  EXPECT_EQ(quality_cache_key(o), "v1;quick;seed=7;battery=0");
-  const auto ev = Evaluator::with_own_engine();
-  EXPECT_THROW(assess_quality(*ev, Program(32, {Step{StepKind::mul_const, 4}}), o), ProgramError);
+  EXPECT_EQ(avalanche::quality_cache_key(o), "v1;quick;seed=7;battery=0");
+  const auto ev = avalanche::Evaluator::with_own_engine();
+  EXPECT_THROW(avalanche::assess_quality(*ev, mixer::Program(32, {mixer::Step{mixer::StepKind::mul_const, 4}}), o),
+               mixer::ProgramError);
   std::atomic<bool> cancel{true};
   // 28 bits at the quick size: sampled avalanche, then bit independence sees the flag.
-  EXPECT_THROW(assess_quality(*ev, parse_program("x *= 3;", {.width = 28}), o, &cancel), EvaluationCancelled);
+  EXPECT_THROW(avalanche::assess_quality(*ev, mixer::parse_program("x *= 3;", {.width = 28}), o, &cancel),
+               avalanche::EvaluationCancelled);
 }

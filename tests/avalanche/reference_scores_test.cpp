@@ -14,12 +14,12 @@ using namespace mixforge;
 using mixforge::test::reference_mixers;
 
 TEST(ReferenceScores, ReferenceInterpreterMatchesEveryNarrowFunction) {
-  const Evaluator ev(nullptr);
+  const avalanche::Evaluator ev(nullptr);
   int checked = 0;
   for (const auto& r : reference_mixers()) {
     if (r.width > 16) continue;
-    const Program p = parse_program(r.text, {.width = r.width});
-    const Score s = ev.exact(p);
+    const mixer::Program p = mixer::parse_program(r.text, {.width = r.width});
+    const avalanche::Score s = ev.exact(p);
     EXPECT_NEAR(s.chi2, r.chi2, 1e-9 * r.chi2) << r.name;
     EXPECT_NEAR(s.bias, r.bias, 1e-9 * r.bias) << r.name;
     EXPECT_TRUE(s.exact);
@@ -37,23 +37,23 @@ TEST(ReferenceScores, JitBackEndMatchesEveryFunctionUpTo20Bits) {
   int checked = 0;
   for (const auto& r : reference_mixers()) {
     if (r.width > 20) continue;
-    const Program p = parse_program(r.text, {.width = r.width});
-    EXPECT_NEAR(chi_square(jit_counts_exact(engine, p)), r.chi2, 1e-9 * r.chi2) << r.name;
-    EXPECT_NEAR(Evaluator::with_own_engine()->exact(p).chi2, r.chi2, 1e-9 * r.chi2) << r.name;
+    const mixer::Program p = mixer::parse_program(r.text, {.width = r.width});
+    EXPECT_NEAR(avalanche::chi_square(avalanche::jit_counts_exact(engine, p)), r.chi2, 1e-9 * r.chi2) << r.name;
+    EXPECT_NEAR(avalanche::Evaluator::with_own_engine()->exact(p).chi2, r.chi2, 1e-9 * r.chi2) << r.name;
     ++checked;
   }
   EXPECT_EQ(checked, 10);  // the nine above and mixed-20
 }
 
 TEST(ReferenceScores, JitExactLowbias32MatchesReference) {
-  const auto ev = Evaluator::with_own_engine();
+  const auto ev = avalanche::Evaluator::with_own_engine();
   if (!ev->uses_jit()) GTEST_SKIP() << "built without the JIT";
   int checked = 0;
   for (const auto& r : reference_mixers()) {
     if (r.name != "lowbias32") continue;
-    const Program p = parse_program(r.text);
+    const mixer::Program p = mixer::parse_program(r.text);
     EXPECT_EQ(p, mixforge::test::lowbias32());
-    const Score s = ev->exact(p);
+    const avalanche::Score s = ev->exact(p);
     EXPECT_NEAR(s.chi2, 1.541831498e-05, 1e-9 * 1.541831498e-05);
     EXPECT_NEAR(s.bias, r.bias, 1e-9 * r.bias);
     ++checked;
@@ -64,10 +64,10 @@ TEST(ReferenceScores, JitExactLowbias32MatchesReference) {
 // The 16-bit records (tests/data/records.json: the published ones and those mixforge set),
 // each recomputed by the CTest records_independent_check in plain Python too.
 TEST(ReferenceScores, TheSixteenBitRecordsScoreAsStated) {
-  const Evaluator ev(nullptr);
+  const avalanche::Evaluator ev(nullptr);
   int checked = 0;
   for (const auto& r : reference_mixers("records.json")) {
-    const Program p = parse_program(r.text, {.width = r.width});
+    const mixer::Program p = mixer::parse_program(r.text, {.width = r.width});
     EXPECT_NEAR(ev.exact(p).chi2, r.chi2, 1e-9 * r.chi2) << r.name;
     EXPECT_NEAR(ev.exact(p).bias, r.bias, 1e-9 * r.bias) << r.name;
     ++checked;

@@ -231,7 +231,8 @@ TEST(BakeCli, StoredSampledScoresBelowZeroAreReportedAsTheirRank) {
   const mixforge::test::TempDir scratch("bake-cli");
   const fs::path d = scratch / "negative";
   fs::create_directories(d);
-  const mixforge::Program p = mixforge::parse_program("x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;");
+  const mixforge::mixer::Program p =
+      mixforge::mixer::parse_program("x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;");
   {
     mixforge::evolver::Store store(d / "data");
     mixforge::evolver::Member m{p, p.hash(), {-2e-6, 3e-6, 1u << 20, false}, 0};

@@ -41,7 +41,7 @@ void expect_matches_interpreter(const Mixer4& m) {
   m.apply(in.data(), out.data(), in.size());
   for (std::size_t k = 0; k < in.size(); ++k)
     for (int l = 0; l < 4; ++l)
-      ASSERT_EQ(out[k][l], apply(m.lanes()[l].program, in[k][l])) << "input " << k << " lane " << l;
+      ASSERT_EQ(out[k][l], mixer::apply(m.lanes()[l].program, in[k][l])) << "input " << k << " lane " << l;
 }
 
 }  // namespace
@@ -54,7 +54,7 @@ TEST(DefaultMixers, CompiledCodeIsTheExportOfTheShippedBundle) {
   req.vec4 = true;
   req.name = "default_family";
   for (const auto& p : j["programs"]) {
-    shader::ExportProgram ep{program_from_json(p["program"]), std::nullopt};
+    shader::ExportProgram ep{mixer::program_from_json(p["program"]), std::nullopt};
     if (p["score"].is_object())
       ep.score = shader::ProgramScore{p["score"]["chi2"].get<double>(), p["score"]["bias"].get<double>(),
                                       p["score"]["exact"].get<bool>(), p["score"].value("samples", std::uint64_t{0})};
@@ -83,12 +83,12 @@ TEST(DefaultMixers, AgreeWithTheInterpreterAndCarryExactScores) {
 }
 
 TEST(JitMixers, AgreeWithTheInterpreterAndRepeatTheLastLane) {
-  std::vector<MixerInfo> lanes{{parse_program("x ^= x >> 15; x *= 0x2c1b3c6d; x ^= x >> 12;", {32}), -1, false},
-                               {parse_program("x += x << 3; x ^= x << 7; x ^= 0x1234;", {32}), -1, false}};
+  std::vector<MixerInfo> lanes{{mixer::parse_program("x ^= x >> 15; x *= 0x2c1b3c6d; x ^= x >> 12;", {32}), -1, false},
+                               {mixer::parse_program("x += x << 3; x ^= x << 7; x ^= 0x1234;", {32}), -1, false}};
   const auto m = make_jit_mixer4(lanes, std::make_shared<jit::Engine>());
   EXPECT_EQ(m->origin(), "jit");
   EXPECT_EQ(m->lanes()[3].program, lanes[1].program);
   expect_matches_interpreter(*m);
-  lanes[0].program = parse_program("x *= 3;", {16});
+  lanes[0].program = mixer::parse_program("x *= 3;", {16});
   EXPECT_THROW(make_jit_mixer4(lanes, std::make_shared<jit::Engine>()), std::invalid_argument);
 }

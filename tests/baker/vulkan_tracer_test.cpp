@@ -454,7 +454,7 @@ TEST(VulkanBackend, RunTimeCompiledUserMixersGiveTheJitSamplersDirections) {
   for (const char* text : {"x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;",
                            "x += 0x9e3779b9; x ^= x >> 15; x *= 0x2c1b3c6d; x ^= x >> 12; x *= 0x297a2d39; "
                            "x ^= x >> 15;"})
-    lanes.push_back({mixforge::parse_program(text), -1, false});
+    lanes.push_back({mixforge::mixer::parse_program(text), -1, false});
   VulkanOptions o;
   o.mixers = lanes;
   const auto vk = make_vulkan_tracer(cornell_box(), o);

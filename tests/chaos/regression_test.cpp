@@ -12,7 +12,7 @@ namespace {
 // tournament while another worker's fill was still pending, with fewer than two
 // members in the pool, and indexed past it (std::bad_alloc, SIGSEGV or garbage).
 TEST(ChaosRegression, TinyPoolWithMoreWorkersThanMembers) {
-  Evaluator ev(nullptr);
+  avalanche::Evaluator ev(nullptr);
   for (const auto& [pool, threads] : {std::pair<std::size_t, unsigned>{2, 2}, {2, 8}, {3, 4}}) {
     {
       RunConfig c;

@@ -35,7 +35,7 @@ Pool pool_of(const std::vector<Estimate>& estimates) {
   Pool pool;
   std::uint64_t k = 1;
   for (const Estimate& e : estimates) {
-    const Program p(32, {Step{StepKind::xor_const, k++ * 0x9e3779b9u}});
+    const mixer::Program p(32, {mixer::Step{mixer::StepKind::xor_const, k++ * 0x9e3779b9u}});
     EXPECT_TRUE(pool.insert(Member{p, p.hash(), e, 0}));
   }
   return pool;

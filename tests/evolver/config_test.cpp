@@ -58,7 +58,7 @@ TEST(RunConfig, RoundTripsThroughJson) {
   const RunConfig a = run_config_from_json(j);
   EXPECT_EQ(a.width, 12);
   ASSERT_TRUE(a.kind_sequence);
-  EXPECT_EQ(a.kind_sequence->at(1), StepKind::mul_const);
+  EXPECT_EQ(a.kind_sequence->at(1), mixer::StepKind::mul_const);
   EXPECT_EQ(a.seed, 18446744073709551615ull);
   EXPECT_EQ(a.mutation.swap, 0);
   EXPECT_EQ(a.mutation.insert, 3.5);

@@ -100,7 +100,7 @@ TEST(KillNine, ResumesFromLastCheckpointWithHallOfFameIntact) {
   ASSERT_FALSE(before.empty());
   // The kill lost nothing that was checkpointed: the stored state is the last one seen.
   EXPECT_GE(checkpoint_elapsed, seen_elapsed);
-  Evaluator ev(nullptr);
+  avalanche::Evaluator ev(nullptr);
   for (const auto& e : before) {
     EXPECT_TRUE(e.function.exact);
     EXPECT_EQ(e.function.chi2, ev.exact(e.function.program).chi2) << e.function.text;

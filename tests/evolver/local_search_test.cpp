@@ -19,25 +19,25 @@ using namespace mixforge::evolver;
 
 namespace {
 
-const Evaluator& jit_ev() {
-  static const std::unique_ptr<Evaluator> ev = Evaluator::with_own_engine();
+const avalanche::Evaluator& jit_ev() {
+  static const std::unique_ptr<avalanche::Evaluator> ev = avalanche::Evaluator::with_own_engine();
   return *ev;
 }
 
 // A 24-bit function of the good shape with a poor second multiplier: cheap to score
 // exactly (2^24 inputs), and with better neighbours.
-Program start24() {
-  return parse_program("x ^= x >> 12; x *= 0x93a9b5; x ^= x >> 11; x *= 0x000f05; x ^= x >> 12;", {24});
+mixer::Program start24() {
+  return mixer::parse_program("x ^= x >> 12; x *= 0x93a9b5; x ^= x >> 11; x *= 0x000f05; x ^= x >> 12;", {24});
 }
 
 // The same shape at 20 bits, for the tests that only count what local search does: 16x
 // cheaper to score exactly (HooksStopAndSkip took 31 s under TSan at 24 bits).
-Program start20() {
-  return parse_program("x ^= x >> 10; x *= 0x93a9b; x ^= x >> 9; x *= 0x00f05; x ^= x >> 10;", {20});
+mixer::Program start20() {
+  return mixer::parse_program("x ^= x >> 10; x *= 0x93a9b; x ^= x >> 9; x *= 0x00f05; x ^= x >> 10;", {20});
 }
 
-Estimate exact_of(const Program& p) {
-  const Score s = jit_ev().exact(p);
+Estimate exact_of(const mixer::Program& p) {
+  const avalanche::Score s = jit_ev().exact(p);
   Estimate e;
   e.chi2 = s.chi2;
   e.samples = s.samples;
@@ -85,55 +85,56 @@ void run_until(evolver::Run& run, Done done) {
 }  // namespace
 
 TEST(LocalSearch, NeighboursAreTheShiftsAndSingleBitFlips) {
-  const Program p = parse_program("x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;");
-  const std::vector<Program> ns = neighbours(p);
+  const mixer::Program p =
+      mixer::parse_program("x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;");
+  const std::vector<mixer::Program> ns = neighbours(p);
   EXPECT_EQ(ns.size(), 3u * 2 + 2u * 31);  // shifts +-1; multiplier bits 1..31
   std::set<std::uint64_t> ids;
-  for (const Program& q : ns) {
-    EXPECT_NO_THROW(validate(q)) << format_program(q);
+  for (const mixer::Program& q : ns) {
+    EXPECT_NO_THROW(mixer::validate(q)) << mixer::format_program(q);
     EXPECT_NE(q, p);
     ids.insert(q.hash());
     int changed = 0;
     for (std::size_t i = 0; i < p.size(); ++i) changed += q.steps()[i] != p.steps()[i];
-    EXPECT_EQ(changed, 1) << format_program(q);
+    EXPECT_EQ(changed, 1) << mixer::format_program(q);
   }
   EXPECT_EQ(ids.size(), ns.size());
   // Amounts stay in 1..n-1; xor constants flip every bit, bit 0 included.
-  const Program edge = parse_program("x ^= x >> 1; x ^= 0x5; x = (x << 7) | (x >> 1);", {8});
-  const std::vector<Program> en = neighbours(edge);
+  const mixer::Program edge = mixer::parse_program("x ^= x >> 1; x ^= 0x5; x = (x << 7) | (x >> 1);", {8});
+  const std::vector<mixer::Program> en = neighbours(edge);
   EXPECT_EQ(en.size(), 1u + 1u + 8u);
-  for (const Program& q : en) EXPECT_NO_THROW(validate(q)) << format_program(q);
+  for (const mixer::Program& q : en) EXPECT_NO_THROW(mixer::validate(q)) << mixer::format_program(q);
 }
 
 TEST(LocalSearch, MovesOnlyToExactlyBetterNeighbours) {
-  const Program p = start24();
+  const mixer::Program p = start24();
   const double start = exact_of(p).chi2;
   LocalSearchOptions o;
   o.first_samples = 1u << 14;
   o.max_samples = 1u << 18;
-  std::vector<std::pair<Program, double>> moves;
+  std::vector<std::pair<mixer::Program, double>> moves;
   int exact_calls = 0;
   LocalSearchHooks h;
-  h.exact = [&](const Program& q) {
+  h.exact = [&](const mixer::Program& q) {
     ++exact_calls;
     return exact_of(q);
   };
-  h.improved = [&](const Program& q, const Estimate& e) {
+  h.improved = [&](const mixer::Program& q, const Estimate& e) {
     moves.emplace_back(q, e.chi2);
     return moves.size() < 4;  // enough to see a chain; the test stays quick
   };
   const LocalSearchCounters c = local_search(p, start, jit_ev(), o, h);
-  ASSERT_GE(moves.size(), 1u) << "no better neighbour of " << format_program(p) << " (chi2 " << start << ")";
+  ASSERT_GE(moves.size(), 1u) << "no better neighbour of " << mixer::format_program(p) << " (chi2 " << start << ")";
   EXPECT_EQ(c.improvements, moves.size());
   EXPECT_EQ(c.exact_scored, static_cast<std::uint64_t>(exact_calls));
   EXPECT_LE(c.exact_scored, c.neighbours);
   EXPECT_GT(c.samples, 0u);
   double prev = start;
-  Program centre = p;
+  mixer::Program centre = p;
   for (const auto& [q, chi2] : moves) {
     EXPECT_LT(chi2, prev);
     EXPECT_DOUBLE_EQ(chi2, jit_ev().exact(q).chi2);  // the reported score is the exact one
-    const std::vector<Program> around = neighbours(centre);
+    const std::vector<mixer::Program> around = neighbours(centre);
     EXPECT_NE(std::find(around.begin(), around.end(), q), around.end()) << "a move is one step away";
     prev = chi2;
     centre = q;
@@ -141,13 +142,13 @@ TEST(LocalSearch, MovesOnlyToExactlyBetterNeighbours) {
 }
 
 TEST(LocalSearch, HooksStopAndSkip) {
-  const Program p = start20();
+  const mixer::Program p = start20();
   LocalSearchOptions o;
   o.first_samples = 1u << 12;
   o.max_samples = 1u << 14;
   int calls = 0, skipped = 0;
   LocalSearchHooks h;
-  h.exact = [](const Program& q) { return exact_of(q); };
+  h.exact = [](const mixer::Program& q) { return exact_of(q); };
   h.keep_going = [&] { return ++calls <= 5; };
   h.skip = [&](std::uint64_t) { return ++skipped % 2 == 0; };  // every second one is known
   const LocalSearchCounters c = local_search(p, exact_of(p).chi2, jit_ev(), o, h);
@@ -155,7 +156,7 @@ TEST(LocalSearch, HooksStopAndSkip) {
   EXPECT_FALSE(c.local_optimum);
   EXPECT_GE(skipped, 10);
   // Wider than 32 bits there is no exact confirmation: nothing is done.
-  const Program wide = parse_program("x ^= x >> 30; x *= 0xbf58476d1ce4e5b9; x ^= x >> 27;", {64});
+  const mixer::Program wide = mixer::parse_program("x ^= x >> 30; x *= 0xbf58476d1ce4e5b9; x ^= x >> 27;", {64});
   EXPECT_EQ(local_search(wide, 1.0, jit_ev(), o, h).neighbours, 0u);
 }
 
@@ -188,32 +189,33 @@ TEST(LocalSearch, RunRecordsItsMovesInTheHallOfFame) {
 // Small widths skip the sampled stages (2^n inputs are cheaper than the samples): every
 // neighbour is scored exactly, and the search ends at a true local optimum.
 TEST(LocalSearch, SmallWidthsEndAtATrueLocalOptimum) {
-  const Program p = parse_program("x ^= x >> 3; x *= 0x3b; x ^= x >> 2; x *= 0x19; x ^= x >> 4;", {8});
+  const mixer::Program p = mixer::parse_program("x ^= x >> 3; x *= 0x3b; x ^= x >> 2; x *= 0x19; x ^= x >> 4;", {8});
   LocalSearchHooks h;
-  h.exact = [](const Program& q) { return exact_of(q); };
+  h.exact = [](const mixer::Program& q) { return exact_of(q); };
   LocalSearch s(p, exact_of(p).chi2, {});
   s.run(jit_ev(), h);
   ASSERT_TRUE(s.done());
   EXPECT_EQ(s.counters().samples, 0u);
   EXPECT_LE(s.centre_chi2(), exact_of(p).chi2);
-  for (const Program& q : neighbours(s.centre())) EXPECT_GE(exact_of(q).chi2, s.centre_chi2()) << format_program(q);
+  for (const mixer::Program& q : neighbours(s.centre()))
+    EXPECT_GE(exact_of(q).chi2, s.centre_chi2()) << mixer::format_program(q);
 }
 
 // A centre without an exact score (iterated local search's kicked starts) moves on sampled
 // evidence alone: no exact score is asked for, each move is one step from the centre before,
 // and on these 24-bit programs the end point is exactly better than the start.
 TEST(LocalSearch, ASampledCentreMovesWithoutExactScores) {
-  const Program p = start24();
+  const mixer::Program p = start24();
   LocalSearchOptions o;
   o.first_samples = 1u << 14;
   o.max_samples = 1u << 20;
-  std::vector<Program> moves;
+  std::vector<mixer::Program> moves;
   LocalSearchHooks h;
-  h.exact = [](const Program& q) -> Estimate {
-    ADD_FAILURE() << "exact score asked for " << format_program(q);
+  h.exact = [](const mixer::Program& q) -> Estimate {
+    ADD_FAILURE() << "exact score asked for " << mixer::format_program(q);
     return exact_of(q);
   };
-  h.improved = [&](const Program& q, const Estimate& e) {
+  h.improved = [&](const mixer::Program& q, const Estimate& e) {
     EXPECT_FALSE(e.exact);
     EXPECT_EQ(e.samples, o.max_samples);
     moves.push_back(q);
@@ -223,13 +225,13 @@ TEST(LocalSearch, ASampledCentreMovesWithoutExactScores) {
   EXPECT_TRUE(s.sampled_centre());
   EXPECT_FALSE(s.centre_score());
   s.run(jit_ev(), h);
-  ASSERT_GE(moves.size(), 1u) << "no move from " << format_program(p);
+  ASSERT_GE(moves.size(), 1u) << "no move from " << mixer::format_program(p);
   EXPECT_EQ(s.counters().sampled_moves, moves.size());
   EXPECT_EQ(s.counters().exact_scored, 0u);
   EXPECT_EQ(s.counters().improvements, 0u);
-  Program centre = p;
-  for (const Program& q : moves) {
-    const std::vector<Program> around = neighbours(centre);
+  mixer::Program centre = p;
+  for (const mixer::Program& q : moves) {
+    const std::vector<mixer::Program> around = neighbours(centre);
     EXPECT_NE(std::find(around.begin(), around.end(), q), around.end()) << "a move is one step away";
     centre = q;
   }

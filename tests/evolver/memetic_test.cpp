@@ -19,14 +19,14 @@ using namespace mixforge::evolver;
 
 namespace {
 
-const Program a = parse_program("x ^= x >> 8; x *= 0xa3d3; x ^= x >> 7; x *= 0x4b2d; x ^= x >> 9;", {16});
-const Program b = parse_program("x ^= x >> 7; x *= 0x774b; x ^= x >> 7; x *= 0xe34b; x ^= x >> 8;", {16});
+const mixer::Program a = mixer::parse_program("x ^= x >> 8; x *= 0xa3d3; x ^= x >> 7; x *= 0x4b2d; x ^= x >> 9;", {16});
+const mixer::Program b = mixer::parse_program("x ^= x >> 7; x *= 0x774b; x ^= x >> 7; x *= 0xe34b; x ^= x >> 8;", {16});
 
 TEST(Crossover, ChildrenTakeEachOperandFromOneParentAndDifferFromBoth) {
   Rng rng(5, 0);
   std::set<std::uint64_t> seen;
   for (int k = 0; k < 200; ++k) {
-    const std::optional<Program> c = crossover(a, b, rng);
+    const std::optional<mixer::Program> c = crossover(a, b, rng);
     ASSERT_TRUE(c);
     ASSERT_TRUE(same_shape(*c, a));
     EXPECT_NE(c->hash(), a.hash());
@@ -43,12 +43,14 @@ TEST(Crossover, ChildrenTakeEachOperandFromOneParentAndDifferFromBoth) {
 
 TEST(Crossover, NeedsTheSameShapeAndTwoDifferences) {
   Rng rng(6, 0);
-  const Program other_kinds = parse_program("x ^= x >> 8; x *= 0xa3d3; x ^= x << 7; x *= 0x4b2d; x ^= x >> 9;", {16});
+  const mixer::Program other_kinds =
+      mixer::parse_program("x ^= x >> 8; x *= 0xa3d3; x ^= x << 7; x *= 0x4b2d; x ^= x >> 9;", {16});
   EXPECT_FALSE(same_shape(a, other_kinds));
   EXPECT_FALSE(crossover(a, other_kinds, rng));
-  EXPECT_FALSE(crossover(a, parse_program("x ^= x >> 8; x *= 0xa3d3; x ^= x >> 7; x *= 0x4b2d;", {16}), rng));
-  EXPECT_FALSE(crossover(a, Program(32, a.steps()), rng));  // another width
-  const Program one_apart = parse_program("x ^= x >> 8; x *= 0xa3d3; x ^= x >> 7; x *= 0x4b2d; x ^= x >> 10;", {16});
+  EXPECT_FALSE(crossover(a, mixer::parse_program("x ^= x >> 8; x *= 0xa3d3; x ^= x >> 7; x *= 0x4b2d;", {16}), rng));
+  EXPECT_FALSE(crossover(a, mixer::Program(32, a.steps()), rng));  // another width
+  const mixer::Program one_apart =
+      mixer::parse_program("x ^= x >> 8; x *= 0xa3d3; x ^= x >> 7; x *= 0x4b2d; x ^= x >> 10;", {16});
   EXPECT_FALSE(crossover(a, one_apart, rng));  // every child would be a parent
 }
 
@@ -80,7 +82,7 @@ RunConfig memetic_config(std::uint64_t tournaments) {
   return c;
 }
 
-Checkpoint run_to_end(const RunConfig& c, const Evaluator& ev, std::optional<Checkpoint> from = std::nullopt,
+Checkpoint run_to_end(const RunConfig& c, const avalanche::Evaluator& ev, std::optional<Checkpoint> from = std::nullopt,
                       std::optional<Budget> budget = std::nullopt) {
   evolver::Run run("memetic", c, ev, std::move(from));
   run.start(budget ? *budget : c.budget);
@@ -92,21 +94,21 @@ Checkpoint run_to_end(const RunConfig& c, const Evaluator& ev, std::optional<Che
 // With every child a local search's end point, the run's best has no better neighbour,
 // checked with the reference loops (an independent computation of every neighbour's score).
 TEST(MemeticRun, LocalSearchChildrenLeaveTheBestAtALocalOptimum) {
-  const Evaluator ev(nullptr);
+  const avalanche::Evaluator ev(nullptr);
   const Checkpoint c = run_to_end(memetic_config(3000), ev);
   ASSERT_TRUE(c.best);
   EXPECT_GT(c.counters.local_improvements, 0u);
   EXPECT_GT(c.counters.local_neighbours, c.counters.local_improvements);
-  const double best = score(reference_counts_exact(c.best->program)).chi2;
+  const double best = avalanche::score(avalanche::reference_counts_exact(c.best->program)).chi2;
   EXPECT_DOUBLE_EQ(best, c.best->estimate.chi2);
-  for (const Program& q : neighbours(c.best->program))
-    EXPECT_GE(score(reference_counts_exact(q)).chi2, best) << format_program(q);
+  for (const mixer::Program& q : neighbours(c.best->program))
+    EXPECT_GE(avalanche::score(avalanche::reference_counts_exact(q)).chi2, best) << mixer::format_program(q);
 }
 
 // The cache and the operators keep a one-thread run reproducible, and a resumed run
 // (whose cache starts empty) goes on exactly as the uninterrupted one.
 TEST(MemeticRun, ResumedRunsGoOnExactlyWithEveryOperator) {
-  const Evaluator ev(nullptr);
+  const avalanche::Evaluator ev(nullptr);
   RunConfig c = evolver_test::small_exact_config(1200);
   c.memetic.local_search_rate = 0.2;
   c.memetic.crossover_rate = 0.5;
@@ -141,7 +143,7 @@ std::size_t largest_shape(const Checkpoint& c) {
 // One lineage took whole pools (a 16-bit run held mul, xsr, mul, xsr, mul at 0.17 for five
 // minutes); with shape_share no shape holds more than its share of the pool.
 TEST(MemeticRun, NoShapeHoldsMoreThanItsShareOfThePool) {
-  const Evaluator ev(nullptr);
+  const avalanche::Evaluator ev(nullptr);
   RunConfig c = evolver_test::small_exact_config(4000);
   c.memetic.shape_share = 1;
   const std::size_t free_most = largest_shape(run_to_end(c, ev));

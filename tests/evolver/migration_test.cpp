@@ -26,7 +26,7 @@ RunConfig island_config(std::uint64_t seed, std::uint64_t tournaments) {
   return c;
 }
 
-std::unique_ptr<Run> finished_island(const Evaluator& ev, std::uint64_t seed, std::uint64_t tournaments) {
+std::unique_ptr<Run> finished_island(const avalanche::Evaluator& ev, std::uint64_t seed, std::uint64_t tournaments) {
   auto run = std::make_unique<Run>("island", island_config(seed, tournaments), ev);
   run->start(island_config(seed, tournaments).budget);
   run->wait();
@@ -35,9 +35,9 @@ std::unique_ptr<Run> finished_island(const Evaluator& ev, std::uint64_t seed, st
 }
 
 TEST(Migration, EmigrantsAreTheBestMembersBestFirst) {
-  Evaluator ev(nullptr);
+  avalanche::Evaluator ev(nullptr);
   auto run = finished_island(ev, 1, 400);
-  const std::vector<Program> out = run->emigrants(5);
+  const std::vector<mixer::Program> out = run->emigrants(5);
   ASSERT_EQ(out.size(), 5u);
   const Checkpoint c = run->snapshot();
   std::vector<double> ranks;
@@ -51,10 +51,10 @@ TEST(Migration, EmigrantsAreTheBestMembersBestFirst) {
 }
 
 TEST(Migration, ABetterImmigrantEntersAndAWorseOneDoesNot) {
-  Evaluator ev(nullptr);
+  avalanche::Evaluator ev(nullptr);
   auto strong = finished_island(ev, 2, 3000);
   auto weak = finished_island(ev, 3, 10);  // barely evolved: its pool is mostly random
-  const Program best = strong->emigrants(1).front();
+  const mixer::Program best = strong->emigrants(1).front();
   const double best_chi2 = ev.exact(best).chi2;
   ASSERT_LT(best_chi2, weak->best()->estimate.chi2) << "the strong island must be ahead for this test";
   const std::size_t before = weak->snapshot().pool.size();
@@ -68,9 +68,9 @@ TEST(Migration, ABetterImmigrantEntersAndAWorseOneDoesNot) {
   EXPECT_EQ(weak->best()->program, best) << "the exact-mode best follows the immigrant";
   // Offered again it is a duplicate; a program of another width is skipped.
   EXPECT_EQ(weak->immigrate({best}), 0u);
-  EXPECT_EQ(weak->immigrate({parse_program("x ^= x >> 3; x *= 0x2b", {.width = 9})}), 0u);
+  EXPECT_EQ(weak->immigrate({mixer::parse_program("x ^= x >> 3; x *= 0x2b", {.width = 9})}), 0u);
   // The worst possible program (the identity-like xor) never replaces anyone.
-  const Program poor = parse_program("x ^= 0x5", {.width = 8});
+  const mixer::Program poor = mixer::parse_program("x ^= 0x5", {.width = 8});
   for (int i = 0; i < 20; ++i) EXPECT_EQ(strong->immigrate({poor}), 0u);
 }
 

@@ -54,7 +54,7 @@ void plain_tournament(RunConfig& c) {
 
 Golden run_once(RunConfig c, bool compare_best) {
   plain_tournament(c);
-  const auto ev = Evaluator::with_own_engine();
+  const auto ev = avalanche::Evaluator::with_own_engine();
   Run run("golden", c, *ev);
   run.start(c.budget);
   run.wait();

@@ -34,7 +34,7 @@ std::string field_of(const nlohmann::json& j) {
 
 // splitmix64's finalizer keyed and cut to the width: as good as an ideal random function
 // for these measures.
-BatchFunction ideal(int width) {
+avalanche::BatchFunction ideal(int width) {
   return [width](const std::uint64_t* in, std::uint64_t* out, std::size_t n) {
     for (std::size_t k = 0; k < n; ++k) {
       std::uint64_t z = in[k] + 0x9e3779b97f4a7c15ull;
@@ -104,22 +104,22 @@ TEST(ObjectiveTerms, AnIdealFunctionScoresAboutZero) {
 
 TEST(ObjectiveTerms, SeeLowbias32sCoupledPairAndTriple32sIndependence) {
   const ObjectiveConfig o{1, 1, 1u << 12};
-  const ObjectiveTerms lb = objective_terms(interpreted_function(parse_program(lowbias32)), 32, o, 5);
-  const ObjectiveTerms t3 = objective_terms(interpreted_function(parse_program(triple32)), 32, o, 5);
+  const ObjectiveTerms lb = objective_terms(avalanche::interpreted_function(mixer::parse_program(lowbias32)), 32, o, 5);
+  const ObjectiveTerms t3 = objective_terms(avalanche::interpreted_function(mixer::parse_program(triple32)), 32, o, 5);
   // Input bit 15 moves output bits 0 and 16 together (c = -1): 1 / (n - 1) by itself.
   EXPECT_GT(lb.bic, 1.0 / 31);
   EXPECT_GT(lb.bic, 100 * lb.bic_stderr);
   EXPECT_LT(std::fabs(t3.bic), 4 * t3.bic_stderr);
   // The same inputs give the same terms.
-  EXPECT_EQ(objective_terms(interpreted_function(parse_program(lowbias32)), 32, o, 5), lb);
+  EXPECT_EQ(objective_terms(avalanche::interpreted_function(mixer::parse_program(lowbias32)), 32, o, 5), lb);
 }
 
 // The pool, the tournaments and the best follow Estimate::rank(): chi2 plus the penalty.
 TEST(ObjectiveRanking, TheTotalDecidesWhenTheObjectiveIsOn) {
   const ObjectiveConfig o{1, 0, 1u << 12};
-  const Program coupled = parse_program(lowbias32), independent = parse_program(triple32);
-  const ObjectiveTerms tc = objective_terms(interpreted_function(coupled), 32, o, 9);
-  const ObjectiveTerms ti = objective_terms(interpreted_function(independent), 32, o, 9);
+  const mixer::Program coupled = mixer::parse_program(lowbias32), independent = mixer::parse_program(triple32);
+  const ObjectiveTerms tc = objective_terms(avalanche::interpreted_function(coupled), 32, o, 9);
+  const ObjectiveTerms ti = objective_terms(avalanche::interpreted_function(independent), 32, o, 9);
   // lowbias32's exact chi2 against a worse one given to the independent function.
   const Estimate low{1.5418e-5, 0, std::uint64_t{1} << 32, true};
   const Estimate worse{4e-5, 0, std::uint64_t{1} << 32, true};
@@ -151,7 +151,7 @@ TEST(ObjectiveRanking, TheTotalDecidesWhenTheObjectiveIsOn) {
 // member carries its terms, the best's total is the lowest anywhere, and a checkpoint
 // (which keeps no terms) resumes with the same terms measured again.
 TEST(ObjectiveRun, MembersCarryTheirTermsAndTheBestHasTheLowestTotal) {
-  const auto ev = Evaluator::with_own_engine();
+  const auto ev = avalanche::Evaluator::with_own_engine();
   RunConfig c;
   c.width = 16;
   c.max_steps = 5;

@@ -9,16 +9,16 @@ using namespace mixforge;
 using namespace mixforge::evolver;
 
 namespace {
-Member member(const Program& p, double chi2) { return Member{p, p.hash(), {chi2, 0, 256, true}, 0}; }
+Member member(const mixer::Program& p, double chi2) { return Member{p, p.hash(), {chi2, 0, 256, true}, 0}; }
 }  // namespace
 
 TEST(Pool, RejectsDuplicatesAndKeepsIndexConsistent) {
   Rng rng(1, 0);
-  ProgramShape shape{8, 1, 3, {StepKind::xorshift_right, StepKind::mul_const}, {}};
+  ProgramShape shape{8, 1, 3, {mixer::StepKind::xorshift_right, mixer::StepKind::mul_const}, {}};
   Pool pool;
   std::set<std::uint64_t> ids;
   for (int i = 0; i < 3000; ++i) {
-    const Program p = random_program(shape, rng);
+    const mixer::Program p = random_program(shape, rng);
     const bool fresh = ids.insert(p.hash()).second;
     EXPECT_EQ(pool.insert(member(p, rng.uniform())), fresh);
     if (i % 3 == 0 && pool.size() > 1) {
@@ -38,12 +38,14 @@ TEST(Pool, RejectsDuplicatesAndKeepsIndexConsistent) {
 
 TEST(Pool, TopAndBestRankByEstimate) {
   Pool pool;
-  pool.insert(member(Program(8, {{StepKind::mul_const, 3}}), 0.5));
-  pool.insert(member(Program(8, {{StepKind::mul_const, 5}}), 0.1));
-  pool.insert(member(Program(8, {{StepKind::mul_const, 7}}), 0.3));
+  pool.insert(member(mixer::Program(8, {{mixer::StepKind::mul_const, 3}}), 0.5));
+  pool.insert(member(mixer::Program(8, {{mixer::StepKind::mul_const, 5}}), 0.1));
+  pool.insert(member(mixer::Program(8, {{mixer::StepKind::mul_const, 7}}), 0.3));
   // A sampled estimate lost in its noise ranks by its standard error.
-  pool.insert(Member{Program(8, {{StepKind::mul_const, 9}}), Program(8, {{StepKind::mul_const, 9}}).hash(),
-                     {-0.2, 0.2, 64, false}, 0});
+  pool.insert(Member{mixer::Program(8, {{mixer::StepKind::mul_const, 9}}),
+                     mixer::Program(8, {{mixer::StepKind::mul_const, 9}}).hash(),
+                     {-0.2, 0.2, 64, false},
+                     0});
   EXPECT_EQ(pool[pool.best()].estimate.chi2, 0.1);
   const auto top = pool.top(3);
   ASSERT_EQ(top.size(), 3u);

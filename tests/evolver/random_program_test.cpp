@@ -22,13 +22,13 @@ TEST(RandomProgram, PrimalityAgreesWithTrialDivision) {
 
 TEST(RandomProgram, ProgramsAreValidAtEveryWidth) {
   Rng rng(7, 0);
-  std::vector<StepKind> all;
-  for (int k = 0; k < step_kind_count; ++k) all.push_back(static_cast<StepKind>(k));
+  std::vector<mixer::StepKind> all;
+  for (int k = 0; k < mixer::step_kind_count; ++k) all.push_back(static_cast<mixer::StepKind>(k));
   for (int w = 1; w <= 64; ++w) {
     ProgramShape shape{w, 1, 6, all, {}};
     for (int i = 0; i < 300; ++i) {
-      const Program p = random_program(shape, rng);
-      ASSERT_NO_THROW(validate(p)) << p.canonical();
+      const mixer::Program p = random_program(shape, rng);
+      ASSERT_NO_THROW(mixer::validate(p)) << p.canonical();
       ASSERT_GE(p.size(), 1u);
       ASSERT_LE(p.size(), 6u);
       ASSERT_EQ(p.width(), w);
@@ -44,7 +44,7 @@ TEST(RandomProgram, ConstantsSuitTheWidth) {
   for (int i = 0; i < trials; ++i) {
     const std::uint64_t m = random_multiplier(n, rng);
     ASSERT_EQ(m & 1, 1u);
-    ASSERT_LE(m, width_mask(n));
+    ASSERT_LE(m, mixer::width_mask(n));
     large += m >> (n - 1);
     prime_or_semi += is_prime(m);
     const std::uint64_t k = random_shift(n, rng);
@@ -59,27 +59,32 @@ TEST(RandomProgram, ConstantsSuitTheWidth) {
 
 TEST(RandomProgram, KindSequenceIsFollowed) {
   Rng rng(1, 2);
-  ProgramShape shape{7, 1, 5, {}, {StepKind::xorshift_right, StepKind::mul_const, StepKind::rotate}};
+  ProgramShape shape{7,
+                     1,
+                     5,
+                     {},
+                     {mixer::StepKind::xorshift_right, mixer::StepKind::mul_const, mixer::StepKind::rotate}};
   for (int i = 0; i < 200; ++i) {
-    const Program p = random_program(shape, rng);
+    const mixer::Program p = random_program(shape, rng);
     ASSERT_EQ(p.size(), 3u);
-    EXPECT_EQ(p.steps()[0].kind, StepKind::xorshift_right);
-    EXPECT_EQ(p.steps()[1].kind, StepKind::mul_const);
-    EXPECT_EQ(p.steps()[2].kind, StepKind::rotate);
-    ASSERT_NO_THROW(validate(p));
+    EXPECT_EQ(p.steps()[0].kind, mixer::StepKind::xorshift_right);
+    EXPECT_EQ(p.steps()[1].kind, mixer::StepKind::mul_const);
+    EXPECT_EQ(p.steps()[2].kind, mixer::StepKind::rotate);
+    ASSERT_NO_THROW(mixer::validate(p));
   }
 }
 
 TEST(RandomProgram, KindWeightsSteerTheDraw) {
   Rng rng(4, 4);
-  const std::vector<StepKind> kinds{StepKind::xor_const, StepKind::mul_const, StepKind::rotate};
+  const std::vector<mixer::StepKind> kinds{mixer::StepKind::xor_const, mixer::StepKind::mul_const,
+                                           mixer::StepKind::rotate};
   KindWeights w{};
-  w[static_cast<int>(StepKind::mul_const)] = 3;
-  w[static_cast<int>(StepKind::rotate)] = 1;  // xor-const: 0, never drawn
-  int counts[step_kind_count] = {};
+  w[static_cast<int>(mixer::StepKind::mul_const)] = 3;
+  w[static_cast<int>(mixer::StepKind::rotate)] = 1;  // xor-const: 0, never drawn
+  int counts[mixer::step_kind_count] = {};
   for (int i = 0; i < 40000; ++i) ++counts[static_cast<int>(random_step(kinds, 32, rng, &w).kind)];
-  EXPECT_EQ(counts[static_cast<int>(StepKind::xor_const)], 0);
-  EXPECT_NEAR(counts[static_cast<int>(StepKind::mul_const)] / 40000.0, 0.75, 0.02);
+  EXPECT_EQ(counts[static_cast<int>(mixer::StepKind::xor_const)], 0);
+  EXPECT_NEAR(counts[static_cast<int>(mixer::StepKind::mul_const)] / 40000.0, 0.75, 0.02);
 }
 
 namespace {
@@ -109,7 +114,7 @@ TEST(RandomProgram, SemiprimeMultipliersAreTwoPrimesNearTheSquareRoot) {
     for (int i = 0; i < trials; ++i) {
       const std::uint64_t m = random_multiplier(width, rng);
       ASSERT_EQ(m & 1, 1u);
-      ASSERT_LE(m, width_mask(width));
+      ASSERT_LE(m, mixer::width_mask(width));
       if (is_prime(m)) {
         ++primes;
         continue;

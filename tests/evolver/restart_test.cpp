@@ -172,7 +172,8 @@ namespace {
 Pool pool_of(int n) {
   Pool p;
   for (int i = 0; i < n; ++i) {
-    Program prog(16, {{StepKind::xorshift_right, std::uint64_t(1 + i % 15)}, {StepKind::mul_const, std::uint64_t(2 * i + 1)}});
+    mixer::Program prog(16, {{mixer::StepKind::xorshift_right, std::uint64_t(1 + i % 15)},
+                             {mixer::StepKind::mul_const, std::uint64_t(2 * i + 1)}});
     Estimate e;
     e.chi2 = 1.0 + i;  // member i ranks i-th
     e.exact = true;
@@ -240,7 +241,7 @@ TEST(Restart, ReplacesTheWorstOfAStagnantPool) {
   b.tournaments = 1000;
   // The reference interpreter: a JIT compile of each of the ~1000 programs took most of the
   // time (13 s), and restarts do not depend on how programs are scored.
-  Evaluator ev(nullptr);
+  avalanche::Evaluator ev(nullptr);
   evolver::Run run("restart", c, ev);
   run.start(b);
   run.wait();
@@ -263,7 +264,7 @@ TEST(Restart, ReplacesTheWorstOfAStagnantPool) {
 // 39 of 40 in the test above under ASan). Many short runs with two workers and restarts at
 // nearly every leader round: each must end with every slot filled.
 TEST(Restart, EveryRunEndsWithAFullPool) {
-  Evaluator ev(nullptr);
+  avalanche::Evaluator ev(nullptr);
   int short_pools = 0;
   std::string first_short;
   for (std::uint64_t seed = 1; seed <= 60; ++seed) {
@@ -298,7 +299,7 @@ RunConfig restarting_config(bool full) {
 }  // namespace
 
 TEST(Restart, RunsThatRestartKeepAFullValidPoolAndTheirBest) {
-  Evaluator ev(nullptr);
+  avalanche::Evaluator ev(nullptr);
   for (bool full : {false, true}) {
     const RunConfig c = restarting_config(full);
     evolver::Run run("restart", c, ev);
@@ -330,7 +331,7 @@ TEST(Restart, RunsThatRestartKeepAFullValidPoolAndTheirBest) {
 // A window in tournaments puts the restarts at the same tournaments in every run of one
 // seed on one thread: the pool comes out the same.
 TEST(Restart, RestartsCountedInTournamentsKeepARunReproducible) {
-  Evaluator ev(nullptr);
+  avalanche::Evaluator ev(nullptr);
   RunConfig c = restarting_config(true);
   c.restart.stagnation_tournaments = 300;
   c.restart.patience = 1;
@@ -353,7 +354,7 @@ TEST(Restart, RestartsCountedInTournamentsKeepARunReproducible) {
 
 namespace {
 Checkpoint run_to_the_end(const RunConfig& c) {
-  Evaluator ev(nullptr);
+  avalanche::Evaluator ev(nullptr);
   evolver::Run run("trap", c, ev);
   run.start(c.budget);
   run.wait();
@@ -423,7 +424,7 @@ TEST(Restart, ResumedRunsRestartAsIfNeverStopped) {
   stagnation.restart.patience = 1;
   stagnation.restart.min_gain = 0.5;
   stagnation.restart.trap_tournaments = 0;
-  Evaluator ev(nullptr);
+  avalanche::Evaluator ev(nullptr);
   for (const RunConfig& c : {trap, stagnation}) {
     const bool is_trap = c.restart.trap_tournaments > 0;
     const Checkpoint whole = run_to_the_end(c);
@@ -463,7 +464,7 @@ TEST(Restart, ARunResumedFromAnOlderCheckpointStartsItsClocksAtTheResume) {
   ASSERT_TRUE(k.trap_clock);
   k.stagnation_clock.reset();
   k.trap_clock.reset();
-  Evaluator ev(nullptr);
+  avalanche::Evaluator ev(nullptr);
   evolver::Run resumed("older", c, ev, k);
   EXPECT_FALSE(resumed.snapshot().trap_clock);
   EXPECT_FALSE(resumed.snapshot().stagnation_clock);

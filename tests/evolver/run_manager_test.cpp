@@ -385,7 +385,7 @@ TEST(RunManager, ProgressOfAStoredRun) {
 // callback ran under the run's lock. A callback that needs the run's lock from another
 // thread would wait forever (here: 5 s, then fail) if it were still called under it.
 TEST(Run, NewBestCallbackRunsWithoutTheRunLock) {
-  Evaluator ev(nullptr);
+  avalanche::Evaluator ev(nullptr);
   RunConfig c = with_tournaments(2000);
   c.threads = 2;
   evolver::Run run("cb", c, ev);
@@ -472,7 +472,7 @@ TEST(RunManager, ResumeTakesTheHallOfFamesBestOnlyWithoutAnObjective) {
     if (objective) config.objective.bic_weight = 1e-9;
     auto member = [](const char* text, double chi2) {
       Member m;
-      m.program = parse_program(text, {.width = 8});
+      m.program = mixer::parse_program(text, {.width = 8});
       m.hash = m.program.hash();
       m.estimate = {chi2, 0, 256, true};
       return m;
@@ -497,10 +497,10 @@ TEST(RunManager, ResumeTakesTheHallOfFamesBestOnlyWithoutAnObjective) {
     EXPECT_TRUE(m.wait("r", 120.0));
     const auto best = m.get("r").best;
     EXPECT_TRUE(best);
-    return best ? best->program : Program{};
+    return best ? best->program : mixer::Program{};
   };
-  EXPECT_EQ(best_after_resume(false), parse_program("x *= 0x95; x ^= x >> 3;", {.width = 8}));
-  EXPECT_EQ(best_after_resume(true), parse_program("x *= 0x3b; x ^= x >> 4;", {.width = 8}));
+  EXPECT_EQ(best_after_resume(false), mixer::parse_program("x *= 0x95; x ^= x >> 3;", {.width = 8}));
+  EXPECT_EQ(best_after_resume(true), mixer::parse_program("x *= 0x3b; x ^= x >> 4;", {.width = 8}));
 }
 
 // Issue 41 (part B): an island run's best is the best over all its islands as soon as rank 0
@@ -520,7 +520,7 @@ TEST(RunManager, AnIslandRunsBestIsTheBestOverAllItsIslands) {
     std::lock_guard lk(mu);
     news.push_back(*e.best);
   });
-  auto announced = [&](const Program& p) {
+  auto announced = [&](const mixer::Program& p) {
     std::lock_guard lk(mu);
     return std::any_of(news.begin(), news.end(), [&](const ScoredFunction& f) { return f.program == p; });
   };
@@ -532,9 +532,9 @@ TEST(RunManager, AnIslandRunsBestIsTheBestOverAllItsIslands) {
     IslandStatus s;
     s.rank = rank;
     ScoredFunction f = own;
-    f.program = parse_program(text, {.width = 8});
+    f.program = mixer::parse_program(text, {.width = 8});
     f.id = f.program.id();
-    f.text = format_program(f.program);
+    f.text = mixer::format_program(f.program);
     f.chi2 = chi2;
     f.chi2_exact = chi2;
     s.best = f;

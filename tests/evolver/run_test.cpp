@@ -34,7 +34,7 @@ struct Outcome {
   std::vector<HistoryPoint> history;
 };
 
-Outcome run_to_end(const RunConfig& c, const Evaluator& ev, std::optional<Checkpoint> from = std::nullopt,
+Outcome run_to_end(const RunConfig& c, const avalanche::Evaluator& ev, std::optional<Checkpoint> from = std::nullopt,
                    std::optional<Budget> budget = std::nullopt) {
   evolver::Run run("test", c, ev, std::move(from));
   run.start(budget ? *budget : c.budget);
@@ -81,7 +81,7 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> search_points(const std::ve
 }  // namespace
 
 TEST(Run, ReproducibleWithSeedAndOneThreadExact) {
-  Evaluator ev(nullptr);
+  avalanche::Evaluator ev(nullptr);
   const RunConfig c = small_exact_config(3000);
   const Outcome a = run_to_end(c, ev), b = run_to_end(c, ev);
   expect_same(a, b);
@@ -95,7 +95,7 @@ TEST(Run, ReproducibleWithSeedAndOneThreadExact) {
 }
 
 TEST(Run, ReproducibleWithSeedAndOneThreadSampled) {
-  Evaluator ev(nullptr);
+  avalanche::Evaluator ev(nullptr);
   RunConfig c = small_sampled_config(1500);
   c.precision.exact_leaders = false;  // the background ranker is timing-dependent
   const Outcome a = run_to_end(c, ev), b = run_to_end(c, ev);
@@ -111,7 +111,7 @@ TEST(Run, ReproducibleWithSeedAndOneThreadSampled) {
 }
 
 TEST(Run, ResumingACheckpointContinuesExactly) {
-  Evaluator ev(nullptr);
+  avalanche::Evaluator ev(nullptr);
   for (const RunConfig& c : {small_exact_config(2000), small_sampled_config(1200)}) {
     const Outcome whole = run_to_end(c, ev);
     Budget half;
@@ -123,7 +123,7 @@ TEST(Run, ResumingACheckpointContinuesExactly) {
 }
 
 TEST(Run, PoolHasNoDuplicatesAndValidPrograms) {
-  Evaluator ev(nullptr);
+  avalanche::Evaluator ev(nullptr);
   RunConfig c = small_exact_config(4000);
   c.threads = 2;
   const Outcome o = run_to_end(c, ev);
@@ -131,18 +131,19 @@ TEST(Run, PoolHasNoDuplicatesAndValidPrograms) {
   for (const Member& m : o.checkpoint.pool) {
     EXPECT_TRUE(ids.insert(m.hash).second) << m.program.canonical();
     EXPECT_EQ(m.hash, m.program.hash());
-    EXPECT_NO_THROW(validate(m.program, {c.max_steps}));
+    EXPECT_NO_THROW(mixer::validate(m.program, {c.max_steps}));
     EXPECT_EQ(m.estimate.chi2, ev.exact(m.program).chi2);  // exact mode scores are exact
   }
   EXPECT_EQ(o.checkpoint.pool.size(), c.pool_size);
 }
 
 TEST(Run, KindSequenceRunKeepsTheKinds) {
-  Evaluator ev(nullptr);
+  avalanche::Evaluator ev(nullptr);
   RunConfig c = small_exact_config(1500);
   c.width = 7;
-  c.kind_sequence = std::vector<StepKind>{StepKind::xorshift_right, StepKind::mul_const, StepKind::xorshift_right,
-                                          StepKind::mul_const, StepKind::xorshift_right};
+  c.kind_sequence = std::vector<mixer::StepKind>{mixer::StepKind::xorshift_right, mixer::StepKind::mul_const,
+                                                 mixer::StepKind::xorshift_right, mixer::StepKind::mul_const,
+                                                 mixer::StepKind::xorshift_right};
   const Outcome o = run_to_end(c, ev);
   for (const Member& m : o.checkpoint.pool) {
     ASSERT_EQ(m.program.size(), 5u);
@@ -151,7 +152,7 @@ TEST(Run, KindSequenceRunKeepsTheKinds) {
 }
 
 TEST(Run, StopAndPauseAreCooperative) {
-  Evaluator ev(nullptr);
+  avalanche::Evaluator ev(nullptr);
   RunConfig c = small_exact_config(0);
   c.budget = {};
   evolver::Run run("test", c, ev);
@@ -285,7 +286,7 @@ TEST(RunManager, PauseResumeStop) {
 // Issue 8, defect 1: a pool of 2 with many workers crashed (a tournament started with
 // fewer than two members). Every pool size and thread count must run to its budget.
 TEST(Run, SmallPoolsWithMoreThreadsThanMembers) {
-  Evaluator ev(nullptr);
+  avalanche::Evaluator ev(nullptr);
   for (std::size_t pool : {2u, 3u, 5u}) {
     for (unsigned threads : {1u, 2u, 4u, 8u}) {
       RunConfig c = small_exact_config(300);
@@ -309,7 +310,7 @@ TEST(Run, SmallPoolsWithMoreThreadsThanMembers) {
 // tens of seconds) interrupts that scoring: the hook tells the test the exact score has
 // begun, the test stops the run, and no exact score is counted or stored.
 TEST(Run, StopInterruptsTheLeadersExactScoring) {
-  const auto ev = Evaluator::with_own_engine();
+  const auto ev = avalanche::Evaluator::with_own_engine();
   RunConfig c;
   c.width = 32;
   c.max_steps = 5;

@@ -10,7 +10,7 @@
 #include "avalanche/counts.hpp"
 #include "evolver/manager/quality_cache.hpp"
 
-using mixforge::EvaluationCancelled;
+using mixforge::avalanche::EvaluationCancelled;
 using mixforge::evolver::SharedComputations;
 
 TEST(SharedComputations, ASecondCallerWaitsForTheFirstsResult) {
@@ -49,7 +49,7 @@ TEST(SharedComputations, ACancelledComputationIsTakenOverAndErrorsAreShared) {
     return shared.run("f|quick", [&]() -> nlohmann::json {
       entered.set_value();
       release.get_future().wait();
-      throw EvaluationCancelled();  // its client went away
+      throw mixforge::avalanche::EvaluationCancelled();  // its client went away
     });
   });
   entered.get_future().wait();
@@ -58,7 +58,7 @@ TEST(SharedComputations, ACancelledComputationIsTakenOverAndErrorsAreShared) {
   });
   while (shared.waiting() == 0) std::this_thread::yield();
   release.set_value();
-  EXPECT_THROW(first.get(), EvaluationCancelled);
+  EXPECT_THROW(first.get(), mixforge::avalanche::EvaluationCancelled);
   EXPECT_EQ(second.get()["computed_by"], "second");
 
   // Any other error reaches the waiter too, and the key is free afterwards.
@@ -96,7 +96,9 @@ TEST(SharedComputations, ACancelledComputationIsTakenOverAndErrorsAreShared) {
   });
   entered3.get_future().wait();
   std::atomic<bool> gone{true};
-  EXPECT_THROW(shared.run("k|quick", [] { return nlohmann::json(4); }, &gone), EvaluationCancelled);
+  EXPECT_THROW(shared.run(
+                   "k|quick", [] { return nlohmann::json(4); }, &gone),
+               mixforge::avalanche::EvaluationCancelled);
   release3.set_value();
   EXPECT_EQ(slow.get(), nlohmann::json(3));
 }

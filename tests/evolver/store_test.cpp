@@ -23,7 +23,9 @@ using namespace mixforge::evolver;
 namespace {
 
 Member member(std::uint64_t mul, double chi2, bool exact) {
-  Program p(32, {{StepKind::xorshift_right, 16}, {StepKind::mul_const, mul}, {StepKind::xorshift_right, 15}});
+  mixer::Program p(32, {{mixer::StepKind::xorshift_right, 16},
+                        {mixer::StepKind::mul_const, mul},
+                        {mixer::StepKind::xorshift_right, 15}});
   return Member{p, p.hash(), {chi2, exact ? 0.0 : chi2 / 10, exact ? (1ull << 32) : 65536, exact}, 17};
 }
 }  // namespace
@@ -113,15 +115,16 @@ namespace {
 std::vector<Member> varied_pool(int n) {
   std::vector<Member> pool;
   Rng rng(99, 1);
-  const StepKind kinds[] = {StepKind::xorshift_right, StepKind::mul_const, StepKind::add_const, StepKind::rotate};
+  const mixer::StepKind kinds[] = {mixer::StepKind::xorshift_right, mixer::StepKind::mul_const,
+                                   mixer::StepKind::add_const, mixer::StepKind::rotate};
   for (int i = 0; i < n; ++i) {
-    std::vector<Step> steps;
+    std::vector<mixer::Step> steps;
     const int len = 1 + static_cast<int>(rng.below(5));
     for (int k = 0; k < len; ++k) {
-      const StepKind kind = kinds[rng.below(4)];
-      steps.push_back({kind, takes_shift(kind) ? 1 + rng.below(31) : (rng.next() | 1) & 0xffffffffu});
+      const mixer::StepKind kind = kinds[rng.below(4)];
+      steps.push_back({kind, mixer::takes_shift(kind) ? 1 + rng.below(31) : (rng.next() | 1) & 0xffffffffu});
     }
-    Program p(32, steps);
+    mixer::Program p(32, steps);
     const bool exact = rng.chance(0.3);
     const double chi2 = std::ldexp(1.0 + rng.uniform(), -static_cast<int>(rng.below(12)));
     pool.push_back(Member{p, p.hash(), {chi2, exact ? 0 : chi2 * rng.uniform() * 2, exact ? 1ull << 32 : 4096, exact},
@@ -153,8 +156,8 @@ TEST(Store, PoolPagesInSqlMatchTheQueryInMemory) {
   queries[2].order = PoolQuery::Order::steps;
   queries[2].min_steps = 2;
   queries[2].max_steps = 4;
-  queries[3].kinds = std::vector<StepKind>{StepKind::xorshift_right, StepKind::mul_const};
-  queries[4].uses_kind = StepKind::rotate;
+  queries[3].kinds = std::vector<mixer::StepKind>{mixer::StepKind::xorshift_right, mixer::StepKind::mul_const};
+  queries[4].uses_kind = mixer::StepKind::rotate;
   queries[4].exact_only = true;
   queries[5].max_chi2 = 0.01;
   queries[5].offset = 7;
@@ -257,7 +260,7 @@ TEST(Store, MigrationImportsServeStateOnce) {
     EXPECT_TRUE(s.run("r1")->resume_on_start);
     EXPECT_FALSE(s.run("r2")->resume_on_start);
     PoolQuery q;
-    q.uses_kind = StepKind::mul_const;
+    q.uses_kind = mixer::StepKind::mul_const;
     const PoolPage page = s.pool_page("r1", q);
     ASSERT_EQ(page.total, 2u);
     EXPECT_EQ(page.items[0].chi2, 2e-5);  // ranks filled in
@@ -342,9 +345,9 @@ TEST(Store, IslandsOfARunRoundTripAndVersionFourMigrates) {
   a.migrants_accepted = 3;
   a.finished = true;
   ScoredFunction f;
-  f.program = parse_program("x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15;");
+  f.program = mixer::parse_program("x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15;");
   f.id = f.program.id();
-  f.text = format_program(f.program);
+  f.text = mixer::format_program(f.program);
   f.width = 32;
   f.steps = 3;
   f.chi2 = 0.25;

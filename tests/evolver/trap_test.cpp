@@ -18,20 +18,21 @@ using namespace mixforge;
 using namespace mixforge::evolver;
 
 namespace {
-const std::vector<StepKind> trap = {StepKind::mul_const, StepKind::xorshift_right, StepKind::mul_const,
-                                    StepKind::xorshift_right, StepKind::mul_const};
+const std::vector<mixer::StepKind> trap = {mixer::StepKind::mul_const, mixer::StepKind::xorshift_right,
+                                           mixer::StepKind::mul_const, mixer::StepKind::xorshift_right,
+                                           mixer::StepKind::mul_const};
 
-std::vector<StepKind> kinds_of(const Program& p) {
-  std::vector<StepKind> out;
-  for (const Step& s : p.steps()) out.push_back(s.kind);
+std::vector<mixer::StepKind> kinds_of(const mixer::Program& p) {
+  std::vector<mixer::StepKind> out;
+  for (const mixer::Step& s : p.steps()) out.push_back(s.kind);
   return out;
 }
 
 // The pool after `tournaments` tournaments (one worker: the same pool on any machine).
 // Scored as the daemon scores: the interpreter takes the tasks too small for a kernel.
 Pool pool_after(RunConfig c, std::uint64_t tournaments, std::uint64_t* restarts = nullptr) {
-  static const std::unique_ptr<Evaluator> ev = Evaluator::with_own_engine();
-  static const Evaluator interpreter(nullptr);
+  static const std::unique_ptr<avalanche::Evaluator> ev = avalanche::Evaluator::with_own_engine();
+  static const avalanche::Evaluator interpreter(nullptr);
   c.budget.tournaments = tournaments;
   // No background ranker: it never changes the pool (evolver/run/run.cpp), and its exact scores
   // took the other core for as long as the test ran (71 s alone, 120 s of CPU).
@@ -65,7 +66,7 @@ TEST(Quality, SeedTwoHundredOneLocksOnePoolIntoAPoorShape) {
   std::size_t trapped = 0;
   for (std::size_t i = 0; i < before.size(); ++i) trapped += kinds_of(before[i].program) == trap;
   std::printf("without restarts: %zu of %zu members have the trap's shape; pool best %.4g: %s\n", trapped,
-              before.size(), best.estimate.rank(), format_program(best.program).c_str());
+              before.size(), best.estimate.rank(), mixer::format_program(best.program).c_str());
   EXPECT_EQ(kinds_of(best.program), trap);
   EXPECT_GT(best.estimate.rank(), 0.1);
   // Spreading: 69 of 1000 members at 2000 tournaments, 281 at 3000, 964 after a minute.
@@ -83,7 +84,7 @@ TEST(Quality, TrapRestartsLeaveTheTrap) {
   const Pool after = pool_after(c, 7000, &restarts);
   const Member& best = after[after.best()];
   std::printf("with trap restarts: %llu restarts; pool best %.4g: %s\n", static_cast<unsigned long long>(restarts),
-              best.estimate.rank(), format_program(best.program).c_str());
+              best.estimate.rank(), mixer::format_program(best.program).c_str());
   EXPECT_GE(restarts, 1u);
   EXPECT_NE(kinds_of(best.program), trap);
   EXPECT_LT(best.estimate.rank(), 0.02);

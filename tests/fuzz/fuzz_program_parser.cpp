@@ -12,10 +12,10 @@
 
 using namespace mixforge;
 
-static void check_round_trip(const Program& p) {
-  if (parse_program(format_program(p), {.width = p.width()}) != p) std::abort();
-  if (program_from_json(to_json(p)) != p) std::abort();
-  (void)format_short(p);
+static void check_round_trip(const mixer::Program& p) {
+  if (mixer::parse_program(mixer::format_program(p), {.width = p.width()}) != p) std::abort();
+  if (mixer::program_from_json(mixer::to_json(p)) != p) std::abort();
+  (void)mixer::format_short(p);
   (void)p.id();
 }
 
@@ -25,18 +25,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const int width = data[0] % 65;
   const std::string text(reinterpret_cast<const char*>(data + 1), size - 1);
   try {
-    ParseOptions o;
+    mixer::ParseOptions o;
     if (width > 0) o.width = width;
-    const ParsedText parsed = parse_text(text, o);
+    const mixer::ParsedText parsed = mixer::parse_text(text, o);
     check_round_trip(parsed.program);
-  } catch (const ParseError& e) {
+  } catch (const mixer::ParseError& e) {
     if (e.line() < 1 || e.column() < 1) std::abort();
   }
   const auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!j.is_discarded()) {
     try {
-      check_round_trip(program_from_json(j));
-    } catch (const ProgramError&) {
+      check_round_trip(mixer::program_from_json(j));
+    } catch (const mixer::ProgramError&) {
     }
   }
   return 0;

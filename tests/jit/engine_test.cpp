@@ -24,7 +24,7 @@ void expect_matches_interpreter(const Kernel& k, std::uint64_t salt) {
   for (std::size_t i = 0; i < in.size(); ++i) in[i] = (i + salt) * 0x9e3779b97f4a7c15ull;
   k.apply(in.data(), out.data(), in.size());
   for (std::size_t i = 0; i < in.size(); ++i)
-    ASSERT_EQ(out[i], apply(k.program(), in[i])) << k.program().canonical();
+    ASSERT_EQ(out[i], mixer::apply(k.program(), in[i])) << k.program().canonical();
 }
 
 // Engines that keep nothing beyond the caller's references, for exact lifetime checks.
@@ -97,8 +97,7 @@ TEST(Engine, KeepsRecentKernelsForCallersThatDropThem) {
   o.keep_recent = 2;
   Engine engine(o);
   std::mt19937_64 rng(21);
-  const Program a = random_program(rng, 32, 5), b = random_program(rng, 32, 5),
-                c = random_program(rng, 32, 5);
+  const mixer::Program a = random_program(rng, 32, 5), b = random_program(rng, 32, 5), c = random_program(rng, 32, 5);
   engine.compile(a);  // dropped at once by the caller, kept by the engine
   engine.compile(a);
   EXPECT_EQ(engine.stats().compiled_programs, 1u);
@@ -112,7 +111,7 @@ TEST(Engine, KeepsRecentKernelsForCallersThatDropThem) {
 TEST(Engine, BatchMatchesSingleAndDeduplicates) {
   Engine engine(keep_nothing());
   std::mt19937_64 rng(3);
-  std::vector<Program> programs;
+  std::vector<mixer::Program> programs;
   for (int i = 0; i < 20; ++i) programs.push_back(random_program(rng, 1 + static_cast<int>(rng() % 64), 6));
   programs.push_back(programs[3]);  // a duplicate inside the batch
   auto kernels = engine.compile_batch(programs);
@@ -135,16 +134,16 @@ TEST(Engine, BatchMatchesSingleAndDeduplicates) {
 
 TEST(Engine, RejectsInvalidProgramsWithTheirError) {
   Engine engine;
-  EXPECT_THROW(engine.compile(Program(32, {{StepKind::mul_const, 2}})), ProgramError);
-  EXPECT_THROW(engine.compile(Program(32, {{StepKind::xorshift_right, 32}})), ProgramError);
-  EXPECT_THROW(engine.compile(Program(65, {})), ProgramError);
+  EXPECT_THROW(engine.compile(mixer::Program(32, {{mixer::StepKind::mul_const, 2}})), mixer::ProgramError);
+  EXPECT_THROW(engine.compile(mixer::Program(32, {{mixer::StepKind::xorshift_right, 32}})), mixer::ProgramError);
+  EXPECT_THROW(engine.compile(mixer::Program(65, {})), mixer::ProgramError);
   EXPECT_THROW(engine.compile(lowbias32(), 0), std::invalid_argument);
   EXPECT_EQ(engine.stats().compiled_programs, 0u);
 }
 
 TEST(Engine, EmptyProgramIsTheIdentity) {
   Engine engine;
-  auto k = engine.compile(Program(13, {}));
+  auto k = engine.compile(mixer::Program(13, {}));
   std::uint64_t in[3] = {0, 8191, 123456}, out[3];
   k->apply(in, out, 3);
   EXPECT_EQ(out[0], 0u);
@@ -171,12 +170,12 @@ TEST(Engine, CompilesAndRunsFromManyThreads) {
     pool.emplace_back([&, t] {
       std::mt19937_64 rng(100 + t % 3);  // pairs of threads ask for the same programs
       for (int i = 0; i < 60; ++i) {
-        const Program p = random_program(rng, 1 + static_cast<int>(rng() % 64), 5);
-        auto k = i % 5 == 0 ? engine.compile_batch(std::vector<Program>{p, lowbias32()})[0] : engine.compile(p);
+        const mixer::Program p = random_program(rng, 1 + static_cast<int>(rng() % 64), 5);
+        auto k = i % 5 == 0 ? engine.compile_batch(std::vector<mixer::Program>{p, lowbias32()})[0] : engine.compile(p);
         std::vector<std::uint64_t> in(64), out(64);
         for (std::size_t j = 0; j < in.size(); ++j) in[j] = rng();
         k->apply(in.data(), out.data(), in.size());
-        for (std::size_t j = 0; j < in.size(); ++j) failures[t] += out[j] != apply(p, in[j]);
+        for (std::size_t j = 0; j < in.size(); ++j) failures[t] += out[j] != mixer::apply(p, in[j]);
       }
     });
   for (auto& th : pool) th.join();

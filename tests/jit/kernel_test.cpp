@@ -18,7 +18,7 @@ Engine& engine() {
 }
 
 std::vector<std::uint64_t> test_inputs(std::mt19937_64& rng, int width, std::size_t random_count) {
-  const std::uint64_t m = width_mask(width);
+  const std::uint64_t m = mixer::width_mask(width);
   std::vector<std::uint64_t> in{0, m, ~std::uint64_t{0}, m >> 1, (m >> 1) + 1};
   for (int k = 0; k < 64; ++k) {
     in.push_back(std::uint64_t{1} << k);          // high bits beyond the width must be ignored
@@ -33,18 +33,18 @@ TEST(KernelApply, MatchesInterpreterForEveryWidthAndKind) {
   for (int width = 1; width <= 64; ++width) {
     const int level = width % 4;  // every codegen level sees every kind of width
     // One batch (module) per width keeps the test quick.
-    std::vector<Program> programs;
+    std::vector<mixer::Program> programs;
     for (int trial = 0; trial < 6; ++trial)
       programs.push_back(random_program(rng, width, 1 + static_cast<int>(rng() % 12)));
     auto kernels = engine().compile_batch(programs, parts_apply, level);
     for (int trial = 0; trial < 6; ++trial) {
-      const Program& p = programs[trial];
+      const mixer::Program& p = programs[trial];
       auto& k = kernels[trial];
       auto in = test_inputs(rng, width, 300);
       std::vector<std::uint64_t> out(in.size());
       k->apply(in.data(), out.data(), in.size());
       for (std::size_t i = 0; i < in.size(); ++i)
-        ASSERT_EQ(out[i], apply(p, in[i])) << p.canonical() << " input " << in[i];
+        ASSERT_EQ(out[i], mixer::apply(p, in[i])) << p.canonical() << " input " << in[i];
     }
   }
 }
@@ -52,33 +52,33 @@ TEST(KernelApply, MatchesInterpreterForEveryWidthAndKind) {
 TEST(KernelApply, EachKindAloneAtEveryWidth) {
   std::mt19937_64 rng(777);
   for (int width = 1; width <= 64; ++width) {
-    std::vector<Program> programs;
-    for (int kind = 0; kind < step_kind_count; ++kind) {
-      const auto sk = static_cast<StepKind>(kind);
-      if (width == 1 && takes_shift(sk)) continue;
+    std::vector<mixer::Program> programs;
+    for (int kind = 0; kind < mixer::step_kind_count; ++kind) {
+      const auto sk = static_cast<mixer::StepKind>(kind);
+      if (width == 1 && mixer::takes_shift(sk)) continue;
       // The kind twice: the second one sees what the first leaves above the width.
-      programs.emplace_back(width, std::vector<Step>{testing::random_step(rng, width, sk),
-                                                     testing::random_step(rng, width, sk)});
+      programs.emplace_back(width, std::vector<mixer::Step>{testing::random_step(rng, width, sk),
+                                                            testing::random_step(rng, width, sk)});
     }
     auto kernels = engine().compile_batch(programs, parts_apply);
     for (std::size_t j = 0; j < programs.size(); ++j) {
-      const Program& p = programs[j];
+      const mixer::Program& p = programs[j];
       auto& k = kernels[j];
       auto in = test_inputs(rng, width, 40);
       std::vector<std::uint64_t> out(in.size());
       k->apply(in.data(), out.data(), in.size());
       for (std::size_t i = 0; i < in.size(); ++i)
-        ASSERT_EQ(out[i], apply(p, in[i])) << p.canonical() << " input " << in[i];
+        ASSERT_EQ(out[i], mixer::apply(p, in[i])) << p.canonical() << " input " << in[i];
     }
   }
 }
 
 TEST(KernelApply, InPlaceAndEmpty) {
-  Program p(32, {{StepKind::xorshift_right, 16}, {StepKind::mul_const, 0x7feb352d}});
+  mixer::Program p(32, {{mixer::StepKind::xorshift_right, 16}, {mixer::StepKind::mul_const, 0x7feb352d}});
   auto k = engine().compile(p);
   std::vector<std::uint64_t> v{1, 2, 3, 4, 5, 6, 7, 8, 9};
   auto expect = v;
-  for (auto& x : expect) x = apply(p, x);
+  for (auto& x : expect) x = mixer::apply(p, x);
   k->apply(v.data(), v.data(), v.size());
   EXPECT_EQ(v, expect);
   k->apply(nullptr, nullptr, 0);  // no access at all
@@ -87,7 +87,7 @@ TEST(KernelApply, InPlaceAndEmpty) {
 TEST(KernelTile, MatchesInterpreter) {
   std::mt19937_64 rng(99);
   for (int width = 1; width <= 32; ++width) {
-    Program p = random_program(rng, width, 6);
+    mixer::Program p = random_program(rng, width, 6);
     auto k = engine().compile(p);
     const unsigned shift = width > 8 ? static_cast<unsigned>(rng() % (width - 7)) : 0;
     const std::uint32_t base = static_cast<std::uint32_t>(rng()) & static_cast<std::uint32_t>(p.mask());
@@ -95,10 +95,10 @@ TEST(KernelTile, MatchesInterpreter) {
     k->hash_tile(out.data(), base, shift, 8);
     for (std::uint64_t t = 0; t < out.size(); ++t) {
       const std::uint64_t x = (base | (t << shift)) & p.mask();
-      ASSERT_EQ(out[t], apply(p, x)) << p.canonical() << " t " << t;
+      ASSERT_EQ(out[t], mixer::apply(p, x)) << p.canonical() << " t " << t;
     }
   }
-  Program wide(40, {{StepKind::mul_const, 3}});
+  mixer::Program wide(40, {{mixer::StepKind::mul_const, 3}});
   std::uint32_t dummy[16];
   EXPECT_THROW(engine().compile(wide)->hash_tile(dummy, 0, 0, 1), std::invalid_argument);
 }
@@ -106,7 +106,7 @@ TEST(KernelTile, MatchesInterpreter) {
 TEST(KernelDiffs, MatchesInterpreter) {
   std::mt19937_64 rng(4242);
   for (int width = 1; width <= 64; ++width) {
-    Program p = random_program(rng, width, 5);
+    mixer::Program p = random_program(rng, width, 5);
     auto k = engine().compile(p);
     const int lanes = k->lanes();
     const std::size_t vectors = 3;
@@ -125,7 +125,7 @@ TEST(KernelDiffs, MatchesInterpreter) {
       for (int l = 0; l < lanes; ++l) {
         const std::uint64_t xv = x[v * lanes + l];
         for (int i = 0; i < width; ++i) {
-          const std::uint64_t want = apply(p, xv) ^ apply(p, xv ^ (std::uint64_t{1} << i));
+          const std::uint64_t want = mixer::apply(p, xv) ^ mixer::apply(p, xv ^ (std::uint64_t{1} << i));
           const std::size_t at = (v * width + i) * lanes + l;
           const std::uint64_t got = width <= 32 ? out32[at] : out64[at];
           ASSERT_EQ(got, want) << p.canonical() << " v " << v << " lane " << l << " bit " << i;

@@ -38,7 +38,7 @@ inline void expect_flat_memory(int warm_up, int cycles, long max_growth_kib) {
       auto k = engine.compile(program(1 + static_cast<int>(rng() % 64)), parts_diffs);
       ASSERT_EQ(k->parts(), unsigned{parts_diffs});
     } else {
-      std::vector<Program> batch{program(32), program(64)};
+      std::vector<mixer::Program> batch{program(32), program(64)};
       auto ks = engine.compile_batch(batch, parts_diffs);
       ASSERT_EQ(ks.size(), 2u);
     }

@@ -118,8 +118,8 @@ TEST(Ptx, ABadIrPassPipelineIsNamed) {
 }
 
 TEST(Ptx, RejectsInvalidPrograms) {
-  EXPECT_THROW(emit_ptx(Program(8, {{StepKind::rotate, 8}})), ProgramError);
-  EXPECT_THROW(emit_ptx(Program(8, {}), {"sm_nonsense", "", "k"}), JitError);
+  EXPECT_THROW(emit_ptx(mixer::Program(8, {{mixer::StepKind::rotate, 8}})), mixer::ProgramError);
+  EXPECT_THROW(emit_ptx(mixer::Program(8, {}), {"sm_nonsense", "", "k"}), JitError);
 }
 
 }  // namespace

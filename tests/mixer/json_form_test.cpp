@@ -8,20 +8,21 @@
 using namespace mixforge;
 
 TEST(JsonForm, RoundTrip) {
-  const Program p = parse_program("x ^= x >> 33; x *= 0xff51afd7ed558ccdull; x = rotl(x, 5); x += 7", {.width = 64});
-  const auto j = to_json(p);
+  const mixer::Program p =
+      mixer::parse_program("x ^= x >> 33; x *= 0xff51afd7ed558ccdull; x = rotl(x, 5); x += 7", {.width = 64});
+  const auto j = mixer::to_json(p);
   EXPECT_EQ(j["steps"][1]["constant"], "0xff51afd7ed558ccd");
   EXPECT_EQ(j["steps"][0]["shift"], 33);
   EXPECT_EQ(j["steps"][0]["kind"], "xorshift-right");
-  EXPECT_EQ(program_from_json(j), p);
-  EXPECT_EQ(program_from_json(nlohmann::json::parse(j.dump())), p);
+  EXPECT_EQ(mixer::program_from_json(j), p);
+  EXPECT_EQ(mixer::program_from_json(nlohmann::json::parse(j.dump())), p);
 }
 
 TEST(JsonForm, ErrorsNameThePath) {
   auto err = [](const char* text) -> std::string {
     try {
-      program_from_json(nlohmann::json::parse(text));
-    } catch (const ProgramError& e) {
+      mixer::program_from_json(nlohmann::json::parse(text));
+    } catch (const mixer::ProgramError& e) {
       return e.what();
     }
     return "ok";

@@ -13,10 +13,10 @@ using mixforge::test::lowbias32;
 
 namespace {
 
-std::string error_of(std::string_view text, ParseOptions o = {}) {
+std::string error_of(std::string_view text, mixer::ParseOptions o = {}) {
   try {
-    parse_program(text, o);
-  } catch (const ParseError& e) {
+    mixer::parse_program(text, o);
+  } catch (const mixer::ParseError& e) {
     return e.what();
   }
   return "no error";
@@ -24,28 +24,33 @@ std::string error_of(std::string_view text, ParseOptions o = {}) {
 }  // namespace
 
 TEST(TextForm, ParsesCLikeForm) {
-  EXPECT_EQ(parse_program("x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68bu; x ^= x >> 16;"),
+  EXPECT_EQ(mixer::parse_program("x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68bu; x ^= x >> 16;"),
             lowbias32());
 }
 
 TEST(TextForm, ParsesEveryStepKindAndSyntax) {
-  const Program p = parse_program(
+  const mixer::Program p = mixer::parse_program(
       "// a comment\n"
       "h ^= h >> 16; h *= 0x7feb352d; h += h << 3; h -= 12345u; h ^= 0xdeadbeef;\n"
       "h = (h << 5) | (h >> 27); /* block\ncomment */ h = rotl(h, 7); h = rotr(h, 5);\n"
       "h ^= h << 9\n h -= h << 2\n h += 0x10ULL\n return h;");
-  const std::vector<Step> want{{StepKind::xorshift_right, 16}, {StepKind::mul_const, 0x7feb352d},
-                               {StepKind::add_shift, 3},       {StepKind::sub_const, 12345},
-                               {StepKind::xor_const, 0xdeadbeef}, {StepKind::rotate, 5},
-                               {StepKind::rotate, 7},          {StepKind::rotate, 27},
-                               {StepKind::xorshift_left, 9},   {StepKind::sub_shift, 2},
-                               {StepKind::add_const, 0x10}};
+  const std::vector<mixer::Step> want{{mixer::StepKind::xorshift_right, 16},
+                                      {mixer::StepKind::mul_const, 0x7feb352d},
+                                      {mixer::StepKind::add_shift, 3},
+                                      {mixer::StepKind::sub_const, 12345},
+                                      {mixer::StepKind::xor_const, 0xdeadbeef},
+                                      {mixer::StepKind::rotate, 5},
+                                      {mixer::StepKind::rotate, 7},
+                                      {mixer::StepKind::rotate, 27},
+                                      {mixer::StepKind::xorshift_left, 9},
+                                      {mixer::StepKind::sub_shift, 2},
+                                      {mixer::StepKind::add_const, 0x10}};
   EXPECT_EQ(p.width(), 32);
   EXPECT_EQ(p.steps(), want);
 }
 
 TEST(TextForm, ParsesWriteUpForm) {
-  const auto r = parse_text(
+  const auto r = mixer::parse_text(
       "var result = seed;\n"
       "(result ^= (result >> 4));\n"
       "(result = ((result * 67) & 127));\n"
@@ -56,34 +61,36 @@ TEST(TextForm, ParsesWriteUpForm) {
   EXPECT_EQ(r.program.width(), 7);
   EXPECT_EQ(r.mask_width, 7);
   EXPECT_EQ(r.variable, "result");
-  EXPECT_EQ(format_short(r.program), "xsr 4, mul 0x43, xsr 3, mul 0x65, xsr 4");
+  EXPECT_EQ(mixer::format_short(r.program), "xsr 4, mul 0x43, xsr 3, mul 0x65, xsr 4");
 }
 
 TEST(TextForm, ParsesFunctionWrappersAndJavaScriptIdioms) {
-  EXPECT_EQ(parse_program("function hash(seed) {\n var x = seed;\n x ^= x >>> 16;\n x = Math.imul(x, 0x7feb352d);\n"
-                          " x ^= x >>> 15; x = Math.imul(x, 0x846ca68b); x ^= x >>> 16;\n return x >>> 0;\n}"),
+  EXPECT_EQ(mixer::parse_program(
+                "function hash(seed) {\n var x = seed;\n x ^= x >>> 16;\n x = Math.imul(x, 0x7feb352d);\n"
+                " x ^= x >>> 15; x = Math.imul(x, 0x846ca68b); x ^= x >>> 16;\n return x >>> 0;\n}"),
             lowbias32());
-  EXPECT_EQ(parse_program("uint32_t lowbias32(uint32_t x) {\n x ^= x >> 16;\n x *= 0x7feb352dU;\n"
-                          " x ^= x >> 15;\n x *= 0x846ca68bU;\n x ^= x >> 16;\n return x;\n}"),
+  EXPECT_EQ(mixer::parse_program("uint32_t lowbias32(uint32_t x) {\n x ^= x >> 16;\n x *= 0x7feb352dU;\n"
+                                 " x ^= x >> 15;\n x *= 0x846ca68bU;\n x ^= x >> 16;\n return x;\n}"),
             lowbias32());
-  EXPECT_EQ(parse_program("x = x ^ (x >> 16); x = x * 0x7feb352d; x = (x >> 15) ^ x; x = 0x846ca68b * x; x ^= x >> 16"),
+  EXPECT_EQ(mixer::parse_program(
+                "x = x ^ (x >> 16); x = x * 0x7feb352d; x = (x >> 15) ^ x; x = 0x846ca68b * x; x ^= x >> 16"),
             lowbias32());
 }
 
 TEST(TextForm, WidthFromFlagMaskOrDefault) {
-  EXPECT_EQ(parse_program("x *= 3").width(), 32);
-  EXPECT_EQ(parse_program("x *= 3", {.width = 12}).width(), 12);
-  EXPECT_EQ(parse_program("x = (x * 3) & 0xfff").width(), 12);
-  EXPECT_EQ(parse_program("x *= 3; x &= 0xff").width(), 8);
+  EXPECT_EQ(mixer::parse_program("x *= 3").width(), 32);
+  EXPECT_EQ(mixer::parse_program("x *= 3", {.width = 12}).width(), 12);
+  EXPECT_EQ(mixer::parse_program("x = (x * 3) & 0xfff").width(), 12);
+  EXPECT_EQ(mixer::parse_program("x *= 3; x &= 0xff").width(), 8);
 }
 
 TEST(TextForm, RoundTripsEveryReferenceFunction) {
   const auto refs = mixforge::test::reference_mixers();
   ASSERT_EQ(refs.size(), 19u);  // every entry of tests/data/mixers.json
   for (const auto& r : refs) {
-    const Program p = parse_program(r.text, {.width = r.width});
-    EXPECT_EQ(format_program(p), r.text) << r.name;
-    EXPECT_EQ(parse_program(format_program(p), {.width = r.width}), p);
+    const mixer::Program p = mixer::parse_program(r.text, {.width = r.width});
+    EXPECT_EQ(mixer::format_program(p), r.text) << r.name;
+    EXPECT_EQ(mixer::parse_program(mixer::format_program(p), {.width = r.width}), p);
   }
 }
 
@@ -91,10 +98,10 @@ TEST(TextForm, RoundTripsRandomPrograms) {
   std::mt19937_64 rng(7);
   for (int trial = 0; trial < 2000; ++trial) {
     const int n = 1 + static_cast<int>(rng() % 64);
-    const Program p = mixforge::testing::random_program(rng, n, 1 + static_cast<int>(rng() % 8));
-    ASSERT_NO_THROW(validate(p));
-    EXPECT_EQ(parse_program(format_program(p), {.width = n}), p) << format_program(p);
-    EXPECT_EQ(parse_program(format_program(p, "value"), {.width = n}), p);
+    const mixer::Program p = mixforge::testing::random_program(rng, n, 1 + static_cast<int>(rng() % 8));
+    ASSERT_NO_THROW(mixer::validate(p));
+    EXPECT_EQ(mixer::parse_program(mixer::format_program(p), {.width = n}), p) << mixer::format_program(p);
+    EXPECT_EQ(mixer::parse_program(mixer::format_program(p, "value"), {.width = n}), p);
   }
 }
 
@@ -142,21 +149,21 @@ TEST(TextForm, DeepNestingAndHugeExpressionsAreErrorsNotCrashes) {
   for (int i = 0; i < 300000; ++i) chain += " ^ 1";
   EXPECT_EQ(error_of(chain), "1:1031: more than 256 operators in one statement");
   // Well inside the limits, still parsed.
-  EXPECT_EQ(parse_program("x = " + std::string(200, '(') + "x * 3" + std::string(200, ')') + ";").size(), 1u);
+  EXPECT_EQ(mixer::parse_program("x = " + std::string(200, '(') + "x * 3" + std::string(200, ')') + ";").size(), 1u);
 }
 
 // A leading 0 makes an octal constant, as in C (and in JavaScript's legacy form): read as
 // decimal, 011 was 11 where the pasted C code meant 9.
 TEST(TextForm, AByteOrderMarkIsSkipped) {
-  EXPECT_EQ(parse_program("\xEF\xBB\xBFx *= 3;\r\nx ^= x >> 16;\r\n").size(), 2u);
+  EXPECT_EQ(mixer::parse_program("\xEF\xBB\xBFx *= 3;\r\nx ^= x >> 16;\r\n").size(), 2u);
   EXPECT_EQ(error_of("\xEF\xBB\xBFx *= 2;"), "1:6: multiplier 0x2 is even; a multiply step needs an odd constant");
 }
 
 TEST(TextForm, LeadingZeroMeansOctalAsInC) {
-  EXPECT_EQ(parse_program("x *= 011;").steps()[0].operand, 9u);
-  EXPECT_EQ(parse_program("x ^= 0777u;").steps()[0].operand, 511u);
-  EXPECT_EQ(parse_program("x += 0100;").steps()[0].operand, 64u);
-  EXPECT_EQ(parse_program("x ^= x >> 0x10;").steps()[0].operand, 16u);  // hex is not octal
+  EXPECT_EQ(mixer::parse_program("x *= 011;").steps()[0].operand, 9u);
+  EXPECT_EQ(mixer::parse_program("x ^= 0777u;").steps()[0].operand, 511u);
+  EXPECT_EQ(mixer::parse_program("x += 0100;").steps()[0].operand, 64u);
+  EXPECT_EQ(mixer::parse_program("x ^= x >> 0x10;").steps()[0].operand, 16u);  // hex is not octal
   EXPECT_EQ(error_of("x *= 010;"), "1:6: multiplier 0x8 is even; a multiply step needs an odd constant");
   EXPECT_EQ(error_of("x *= 09;"), "1:6: digit '9' is not valid in an octal number (a leading 0 makes it octal, as in C)");
 }
@@ -169,9 +176,9 @@ TEST(TextForm, SurvivesGarbageWithoutCrashing) {
     const int len = static_cast<int>(rng() % 40);
     for (int k = 0; k < len; ++k) s += alphabet[rng() % alphabet.size()];
     try {
-      const Program p = parse_program(s);
-      validate(p);
-    } catch (const ParseError& e) {
+      const mixer::Program p = mixer::parse_program(s);
+      mixer::validate(p);
+    } catch (const mixer::ParseError& e) {
       EXPECT_GE(e.line(), 1);
       EXPECT_GE(e.column(), 1);
     }

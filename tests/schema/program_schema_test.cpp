@@ -30,7 +30,7 @@ TEST_F(ProgramSchema, EveryPrintedProgramValidates) {
   std::mt19937_64 rng(5);
   for (int t = 0; t < 500; ++t) {
     const int n = 1 + static_cast<int>(rng() % 64);
-    EXPECT_TRUE(valid(to_json(mixforge::testing::random_program(rng, n, 6))));
+    EXPECT_TRUE(valid(mixer::to_json(mixforge::testing::random_program(rng, n, 6))));
   }
 }
 

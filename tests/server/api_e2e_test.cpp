@@ -94,8 +94,8 @@ TEST(ApiE2E, RunLifecycleAndPages) {
   EXPECT_EQ(fn["matrix"]["rows"].size(), 16u);
   EXPECT_TRUE(fn["matrix"]["exact"].get<bool>());
   EXPECT_NEAR(fn["matrix"]["chi2"].get<double>(), best["items"][0]["chi2"].get<double>(), 1e-9);
-  const Program p = parse_program(fn["text"].get<std::string>(), {.width = 16});
-  const Program inv = parse_program(fn["inverse"]["text"].get<std::string>(), {.width = 16});
+  const mixer::Program p = mixer::parse_program(fn["text"].get<std::string>(), {.width = 16});
+  const mixer::Program inv = mixer::parse_program(fn["inverse"]["text"].get<std::string>(), {.width = 16});
   EXPECT_EQ(p.id(), fid);
   EXPECT_GE(inv.size(), 1u);
 
@@ -187,15 +187,15 @@ TEST(ApiE2E, EvaluateMatchesInProcessScores) {
   ASSERT_EQ(r->status, 200) << r->body;
   const auto out = nlohmann::json::parse(r->body);
   EXPECT_SCHEMA("evaluate_response.schema.json", out);
-  const Evaluator reference(nullptr);
-  const Score expect = reference.exact(parse_program(text, {.width = 16}));
+  const avalanche::Evaluator reference(nullptr);
+  const avalanche::Score expect = reference.exact(mixer::parse_program(text, {.width = 16}));
   EXPECT_TRUE(out["score"]["exact"].get<bool>());
   EXPECT_NEAR(out["score"]["chi2"].get<double>(), expect.chi2, 1e-12 * std::max(1.0, expect.chi2));
   EXPECT_EQ(out["matrix"].size(), 16u);
   EXPECT_EQ(out["program"]["width"], 16);
 
   // The JSON form, sampled: the same numbers as the reference at the same seed.
-  const Program lowbias = mixforge::test::lowbias32();
+  const mixer::Program lowbias = mixforge::test::lowbias32();
   nlohmann::json jreq = {{"program", nlohmann::json::parse(R"({"width":32,"steps":[
       {"kind":"xorshift-right","shift":16},{"kind":"mul-const","constant":"0x7feb352d"},
       {"kind":"xorshift-right","shift":15},{"kind":"mul-const","constant":"0x846ca68b"},
@@ -206,7 +206,7 @@ TEST(ApiE2E, EvaluateMatchesInProcessScores) {
   const auto sout = nlohmann::json::parse(s->body);
   EXPECT_SCHEMA("evaluate_response.schema.json", sout);
   EXPECT_FALSE(sout.contains("matrix"));
-  const Score sref = reference.sampled(lowbias, 65536, 7);
+  const avalanche::Score sref = reference.sampled(lowbias, 65536, 7);
   EXPECT_EQ(sout["score"]["samples"], 65536);
   EXPECT_NEAR(sout["score"]["chi2"].get<double>(), sref.chi2, 1e-9);
   EXPECT_EQ(sout["program"]["id"], lowbias.id());

@@ -68,8 +68,8 @@ TEST(DeviceFallbackE2E, EvaluateScoresOnTheCpuAndHealthzSaysWhy) {
 
   // 24 bits: exact counts this wide are the GPU's.
   const std::string text = "x ^= x >> 12; x *= 0x9e3779; x ^= x >> 11; x *= 0x2c1b3d; x ^= x >> 13";
-  const auto cpu = Evaluator::with_own_engine();
-  const Score want = cpu->exact(parse_program(text, {.width = 24}));
+  const auto cpu = avalanche::Evaluator::with_own_engine();
+  const avalanche::Score want = cpu->exact(mixer::parse_program(text, {.width = 24}));
   const nlohmann::json req = {{"program", text}, {"width", 24}, {"exact", true}, {"matrix", false}};
   for (int call = 0; call < 2; ++call) {
     auto r = c.Post("/api/v1/evaluate", req.dump(), "application/json");

@@ -135,13 +135,13 @@ TEST(QualityE2E, ThirtyTwoBitReportRunsTheCounterBattery) {
   const auto r = get_json(c, "/api/v1/functions/" + id + "/quality?size=quick", 200);
   EXPECT_EQ(r["function"]["width"], 32);
   const auto& b = r["counter_battery"];
-  if (!find_dieharder()) {
+  if (!avalanche::find_dieharder()) {
     EXPECT_EQ(b["status"], "unavailable");
     GTEST_SKIP() << "dieharder is not installed (Debian package dieharder): " << b.dump();
   }
   ASSERT_EQ(b["status"], "ran") << b.dump();
   EXPECT_EQ(b["transforms"].size(), 6u);
-  EXPECT_EQ(b["tests"].size(), battery_tests(BatterySize::quick).size());
+  EXPECT_EQ(b["tests"].size(), avalanche::battery_tests(avalanche::BatterySize::quick).size());
   int results = 0;
   for (const auto& t : b["transforms"]) results += static_cast<int>(t["results"].size());
   EXPECT_EQ(b["passed"].get<int>() + b["weak"].get<int>() + b["failed"].get<int>(), results);

@@ -175,7 +175,7 @@ TEST(ServerSchemas, JsonBodyErrorsHaveLineAndColumn) {
 struct ServerApi : ::testing::Test {
   fs::path dir = fresh_dir("unit");
   std::unique_ptr<evolver::RunManager> runs;
-  Evaluator evaluator{nullptr};
+  avalanche::Evaluator evaluator{nullptr};
   SchemaSet schemas;
   Metrics metrics;
   EvaluationQueue queue{2, 2};

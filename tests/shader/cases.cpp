@@ -11,7 +11,7 @@
 namespace mixforge::test {
 
 namespace {
-using K = StepKind;
+using K = mixer::StepKind;
 
 std::uint64_t splitmix(std::uint64_t& s) {
   std::uint64_t z = (s += 0x9e3779b97f4a7c15ull);
@@ -24,7 +24,7 @@ std::uint64_t splitmix(std::uint64_t& s) {
 // edge patterns and pseudo-random ones. Bits above the width are set on purpose in
 // a quarter of the inputs: the exported functions mask their input like apply() does.
 std::vector<std::uint64_t> inputs(int width, std::size_t count, std::uint64_t seed) {
-  const std::uint64_t m = width_mask(width);
+  const std::uint64_t m = mixer::width_mask(width);
   std::vector<std::uint64_t> v(count);
   std::uint64_t s = seed;
   const bool all = width < 64 && (std::uint64_t{1} << width) <= count;
@@ -35,13 +35,13 @@ std::vector<std::uint64_t> inputs(int width, std::size_t count, std::uint64_t se
     else if (i < 65536 + 64) x = m ^ (std::uint64_t{1} << (i % 64)) ;
     else x = splitmix(s) & m;
     const int type_bits = width > 32 ? 64 : 32;
-    if (i % 4 == 3 && width < type_bits) x |= splitmix(s) & ~m & width_mask(type_bits);
+    if (i % 4 == 3 && width < type_bits) x |= splitmix(s) & ~m & mixer::width_mask(type_bits);
     v[i] = x;
   }
   return v;
 }
 
-Case scalar_case(std::string label, const Program& p, bool inverse, std::size_t count) {
+Case scalar_case(std::string label, const mixer::Program& p, bool inverse, std::size_t count) {
   Case c;
   c.label = std::move(label);
   c.kind = CaseKind::scalar;
@@ -51,12 +51,12 @@ Case scalar_case(std::string label, const Program& p, bool inverse, std::size_t 
   c.call = c.request.name;
   c.wide = p.width() > 32;
   c.count = count;
-  const Program f = inverse ? mixforge::inverse(p) : p;
+  const mixer::Program f = inverse ? mixforge::mixer::inverse(p) : p;
   std::vector<std::uint64_t> xs = inputs(p.width(), count, p.hash());
   if (inverse)  // feed the forward outputs, so the expected values are the original inputs too
-    for (auto& x : xs) x = apply(p, x);
+    for (auto& x : xs) x = mixer::apply(p, x);
   for (std::uint64_t x : xs) {
-    const std::uint64_t y = apply(f, x);
+    const std::uint64_t y = mixer::apply(f, x);
     c.input.push_back(static_cast<std::uint32_t>(x));
     c.expected.push_back(static_cast<std::uint32_t>(y));
     if (c.wide) {
@@ -67,7 +67,7 @@ Case scalar_case(std::string label, const Program& p, bool inverse, std::size_t 
   return c;
 }
 
-Case range_case(std::string label, const Program& p, shader::RangeMethod method, std::size_t count) {
+Case range_case(std::string label, const mixer::Program& p, shader::RangeMethod method, std::size_t count) {
   Case c;
   c.label = std::move(label);
   c.kind = CaseKind::range;
@@ -83,7 +83,7 @@ Case range_case(std::string label, const Program& p, shader::RangeMethod method,
     const std::uint32_t r = i % 16 < 9 ? ranges[i % 16] : 1 + static_cast<std::uint32_t>(splitmix(s) % 65536);
     c.input.push_back(seed);
     c.input.push_back(r);
-    c.expected.push_back(shader::rand_range(method, static_cast<std::uint32_t>(apply(p, seed)), r));
+    c.expected.push_back(shader::rand_range(method, static_cast<std::uint32_t>(mixer::apply(p, seed)), r));
   }
   return c;
 }
@@ -91,7 +91,7 @@ Case range_case(std::string label, const Program& p, shader::RangeMethod method,
 // inverse: the request exports the inverse of the lanes, fed the forward function's outputs
 // (seeded with the same seed), so the expected values are the original inputs (masked to
 // each lane's width).
-Case vec4_case(std::string label, const std::array<Program, 4>& lanes, bool seeded, std::size_t count,
+Case vec4_case(std::string label, const std::array<mixer::Program, 4>& lanes, bool seeded, std::size_t count,
                bool inverse = false) {
   Case c;
   c.label = std::move(label);
@@ -99,7 +99,7 @@ Case vec4_case(std::string label, const std::array<Program, 4>& lanes, bool seed
   c.request.vec4 = true;
   c.request.seeded = seeded;
   c.request.inverse = inverse;
-  for (const Program& p : lanes) c.request.programs.push_back({p, std::nullopt});
+  for (const mixer::Program& p : lanes) c.request.programs.push_back({p, std::nullopt});
   c.request.name = "f_" + c.label;
   c.call = c.request.name;
   c.count = count;
@@ -125,35 +125,75 @@ Case vec4_case(std::string label, const std::array<Program, 4>& lanes, bool seed
   return c;
 }
 
-Program prog(int w, std::vector<Step> steps) { return Program(w, std::move(steps)); }
+mixer::Program prog(int w, std::vector<mixer::Step> steps) { return mixer::Program(w, std::move(steps)); }
 }  // namespace
 
 std::vector<Case> execution_cases(bool wide, std::size_t count) {
   // Programs that use every step kind at several widths, plus published ones.
-  const Program lowbias32 = mixforge::test::lowbias32();
-  const Program all32 = prog(32, {{K::xor_const, 0xdeadbeef}, {K::add_const, 0x9e3779b9}, {K::rotate, 13},
-                                  {K::mul_const, 0x2c1b3c6d}, {K::sub_const, 0x12345678}, {K::xorshift_left, 7},
-                                  {K::add_shift, 3}, {K::sub_shift, 11}, {K::xorshift_right, 17}});
-  const Program w7 = prog(7, {{K::xorshift_right, 4}, {K::mul_const, 67}, {K::xorshift_right, 3},
-                              {K::mul_const, 101}, {K::xorshift_right, 4}});
-  const Program all13 = prog(13, {{K::add_const, 0x1abc}, {K::rotate, 5}, {K::mul_const, 0x1e35}, {K::xorshift_left, 4},
-                                  {K::sub_const, 0x0fed}, {K::add_shift, 6}, {K::sub_shift, 2}, {K::xor_const, 0x1555},
-                                  {K::xorshift_right, 7}});
-  const Program all24 = prog(24, {{K::xorshift_right, 12}, {K::mul_const, 0xa3c59b}, {K::rotate, 9}, {K::sub_shift, 5},
-                                  {K::add_const, 0x123456}, {K::xorshift_left, 10}, {K::xor_const, 0xabcdef},
-                                  {K::add_shift, 7}, {K::sub_const, 0x0f0f0f}, {K::xorshift_right, 11}});
-  const Program one = prog(1, {{K::xor_const, 1}, {K::add_const, 1}, {K::mul_const, 1}});
-  const Program splitmix64 = prog(64, {{K::xorshift_right, 30}, {K::mul_const, 0xbf58476d1ce4e5b9ull},
-                                       {K::xorshift_right, 27}, {K::mul_const, 0x94d049bb133111ebull},
-                                       {K::xorshift_right, 31}});
-  const Program all48 = prog(48, {{K::add_const, 0x8000deadbeefull}, {K::rotate, 29}, {K::mul_const, 0xf1357aea2e63ull},
-                                  {K::xorshift_left, 17}, {K::sub_shift, 5}, {K::add_shift, 21}, {K::sub_const, 0x7fffffffffffull},
-                                  {K::xor_const, 0xaaaa5555ffffull}, {K::xorshift_right, 24}});
-  const Program all64 = prog(64, {{K::xor_const, 0xfedcba9876543210ull}, {K::rotate, 41}, {K::add_shift, 33},
-                                  {K::mul_const, 0xd6e8feb86659fd93ull}, {K::xorshift_left, 9}, {K::sub_const, 0x0123456789abcdefull},
-                                  {K::sub_shift, 40}, {K::add_const, 3}, {K::xorshift_right, 32}});
-  const Program all33 = prog(33, {{K::mul_const, 0x1a5a5a5a5ull}, {K::rotate, 32}, {K::xorshift_right, 16},
-                                  {K::add_shift, 31}, {K::xorshift_left, 1}, {K::sub_shift, 8}});
+  const mixer::Program lowbias32 = mixforge::test::lowbias32();
+  const mixer::Program all32 = prog(32, {{K::xor_const, 0xdeadbeef},
+                                         {K::add_const, 0x9e3779b9},
+                                         {K::rotate, 13},
+                                         {K::mul_const, 0x2c1b3c6d},
+                                         {K::sub_const, 0x12345678},
+                                         {K::xorshift_left, 7},
+                                         {K::add_shift, 3},
+                                         {K::sub_shift, 11},
+                                         {K::xorshift_right, 17}});
+  const mixer::Program w7 = prog(7, {{K::xorshift_right, 4},
+                                     {K::mul_const, 67},
+                                     {K::xorshift_right, 3},
+                                     {K::mul_const, 101},
+                                     {K::xorshift_right, 4}});
+  const mixer::Program all13 = prog(13, {{K::add_const, 0x1abc},
+                                         {K::rotate, 5},
+                                         {K::mul_const, 0x1e35},
+                                         {K::xorshift_left, 4},
+                                         {K::sub_const, 0x0fed},
+                                         {K::add_shift, 6},
+                                         {K::sub_shift, 2},
+                                         {K::xor_const, 0x1555},
+                                         {K::xorshift_right, 7}});
+  const mixer::Program all24 = prog(24, {{K::xorshift_right, 12},
+                                         {K::mul_const, 0xa3c59b},
+                                         {K::rotate, 9},
+                                         {K::sub_shift, 5},
+                                         {K::add_const, 0x123456},
+                                         {K::xorshift_left, 10},
+                                         {K::xor_const, 0xabcdef},
+                                         {K::add_shift, 7},
+                                         {K::sub_const, 0x0f0f0f},
+                                         {K::xorshift_right, 11}});
+  const mixer::Program one = prog(1, {{K::xor_const, 1}, {K::add_const, 1}, {K::mul_const, 1}});
+  const mixer::Program splitmix64 = prog(64, {{K::xorshift_right, 30},
+                                              {K::mul_const, 0xbf58476d1ce4e5b9ull},
+                                              {K::xorshift_right, 27},
+                                              {K::mul_const, 0x94d049bb133111ebull},
+                                              {K::xorshift_right, 31}});
+  const mixer::Program all48 = prog(48, {{K::add_const, 0x8000deadbeefull},
+                                         {K::rotate, 29},
+                                         {K::mul_const, 0xf1357aea2e63ull},
+                                         {K::xorshift_left, 17},
+                                         {K::sub_shift, 5},
+                                         {K::add_shift, 21},
+                                         {K::sub_const, 0x7fffffffffffull},
+                                         {K::xor_const, 0xaaaa5555ffffull},
+                                         {K::xorshift_right, 24}});
+  const mixer::Program all64 = prog(64, {{K::xor_const, 0xfedcba9876543210ull},
+                                         {K::rotate, 41},
+                                         {K::add_shift, 33},
+                                         {K::mul_const, 0xd6e8feb86659fd93ull},
+                                         {K::xorshift_left, 9},
+                                         {K::sub_const, 0x0123456789abcdefull},
+                                         {K::sub_shift, 40},
+                                         {K::add_const, 3},
+                                         {K::xorshift_right, 32}});
+  const mixer::Program all33 = prog(33, {{K::mul_const, 0x1a5a5a5a5ull},
+                                         {K::rotate, 32},
+                                         {K::xorshift_right, 16},
+                                         {K::add_shift, 31},
+                                         {K::xorshift_left, 1},
+                                         {K::sub_shift, 8}});
 
   std::vector<Case> cases;
   cases.push_back(scalar_case("w32_lowbias32", lowbias32, false, count));
@@ -176,19 +216,52 @@ std::vector<Case> execution_cases(bool wide, std::size_t count) {
   cases.push_back(vec4_case("permute4_writeup", shader::writeup_permute4(), true, count));
   cases.push_back(vec4_case("permute4_writeup_unseeded", shader::writeup_permute4(), false, count));
   // Mixed widths and every step kind in the lanes.
-  const std::array<Program, 4> mixed{
-      prog(5, {{K::add_const, 3}, {K::rotate, 2}, {K::mul_const, 13}, {K::xorshift_left, 1}, {K::sub_shift, 3}, {K::xor_const, 9}, {K::xorshift_right, 2}, {K::add_shift, 1}, {K::sub_const, 30}}),
-      prog(16, {{K::add_const, 0xbeef}, {K::rotate, 7}, {K::mul_const, 0x2c2b}, {K::xorshift_left, 5}, {K::sub_shift, 9}, {K::xor_const, 0x1234}, {K::xorshift_right, 8}, {K::add_shift, 4}, {K::sub_const, 0xffff}}),
-      prog(32, {{K::add_const, 0x9e3779b9}, {K::rotate, 31}, {K::mul_const, 0x7feb352d}, {K::xorshift_left, 13}, {K::sub_shift, 17}, {K::xor_const, 0xffffffff}, {K::xorshift_right, 15}, {K::add_shift, 2}, {K::sub_const, 1}}),
-      prog(31, {{K::add_const, 0x7fffffff}, {K::rotate, 1}, {K::mul_const, 0x5bd1e995}, {K::xorshift_left, 30}, {K::sub_shift, 1}, {K::xor_const, 0x2aaaaaaa}, {K::xorshift_right, 30}, {K::add_shift, 16}, {K::sub_const, 0x12345}})};
+  const std::array<mixer::Program, 4> mixed{prog(5, {{K::add_const, 3},
+                                                     {K::rotate, 2},
+                                                     {K::mul_const, 13},
+                                                     {K::xorshift_left, 1},
+                                                     {K::sub_shift, 3},
+                                                     {K::xor_const, 9},
+                                                     {K::xorshift_right, 2},
+                                                     {K::add_shift, 1},
+                                                     {K::sub_const, 30}}),
+                                            prog(16, {{K::add_const, 0xbeef},
+                                                      {K::rotate, 7},
+                                                      {K::mul_const, 0x2c2b},
+                                                      {K::xorshift_left, 5},
+                                                      {K::sub_shift, 9},
+                                                      {K::xor_const, 0x1234},
+                                                      {K::xorshift_right, 8},
+                                                      {K::add_shift, 4},
+                                                      {K::sub_const, 0xffff}}),
+                                            prog(32, {{K::add_const, 0x9e3779b9},
+                                                      {K::rotate, 31},
+                                                      {K::mul_const, 0x7feb352d},
+                                                      {K::xorshift_left, 13},
+                                                      {K::sub_shift, 17},
+                                                      {K::xor_const, 0xffffffff},
+                                                      {K::xorshift_right, 15},
+                                                      {K::add_shift, 2},
+                                                      {K::sub_const, 1}}),
+                                            prog(31, {{K::add_const, 0x7fffffff},
+                                                      {K::rotate, 1},
+                                                      {K::mul_const, 0x5bd1e995},
+                                                      {K::xorshift_left, 30},
+                                                      {K::sub_shift, 1},
+                                                      {K::xor_const, 0x2aaaaaaa},
+                                                      {K::xorshift_right, 30},
+                                                      {K::add_shift, 16},
+                                                      {K::sub_const, 0x12345}})};
   cases.push_back(vec4_case("vec4_mixed_all_kinds", mixed, true, count));
   // Lanes whose inverses have the same step kinds (shifts of at least half the width
   // invert in one step), seeded: the inverse must take the seed out after its steps.
-  const std::array<Program, 4> invertible{
+  const std::array<mixer::Program, 4> invertible{
       prog(7, {{K::xorshift_right, 4}, {K::mul_const, 107}, {K::add_const, 0x55}, {K::xorshift_right, 5}}),
       prog(12, {{K::xorshift_right, 6}, {K::mul_const, 0x9e5}, {K::add_const, 0x123}, {K::xorshift_right, 7}}),
-      prog(32, {{K::xorshift_right, 16}, {K::mul_const, 0x7feb352d}, {K::add_const, 0x9e3779b9}, {K::xorshift_right, 17}}),
-      prog(31, {{K::xorshift_right, 16}, {K::mul_const, 0x5bd1e995}, {K::add_const, 0x2468ace}, {K::xorshift_right, 16}})};
+      prog(32,
+           {{K::xorshift_right, 16}, {K::mul_const, 0x7feb352d}, {K::add_const, 0x9e3779b9}, {K::xorshift_right, 17}}),
+      prog(31,
+           {{K::xorshift_right, 16}, {K::mul_const, 0x5bd1e995}, {K::add_const, 0x2468ace}, {K::xorshift_right, 16}})};
   cases.push_back(vec4_case("vec4_seeded_inverse", invertible, true, count, true));
   cases.push_back(vec4_case("vec4_unseeded_inverse", invertible, false, count, true));
   return cases;

@@ -11,19 +11,19 @@ namespace mixforge::test {
 namespace {
 
 TEST(ExecutionCases, CoverEveryStepKindAndSeveralWidths) {
-  std::set<StepKind> kinds;
+  std::set<mixer::StepKind> kinds;
   std::set<int> widths;
   bool vec4 = false, range = false, inverse = false;
   for (const Case& c : execution_cases(true, 64)) {
     for (const auto& p : c.request.programs) {
       widths.insert(p.program.width());
-      for (const Step& s : p.program.steps()) kinds.insert(s.kind);
+      for (const mixer::Step& s : p.program.steps()) kinds.insert(s.kind);
     }
     vec4 = vec4 || c.kind == CaseKind::vec4;
     range = range || c.kind == CaseKind::range;
     inverse = inverse || c.request.inverse;
   }
-  EXPECT_EQ(kinds.size(), static_cast<std::size_t>(step_kind_count));
+  EXPECT_EQ(kinds.size(), static_cast<std::size_t>(mixer::step_kind_count));
   for (int w : {1, 7, 13, 24, 32, 33, 48, 64}) EXPECT_TRUE(widths.count(w)) << w;
   EXPECT_TRUE(vec4 && range && inverse);
   EXPECT_GE(default_count, std::size_t{1} << 20);

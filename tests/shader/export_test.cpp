@@ -15,11 +15,11 @@
 namespace mixforge::shader {
 namespace {
 
-using K = StepKind;
+using K = mixer::StepKind;
 
 using mixforge::test::lowbias32;
 
-ExportRequest request(Target t, Program p) {
+ExportRequest request(Target t, mixer::Program p) {
   ExportRequest r;
   r.target = t;
   r.programs = {{std::move(p), std::nullopt}};
@@ -29,7 +29,7 @@ ExportRequest request(Target t, Program p) {
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 TEST(ShaderExport, ScalarSignaturesFollowEachTargetsConventions) {
-  const Program p = lowbias32();
+  const mixer::Program p = lowbias32();
   auto code = [&](Target t) {
     ExportRequest r = request(t, p);
     r.name = "hash";
@@ -50,7 +50,7 @@ TEST(ShaderExport, ScalarSignaturesFollowEachTargetsConventions) {
 }
 
 TEST(ShaderExport, HeaderCarriesIdWidthAndScoreOrSaysNotScored) {
-  const Program p = lowbias32();
+  const mixer::Program p = lowbias32();
   ExportRequest r = request(Target::glsl, p);
   std::string code = export_code(r);
   EXPECT_TRUE(contains(code, "program " + p.id() + ", width 32: xsr 16, mul 0x7feb352d")) << code;
@@ -62,7 +62,7 @@ TEST(ShaderExport, HeaderCarriesIdWidthAndScoreOrSaysNotScored) {
 }
 
 TEST(ShaderExport, DefaultNameComesFromWidthAndId) {
-  const Program p = lowbias32();
+  const mixer::Program p = lowbias32();
   const ExportRequest r = request(Target::glsl, p);
   EXPECT_EQ(function_name(r), "mix32_" + p.id().substr(0, 8));
   ExportRequest inv = r;
@@ -88,7 +88,7 @@ TEST(ShaderExport, BadNamesAreRejectedWithTheReason) {
 
 TEST(ShaderExport, NarrowWidthsMaskAfterStepsThatCarry) {
   // 7-bit: mask the input and after each multiply, not after xor-shift-right.
-  const Program p(7, {{K::xorshift_right, 4}, {K::mul_const, 67}, {K::xorshift_right, 3}});
+  const mixer::Program p(7, {{K::xorshift_right, 4}, {K::mul_const, 67}, {K::xorshift_right, 3}});
   ExportRequest r = request(Target::glsl, p);
   r.name = "h7";
   EXPECT_TRUE(contains(export_code(r), "  x &= 0x7fu;\n  x ^= x >> 4u;\n  x = (x * 0x43u) & 0x7fu;\n  x ^= x >> 3u;\n"))
@@ -98,7 +98,7 @@ TEST(ShaderExport, NarrowWidthsMaskAfterStepsThatCarry) {
 }
 
 TEST(ShaderExport, SixtyFourBitUsesEachTargetsWideType) {
-  const Program p(64, {{K::xorshift_right, 30}, {K::mul_const, 0xbf58476d1ce4e5b9ull}, {K::xorshift_right, 27}});
+  const mixer::Program p(64, {{K::xorshift_right, 30}, {K::mul_const, 0xbf58476d1ce4e5b9ull}, {K::xorshift_right, 27}});
   auto code = [&](Target t) { return export_code(request(t, p)); };
   EXPECT_TRUE(contains(code(Target::glsl), "#extension GL_ARB_gpu_shader_int64 : require"));
   EXPECT_TRUE(contains(code(Target::glsl), "x *= 0xbf58476d1ce4e5b9ul;"));
@@ -121,7 +121,8 @@ TEST(ShaderExport, InverseExportsTheInverseProgram) {
   EXPECT_TRUE(contains(code, "inverse of program " + lowbias32().id()));
   // The modular inverse of 0x846ca68b appears as a constant.
   char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(inverse_mod_2_64(0x846ca68b) & 0xffffffff));
+  std::snprintf(buf, sizeof buf, "0x%llx",
+                static_cast<unsigned long long>(mixer::inverse_mod_2_64(0x846ca68b) & 0xffffffff));
   EXPECT_TRUE(contains(code, buf)) << code;
 }
 
@@ -129,17 +130,20 @@ TEST(ShaderExport, Vec4NeedsTheSameStepKinds) {
   ExportRequest r;
   r.target = Target::glsl;
   r.vec4 = true;
-  for (const Program& p : writeup_permute4()) r.programs.push_back({p, std::nullopt});
+  for (const mixer::Program& p : writeup_permute4()) r.programs.push_back({p, std::nullopt});
   EXPECT_NO_THROW(export_code(r));
-  r.programs[2].program = Program(32, {{K::xorshift_right, 16}, {K::add_const, 5}, {K::xorshift_right, 14},
-                                       {K::mul_const, 3}, {K::xorshift_right, 19}});
+  r.programs[2].program = mixer::Program(32, {{K::xorshift_right, 16},
+                                              {K::add_const, 5},
+                                              {K::xorshift_right, 14},
+                                              {K::mul_const, 3},
+                                              {K::xorshift_right, 19}});
   try {
     export_code(r);
     FAIL();
   } catch (const ExportError& e) {
     EXPECT_TRUE(contains(e.what(), "lane z step 2 is add-const but lane x has mul-const")) << e.what();
   }
-  r.programs[2].program = Program(40, {{K::xorshift_right, 16}});
+  r.programs[2].program = mixer::Program(40, {{K::xorshift_right, 16}});
   EXPECT_THROW(export_code(r), ExportError);
 }
 
@@ -150,7 +154,7 @@ TEST(ShaderExport, WriteupPermute4IsReproduced) {
   r.seeded = true;
   r.name = "Permute4";
   r.constants = ConstantStyle::decimal;
-  for (const Program& p : writeup_permute4()) r.programs.push_back({p, std::nullopt});
+  for (const mixer::Program& p : writeup_permute4()) r.programs.push_back({p, std::nullopt});
   const std::string code = export_code(r);
   // The write-up's per-step lane constants, 7-bit lanes masked by 127 after each multiply,
   // short lanes xor-ed with the seed.
@@ -175,9 +179,9 @@ TEST(ShaderExport, WriteupPermute4IsReproduced) {
   // The reference: each lane is its program applied to (input ^ seed) for 7-bit lanes.
   const auto lanes = writeup_permute4();
   const auto out = reference_vec4(lanes, {5, 200, 123456, 7}, true, 0xabcdef01u);
-  EXPECT_EQ(out[0], apply(lanes[0], 5 ^ 0xabcdef01u));
-  EXPECT_EQ(out[1], apply(lanes[1], 200 ^ 0xabcdef01u));
-  EXPECT_EQ(out[2], apply(lanes[2], 123456));
+  EXPECT_EQ(out[0], mixer::apply(lanes[0], 5 ^ 0xabcdef01u));
+  EXPECT_EQ(out[1], mixer::apply(lanes[1], 200 ^ 0xabcdef01u));
+  EXPECT_EQ(out[2], mixer::apply(lanes[2], 123456));
   EXPECT_LT(out[0], 128u);
 }
 
@@ -193,7 +197,7 @@ TEST(ShaderExport, RangeNeedsA32BitProgramAndEmitsBothMethods) {
   r.target = Target::wgsl;
   EXPECT_TRUE(contains(export_code(r), "fn hash_range(seed: u32, r: u32) -> u32 {\n  var h: u32 = hash(seed);"))
       << export_code(r);
-  ExportRequest narrow = request(Target::glsl, Program(16, {{K::mul_const, 3}}));
+  ExportRequest narrow = request(Target::glsl, mixer::Program(16, {{K::mul_const, 3}}));
   narrow.range = RangeMethod::jitter;
   EXPECT_THROW(export_code(narrow), ExportError);
 }
@@ -234,7 +238,7 @@ TEST(RandRange, JitterEvensOutTheFractionsTruncationForOddR) {
 }
 
 TEST(ShaderBundle, HoldsProgramsAndEveryTargetsCode) {
-  const Program p64(64, {{K::xorshift_right, 30}, {K::mul_const, 0xbf58476d1ce4e5b9ull}});
+  const mixer::Program p64(64, {{K::xorshift_right, 30}, {K::mul_const, 0xbf58476d1ce4e5b9ull}});
   ExportRequest r = request(Target::glsl, p64);
   r.programs[0].score = ProgramScore{0.5, 1.0, false, 1u << 20};
   const nlohmann::json b = export_bundle(r);
@@ -267,7 +271,7 @@ TEST(ShaderExport, Vec4WithFewerProgramsRepeatsTheLastLane) {
 }
 
 TEST(ShaderExport, InvalidProgramsAreReportedWithTheStep) {
-  ExportRequest r = request(Target::glsl, Program(8, {{K::xorshift_right, 3}, {K::mul_const, 4}}));
+  ExportRequest r = request(Target::glsl, mixer::Program(8, {{K::xorshift_right, 3}, {K::mul_const, 4}}));
   try {
     export_code(r);
     FAIL();

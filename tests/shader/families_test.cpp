@@ -6,27 +6,30 @@
 namespace mixforge::shader {
 namespace {
 
-using K = StepKind;
+using K = mixer::StepKind;
 
-Program xm(int w, std::uint64_t s1, std::uint64_t m1, std::uint64_t s2) {
-  return Program(w, {{K::xorshift_right, s1}, {K::mul_const, m1}, {K::xorshift_right, s2}});
+mixer::Program xm(int w, std::uint64_t s1, std::uint64_t m1, std::uint64_t s2) {
+  return mixer::Program(w, {{K::xorshift_right, s1}, {K::mul_const, m1}, {K::xorshift_right, s2}});
 }
 
 TEST(Families, PicksTheBestCompatibleProgramsPerLaneWidth) {
   std::vector<FamilyCandidate> pool{
-      {xm(7, 3, 107, 4), 0.20},  {xm(7, 3, 67, 3), 0.30},   {xm(7, 2, 5, 3), 0.90},
-      {xm(32, 16, 0x7feb352d, 15), 1e-4}, {xm(32, 15, 0x846ca68b, 16), 2e-4},
+      {xm(7, 3, 107, 4), 0.20},
+      {xm(7, 3, 67, 3), 0.30},
+      {xm(7, 2, 5, 3), 0.90},
+      {xm(32, 16, 0x7feb352d, 15), 1e-4},
+      {xm(32, 15, 0x846ca68b, 16), 2e-4},
       // A different kind sequence with better 7-bit lanes but no 32-bit members.
-      {Program(7, {{K::mul_const, 3}, {K::xorshift_right, 3}}), 0.10},
-      {Program(7, {{K::mul_const, 5}, {K::xorshift_right, 2}}), 0.11},
+      {mixer::Program(7, {{K::mul_const, 3}, {K::xorshift_right, 3}}), 0.10},
+      {mixer::Program(7, {{K::mul_const, 5}, {K::xorshift_right, 2}}), 0.11},
   };
   const std::vector<int> widths{7, 7, 32, 32};
   const auto fams = find_families(pool, widths, 5);
   ASSERT_EQ(fams.size(), 1u);
   EXPECT_EQ(fams[0].members, (std::vector<std::size_t>{0, 1, 3, 4}));
-  EXPECT_EQ(fams[0].kinds, (std::vector<StepKind>{K::xorshift_right, K::mul_const, K::xorshift_right}));
+  EXPECT_EQ(fams[0].kinds, (std::vector<mixer::StepKind>{K::xorshift_right, K::mul_const, K::xorshift_right}));
   // The lanes really pack.
-  std::array<Program, 4> lanes;
+  std::array<mixer::Program, 4> lanes;
   for (int i = 0; i < 4; ++i) lanes[i] = pool[fams[0].members[i]].program;
   EXPECT_TRUE(packable(lanes));
 }
@@ -34,8 +37,8 @@ TEST(Families, PicksTheBestCompatibleProgramsPerLaneWidth) {
 TEST(Families, RanksByTheWorstLaneRelativeToTheBestOfItsWidth) {
   std::vector<FamilyCandidate> pool{
       {xm(8, 1, 15, 3), 0.11},
-      {Program(8, {{K::mul_const, 15}, {K::xorshift_right, 3}}), 0.20},
-      {Program(8, {{K::mul_const, 17}, {K::xorshift_right, 2}}), 0.12},
+      {mixer::Program(8, {{K::mul_const, 15}, {K::xorshift_right, 3}}), 0.20},
+      {mixer::Program(8, {{K::mul_const, 17}, {K::xorshift_right, 2}}), 0.12},
       {xm(8, 2, 29, 3), 0.50},
   };
   const std::vector<int> widths{8, 8};

@@ -6,12 +6,12 @@
 
 namespace mixforge::test {
 
-Program lowbias32() {
-  return Program(32, {{StepKind::xorshift_right, 16},
-                      {StepKind::mul_const, 0x7feb352d},
-                      {StepKind::xorshift_right, 15},
-                      {StepKind::mul_const, 0x846ca68b},
-                      {StepKind::xorshift_right, 16}});
+mixer::Program lowbias32() {
+  return mixer::Program(32, {{mixer::StepKind::xorshift_right, 16},
+                             {mixer::StepKind::mul_const, 0x7feb352d},
+                             {mixer::StepKind::xorshift_right, 15},
+                             {mixer::StepKind::mul_const, 0x846ca68b},
+                             {mixer::StepKind::xorshift_right, 16}});
 }
 
 std::vector<ReferenceMixer> reference_mixers(const std::string& file) {

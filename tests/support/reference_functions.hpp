@@ -12,7 +12,7 @@ namespace mixforge::test {
 // Chris Wellons' lowbias32 (hash-prospector), the tests' usual 32-bit function.
 inline constexpr const char* lowbias32_text =
     "x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;";
-Program lowbias32();
+mixer::Program lowbias32();
 // The same function written as plain C, independent of mixforge's interpreter.
 inline std::uint32_t lowbias32_value(std::uint32_t x) {
   x ^= x >> 16;

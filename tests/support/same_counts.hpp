@@ -8,7 +8,8 @@
 
 namespace mixforge::testing {
 
-inline void expect_same_counts(const AvalancheCounts& want, const AvalancheCounts& got, const Program& p) {
+inline void expect_same_counts(const avalanche::AvalancheCounts& want, const avalanche::AvalancheCounts& got,
+                               const mixer::Program& p) {
   SCOPED_TRACE(p.canonical());
   EXPECT_EQ(got.width, want.width);
   EXPECT_EQ(got.trials, want.trials);

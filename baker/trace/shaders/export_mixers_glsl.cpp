@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
     const auto j = nlohmann::json::parse(in);
     std::vector<mixforge::baker::MixerInfo> lanes;
     for (const auto& p : j.at("programs")) {
-      mixforge::baker::MixerInfo m{mixforge::program_from_json(p.at("program")), -1, false};
+      mixforge::baker::MixerInfo m{mixforge::mixer::program_from_json(p.at("program")), -1, false};
       if (p.contains("score") && p["score"].is_object()) {
         m.chi2 = p["score"].at("chi2").get<double>();
         m.exact = p["score"].value("exact", false);
