@@ -47,16 +47,11 @@ const CountingKernels& best_counting_kernels() {
 }
 
 void add_totals(const SlicedCounter& c, std::uint64_t totals[512]) {
-  auto add_plane = [&](const Plane& p, std::uint64_t weight) {
+  for_each_plane(c, [&](const Plane& p, int weight_log2) {
     for (int w = 0; w < 8; ++w)
       for (std::uint64_t bits = p.w[w]; bits; bits &= bits - 1)
-        totals[64 * w + std::countr_zero(bits)] += weight;
-  };
-  for (int k = 0; k < low_planes; ++k) add_plane(c.low[k], std::uint64_t{1} << k);
-  for (int k = 0; k < c.top; ++k) {
-    add_plane(c.level[k], std::uint64_t{16} << k);
-    if (c.has_pending >> k & 1) add_plane(c.pending[k], std::uint64_t{16} << k);
-  }
+        totals[64 * w + std::countr_zero(bits)] += std::uint64_t{1} << weight_log2;
+  });
 }
 
 }  // namespace mixforge::avalanche::counting

@@ -30,6 +30,16 @@ struct SlicedCounter {
   int top = 0;                   // levels in use: [0, top)
 };
 
+// Calls f(plane, log2 of its weight) for every plane of c that holds counts.
+template <class F>
+inline void for_each_plane(const SlicedCounter& c, F&& f) {
+  for (int k = 0; k < low_planes; ++k) f(c.low[k], k);
+  for (int k = 0; k < c.top; ++k) {
+    f(c.level[k], k + 4);
+    if (c.has_pending >> k & 1) f(c.pending[k], k + 4);
+  }
+}
+
 // The 512 counter values, added into totals: the plain reference loop (tests, benchmarks
 // and the check of the kernels' fold_bits).
 void add_totals(const SlicedCounter& c, std::uint64_t totals[512]);
