@@ -501,6 +501,18 @@ double Run::estimated_exact_seconds_locked() const {
 Estimate Run::exact_estimate(const mixer::Program& p) {
   Estimate e;
   const auto t0 = std::chrono::steady_clock::now();
+  {
+    std::lock_guard lk(mu_);
+    exact_running_ = true;
+  }
+  struct Done {  // however the score ends (a cancel throws), the workers may go on
+    Run& run;
+    ~Done() {
+      std::lock_guard lk(run.mu_);
+      run.exact_running_ = false;
+      run.cv_.notify_all();
+    }
+  } done{*this};
   if (exact_start_hook_) exact_start_hook_();
   tbb::task_arena arena(static_cast<int>(config_.worker_threads()));
   arena.execute([&] { e = estimate_of(avalanche::score(evaluator_.counts_exact(p, &exact_cancel_))); });
@@ -716,8 +728,10 @@ void Run::worker_loop(unsigned slot) {
   for (;;) {
     // Tournaments need two members: while the pool is short and other workers are
     // filling it, wait for them instead of drawing from too small a pool.
+    // With exact_priority, an exact score in flight has the machine to itself.
     cv_.wait(lk, [&] {
-      return stop_ || (!paused_ && (pool_.size() >= 2 || pool_.size() + pending_ < pool_target_));
+      return stop_ || (!paused_ && !(exact_running_ && config_.local_search.exact_priority) &&
+                       (pool_.size() >= 2 || pool_.size() + pending_ < pool_target_));
     });
     if (stop_) return;
     const bool short_pool = pool_.size() + pending_ < pool_target_;

@@ -214,6 +214,7 @@ class Run {
   std::vector<std::uint64_t> exact_done_;  // hashes the ranker scored (or is scoring)
   bool exact_unaffordable_ = false;        // exact scores would take too long here
   std::atomic<bool> exact_cancel_{false};  // a requested stop: drop the exact score in flight
+  bool exact_running_ = false;             // the ranker is computing an exact score
   std::function<void()> exact_start_hook_;
   std::function<void()> end_hook_;
   double exact_seconds_ = 0;               // measured time of one exact score (smoothed)

@@ -72,6 +72,9 @@ struct LocalSearchConfig {
   std::uint64_t first_samples = 1u << 20;  // first common-sample comparison
   std::uint64_t max_samples = 1u << 24;    // last one before an exact score
   double z = 1.0;                          // tolerance before the last stage, standard errors
+  // Tournament workers wait while the ranker computes an exact score, so that the score
+  // (all 2^n inputs, on the run's threads) has the machine to itself instead of a share.
+  bool exact_priority = false;
   // Iterated local search: once the best is a local optimum the ranker goes on from kicked
   // copies of it (kick_moves random moves of the neighbourhood) or, with probability
   // leader_starts, from one of the pool's leaders. Those searches move on sampled evidence

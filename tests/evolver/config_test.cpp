@@ -141,6 +141,7 @@ TEST(RunConfig, EveryFieldRoundTrips) {
         {"first_samples", 4096},
         {"max_samples", 1 << 20},
         {"z", 0.5},
+        {"exact_priority", true},
         {"iterated", false},
         {"kick_moves", 2},
         {"kick_max_moves", 9},

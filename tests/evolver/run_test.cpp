@@ -342,3 +342,51 @@ TEST(Run, StopInterruptsTheLeadersExactScoring) {
     EXPECT_FALSE(best->estimate.exact) << "a cancelled exact score was kept";
   }
 }
+
+// With local_search.exact_priority the tournament workers wait while the ranker scores a
+// leader exactly; without it they go on. The hook runs on the ranker's thread once the
+// exact score has begun: it lets the steps already in flight end, then watches the
+// tournament count for a second.
+namespace {
+std::uint64_t tournaments_during_an_exact_score(bool priority) {
+  const auto ev = avalanche::Evaluator::with_own_engine();
+  RunConfig c;
+  c.width = 32;
+  c.max_steps = 5;
+  c.pool_size = 40;
+  c.seed = 3;
+  c.threads = 1;
+  c.precision.initial_samples = 1024;
+  c.precision.max_samples = 1024;
+  c.precision.leaders = 2;
+  c.precision.leader_interval = 20;
+  c.precision.exact_max_seconds = 1e9;
+  c.early_reject.first_samples = 64;
+  c.local_search.exact_priority = priority;
+  c.budget.seconds = 3600;
+  evolver::Run run("priority-test", c, *ev);
+  std::promise<std::uint64_t> seen;
+  std::atomic<bool> once{false};
+  run.on_exact_start([&] {
+    if (once.exchange(true)) return;
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    const std::uint64_t before = run.counters().tournaments;
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    seen.set_value(run.counters().tournaments - before);
+  });
+  run.start(c.budget);
+  auto f = seen.get_future();
+  const bool began = f.wait_for(std::chrono::minutes(5)) == std::future_status::ready;
+  EXPECT_TRUE(began) << "the ranker never began an exact score";
+  const std::uint64_t during = began ? f.get() : 0;
+  run.request_stop();
+  EXPECT_TRUE(run.wait(600));
+  EXPECT_EQ(run.error(), "");
+  return during;
+}
+}  // namespace
+
+TEST(Run, ExactPriorityHoldsTheTournamentsDuringAnExactScore) {
+  EXPECT_EQ(tournaments_during_an_exact_score(true), 0u);
+  EXPECT_GT(tournaments_during_an_exact_score(false), 0u);
+}
