@@ -582,6 +582,7 @@ LocalSearchOptions Run::ranker_search_options(std::uint64_t seed) const {
   o.first_samples = config_.local_search.first_samples;
   o.max_samples = config_.local_search.max_samples;
   o.z = config_.local_search.z;
+  o.pairs = config_.local_search.pairs;
   o.seed = seed;
   return o;
 }

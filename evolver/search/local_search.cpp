@@ -4,6 +4,8 @@
 #include <cmath>
 #include <optional>
 #include <stdexcept>
+#include <unordered_set>
+#include <utility>
 
 #include "evolver/search/early_reject.hpp"
 #include "evolver/search/rng.hpp"
@@ -30,6 +32,42 @@ std::vector<mixer::Program> neighbours(const mixer::Program& p) {
     if (mixer::takes_shift(s.kind)) continue;
     for (int b = s.kind == mixer::StepKind::mul_const ? 1 : 0; b < n; ++b) with(i, s.operand ^ (std::uint64_t{1} << b));
   }
+  return out;
+}
+
+std::vector<mixer::Program> pair_neighbours(const mixer::Program& p) {
+  const std::vector<mixer::Program> singles = neighbours(p);
+  // Each single move as (step, operand): neighbours() changes exactly one step.
+  std::vector<std::pair<std::size_t, std::uint64_t>> moves;
+  for (const mixer::Program& q : singles)
+    for (std::size_t i = 0; i < q.size(); ++i)
+      if (q.steps()[i] != p.steps()[i]) moves.emplace_back(i, q.steps()[i].operand);
+  std::unordered_set<std::uint64_t> seen{p.hash()};
+  for (const mixer::Program& q : singles) seen.insert(q.hash());
+  std::vector<mixer::Program> out;
+  for (std::size_t a = 0; a < moves.size(); ++a)
+    for (std::size_t b = a + 1; b < moves.size(); ++b) {
+      std::vector<mixer::Step> s = p.steps();
+      const auto [i, x] = moves[a];
+      const auto [j, y] = moves[b];
+      if (i == j) {
+        // Two moves of one operand: two bit flips of a constant, or a shift's +1 and -1,
+        // which cancel (p, left out below).
+        if (mixer::takes_shift(s[i].kind)) {
+          const std::uint64_t amount = x + y - s[i].operand;
+          if (amount < 1 || amount >= static_cast<std::uint64_t>(p.width())) continue;
+          s[i].operand = amount;
+        } else {
+          s[i].operand = x ^ y ^ s[i].operand;
+        }
+      } else {
+        s[i].operand = x;
+        s[j].operand = y;
+      }
+      mixer::Program q(p.width(), std::move(s));
+      if (!seen.insert(q.hash()).second) continue;
+      out.push_back(std::move(q));
+    }
   return out;
 }
 
@@ -71,6 +109,7 @@ void LocalSearch::enter(const mixer::Program& centre, double exact, const avalan
   Rng rng(o_.seed, centre.hash());
   std::shuffle(around_.begin(), around_.end(), rng);
   next_ = 0;
+  in_pairs_ = false;
   entered_ = true;
   counters_.local_optimum = false;
 }
@@ -78,16 +117,26 @@ void LocalSearch::enter(const mixer::Program& centre, double exact, const avalan
 void LocalSearch::run(const avalanche::Evaluator& ev, const LocalSearchHooks& hooks) {
   if (centre_.empty() || counters_.local_optimum) return;
   if (!entered_) enter(centre_, centre_exact_, ev);
-  while (next_ < around_.size()) {
+  for (;;) {
+    if (next_ == around_.size()) {
+      if (!o_.pairs || in_pairs_) break;
+      // A local optimum of single moves: the pairs next, in an order of their own.
+      around_ = pair_neighbours(centre_);
+      Rng rng(o_.seed ^ 0x7061697273ull, centre_.hash());
+      std::shuffle(around_.begin(), around_.end(), rng);
+      next_ = 0;
+      in_pairs_ = true;
+      continue;
+    }
     const mixer::Program& q = around_[next_];
     const std::uint64_t h = q.hash();
-    if (std::find(tried_.begin(), tried_.end(), h) != tried_.end() || (hooks.skip && hooks.skip(h))) {
+    if (tried_.contains(h) || (hooks.skip && hooks.skip(h))) {
       ++next_;
       continue;
     }
     if (hooks.keep_going && !hooks.keep_going()) return;  // continue here next time
     ++next_;
-    tried_.push_back(h);
+    tried_.insert(h);
     ++counters_.neighbours;
     avalanche::GroupedCounts acc(q.width());
     bool passed = sizes_.empty();

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <unordered_set>
 #include <vector>
 
 #include "avalanche/evaluator.hpp"
@@ -31,6 +32,10 @@ struct LocalSearchOptions {
   double rel_stderr = 0.1;
   double z = 1.0;          // tolerance of the stages before the last, in standard errors
   std::uint64_t seed = 1;  // of the common sample stream and the neighbour order
+  // At a local optimum of neighbours(), go on with pair_neighbours() (two moves at once)
+  // before ending: coupled constants can move together. A move found there returns the
+  // search to the single moves around the new centre.
+  bool pairs = false;
 };
 
 // A centre without an exact score (start_exact NaN, the kicked starts of iterated local
@@ -42,6 +47,9 @@ struct LocalSearchOptions {
 // then single-bit flips of constants (bit 0 of a multiplier excluded). Duplicates of p
 // (a no-op move) are left out.
 std::vector<mixer::Program> neighbours(const mixer::Program& p);
+// Every program two moves of neighbours() away from p (two different moves, at the same
+// step or at two steps), each once, in a fixed order; p and the single moves left out.
+std::vector<mixer::Program> pair_neighbours(const mixer::Program& p);
 
 struct LocalSearchCounters {
   std::uint64_t neighbours = 0;      // compared on samples
@@ -94,8 +102,9 @@ class LocalSearch {
   std::vector<avalanche::Score> base_;  // the centre's scores at those sizes
   std::vector<mixer::Program> around_;  // its neighbours in this search's order
   std::size_t next_ = 0;              // the next of them to compare
+  bool in_pairs_ = false;             // around_ holds pair_neighbours (options.pairs)
   bool entered_ = false;
-  std::vector<std::uint64_t> tried_;  // hashes compared from any centre
+  std::unordered_set<std::uint64_t> tried_;  // hashes compared from any centre
   LocalSearchCounters counters_;
 };
 

@@ -75,6 +75,8 @@ struct LocalSearchConfig {
   // Tournament workers wait while the ranker computes an exact score, so that the score
   // (all 2^n inputs, on the run's threads) has the machine to itself instead of a share.
   bool exact_priority = false;
+  // At the best's local optimum, go on with every pair of moves (LocalSearchOptions::pairs).
+  bool pairs = false;
   // Iterated local search: once the best is a local optimum the ranker goes on from kicked
   // copies of it (kick_moves random moves of the neighbourhood) or, with probability
   // leader_starts, from one of the pool's leaders. Those searches move on sampled evidence

@@ -142,6 +142,7 @@ TEST(RunConfig, EveryFieldRoundTrips) {
         {"max_samples", 1 << 20},
         {"z", 0.5},
         {"exact_priority", true},
+        {"pairs", true},
         {"iterated", false},
         {"kick_moves", 2},
         {"kick_max_moves", 9},

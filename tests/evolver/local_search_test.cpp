@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <thread>
 #include <limits>
@@ -260,4 +261,68 @@ TEST(LocalSearch, IteratedSearchGoesOnFromKicksOnceTheBestIsALocalOptimum) {
   off.start(b);
   off.wait();
   EXPECT_EQ(off.kicks(), 0u);
+}
+
+TEST(LocalSearch, PairNeighboursAreTwoMovesEach) {
+  const mixer::Program p =
+      mixer::parse_program("x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;");
+  const std::vector<mixer::Program> singles = neighbours(p);
+  std::set<std::uint64_t> single_ids;
+  for (const mixer::Program& q : singles) single_ids.insert(q.hash());
+  const std::vector<mixer::Program> pairs = pair_neighbours(p);
+  // 68 single moves make 68 * 67 / 2 pairs; a shift's +1 and -1 cancel (3 shifts).
+  EXPECT_EQ(pairs.size(), 68u * 67 / 2 - 3);
+  std::set<std::uint64_t> ids;
+  for (const mixer::Program& q : pairs) {
+    EXPECT_NO_THROW(mixer::validate(q)) << mixer::format_program(q);
+    EXPECT_NE(q, p);
+    EXPECT_EQ(single_ids.count(q.hash()), 0u) << mixer::format_program(q);
+    ids.insert(q.hash());
+    // Two moves: two steps changed by one move each, or one constant with two bits flipped.
+    int changed = 0, bits = 0;
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      const mixer::Step& a = p.steps()[i];
+      const mixer::Step& b = q.steps()[i];
+      if (a == b) continue;
+      ++changed;
+      if (mixer::takes_shift(a.kind)) {
+        EXPECT_EQ(a.operand > b.operand ? a.operand - b.operand : b.operand - a.operand, 1u);
+        ++bits;
+      } else {
+        bits += std::popcount(a.operand ^ b.operand);
+      }
+    }
+    EXPECT_EQ(bits, 2) << mixer::format_program(q);
+    EXPECT_GE(changed, 1);
+  }
+  EXPECT_EQ(ids.size(), pairs.size());
+}
+
+// With pairs, a local optimum of single moves is not the end: the search goes on through
+// the pairs, and ends where neither a single move nor a pair is exactly better. At 8 bits
+// every neighbour is scored exactly, so this is checked exhaustively.
+TEST(LocalSearch, PairsGoOnFromALocalOptimumOfSingleMoves) {
+  LocalSearchHooks h;
+  h.exact = [](const mixer::Program& q) { return exact_of(q); };
+  const mixer::Program p = mixer::parse_program("x ^= x >> 3; x *= 0x3b; x ^= x >> 2; x *= 0x19; x ^= x >> 4;", {8});
+  LocalSearch singles(p, exact_of(p).chi2, {});
+  singles.run(jit_ev(), h);
+  ASSERT_TRUE(singles.done());
+  const mixer::Program optimum = singles.centre();
+  // The test means something only if a pair beats the single moves' optimum.
+  double best_pair = std::numeric_limits<double>::infinity();
+  for (const mixer::Program& q : pair_neighbours(optimum)) best_pair = std::min(best_pair, exact_of(q).chi2);
+  ASSERT_LT(best_pair, singles.centre_chi2()) << "choose another start: no pair beats " << mixer::format_program(optimum);
+
+  LocalSearchOptions o;
+  o.pairs = true;
+  LocalSearch both(optimum, singles.centre_chi2(), o);
+  both.run(jit_ev(), h);
+  ASSERT_TRUE(both.done());
+  EXPECT_LT(both.centre_chi2(), singles.centre_chi2());
+  EXPECT_GE(both.counters().improvements, 1u);
+  for (const mixer::Program& q : neighbours(both.centre()))
+    EXPECT_GE(exact_of(q).chi2, both.centre_chi2()) << mixer::format_program(q);
+  for (const mixer::Program& q : pair_neighbours(both.centre()))
+    EXPECT_GE(exact_of(q).chi2, both.centre_chi2()) << mixer::format_program(q);
 }
