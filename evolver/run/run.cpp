@@ -535,7 +535,7 @@ void Run::ranker_loop() {
     if (stop_) return;
     if (exact_queue_.empty()) {
       const bool polishing = local_search_wanted_locked();
-      if (polishing && (!local_search_ || local_search_->centre().hash() != best_->hash)) {
+      if (polishing && (!local_search_ || local_search_->settled().hash() != best_->hash)) {
         local_search_ = std::make_unique<LocalSearch>(best_->program, best_->estimate.chi2,
                                                       ranker_search_options(mix_seed(config_.seed, 0x10ca15ea4c4ull)));
         local_neighbours_seen_ = 0;
@@ -583,6 +583,7 @@ LocalSearchOptions Run::ranker_search_options(std::uint64_t seed) const {
   o.max_samples = config_.local_search.max_samples;
   o.z = config_.local_search.z;
   o.pairs = config_.local_search.pairs;
+  o.decisive_z = config_.local_search.decisive_z;
   o.seed = seed;
   return o;
 }
@@ -601,7 +602,7 @@ bool Run::local_search_wanted_locked() const {
   if (!config_.local_search.enabled || exact_unaffordable_ || !best_ || !best_->estimate.exact ||
       config_.width > 32)
     return false;
-  return !local_search_ || local_search_->centre().hash() != best_->hash || !local_search_->done();
+  return !local_search_ || local_search_->settled().hash() != best_->hash || !local_search_->done();
 }
 
 // Local search from the run's exact best (local_search_, owned by this thread) until a
@@ -649,7 +650,7 @@ bool Run::kick_wanted_locked() const {
   if (!c.enabled || !c.iterated || exact_unaffordable_ || !best_ || !best_->estimate.exact || config_.width > 32)
     return false;
   // The best's own search comes first (local_search_wanted_locked), then the kicks.
-  return local_search_ && local_search_->centre().hash() == best_->hash && local_search_->done();
+  return local_search_ && local_search_->settled().hash() == best_->hash && local_search_->done();
 }
 
 // The next iterated search: from one of the pool's leaders (another basin the pool holds)

@@ -114,11 +114,30 @@ void LocalSearch::enter(const mixer::Program& centre, double exact, const avalan
   counters_.local_optimum = false;
 }
 
+bool LocalSearch::settle(const avalanche::Evaluator& ev, const LocalSearchHooks& hooks) {
+  ++counters_.exact_scored;
+  const Estimate e = hooks.exact(centre_);  // may throw: still pending next time
+  pending_ = false;
+  if (!(e.chi2 < centre_exact_)) {
+    ++counters_.reverted;
+    const mixer::Program back = settled_;
+    enter(back, centre_exact_, ev);
+    return true;
+  }
+  ++counters_.improvements;
+  centre_exact_ = e.chi2;
+  return !hooks.improved || hooks.improved(centre_, e);
+}
+
 void LocalSearch::run(const avalanche::Evaluator& ev, const LocalSearchHooks& hooks) {
   if (centre_.empty() || counters_.local_optimum) return;
   if (!entered_) enter(centre_, centre_exact_, ev);
   for (;;) {
     if (next_ == around_.size()) {
+      if (pending_) {  // the end of a neighbourhood: the best so far is scored now
+        if (!settle(ev, hooks)) return;
+        continue;
+      }
       if (!o_.pairs || in_pairs_) break;
       // A local optimum of single moves: the pairs next, in an order of their own.
       around_ = pair_neighbours(centre_);
@@ -140,6 +159,7 @@ void LocalSearch::run(const avalanche::Evaluator& ev, const LocalSearchHooks& ho
     ++counters_.neighbours;
     avalanche::GroupedCounts acc(q.width());
     bool passed = sizes_.empty();
+    bool decisive = false;
     avalanche::Score last_score;
     for (std::size_t k = 0; k < sizes_.size(); ++k) {
       const avalanche::Score s = extend(q, ev, acc, o_.seed, sizes_[k], counters_.samples);
@@ -151,6 +171,7 @@ void LocalSearch::run(const avalanche::Evaluator& ev, const LocalSearchHooks& ho
       const bool last = k + 1 == sizes_.size();
       if (last ? !(diff < 0) : !(diff < o_.z * se)) break;
       passed = last;
+      decisive = last && o_.decisive_z > 0 && diff < -o_.decisive_z * se;
     }
     if (!passed) continue;
     if (sampled_centre()) {
@@ -161,8 +182,20 @@ void LocalSearch::run(const avalanche::Evaluator& ev, const LocalSearchHooks& ho
       if (hooks.improved && !hooks.improved(candidate, estimate_of(last_score))) return;
       continue;
     }
-    ++counters_.exact_scored;
     const mixer::Program candidate = q;  // enter() replaces around_
+    if (decisive) {
+      ++counters_.decisive_moves;
+      if (!pending_) settled_ = centre_;
+      enter(candidate, centre_exact_, ev);
+      pending_ = true;
+      continue;
+    }
+    if (pending_) {
+      const std::uint64_t was = centre_.hash();
+      if (!settle(ev, hooks)) return;
+      if (centre_.hash() != was) continue;  // settle went back: q is no neighbour of it
+    }
+    ++counters_.exact_scored;
     const Estimate e = hooks.exact(candidate);
     if (!(e.chi2 < centre_exact_)) continue;
     ++counters_.improvements;

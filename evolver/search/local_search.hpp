@@ -36,6 +36,12 @@ struct LocalSearchOptions {
   // before ending: coupled constants can move together. A move found there returns the
   // search to the single moves around the new centre.
   bool pairs = false;
+  // A neighbour lower than the centre by more than decisive_z standard errors (the
+  // independent bound) at the last stage becomes the centre without an exact score (0:
+  // never). The centre's exact score is taken when one is next needed (a neighbour to
+  // confirm, the end of the neighbourhood), so a run of clear moves costs one exact score;
+  // should that score not beat the last exact centre, the search goes back to that one.
+  double decisive_z = 0;
 };
 
 // A centre without an exact score (start_exact NaN, the kicked starts of iterated local
@@ -57,6 +63,8 @@ struct LocalSearchCounters {
   std::uint64_t exact_scored = 0;    // neighbours that reached an exact score
   std::uint64_t improvements = 0;    // confirmed better (moves made)
   std::uint64_t sampled_moves = 0;   // moves of a sampled centre (no exact score)
+  std::uint64_t decisive_moves = 0;  // clear moves whose exact score was deferred (decisive_z)
+  std::uint64_t reverted = 0;        // deferred scores that did not beat the centre before
   bool local_optimum = false;        // the last centre has no better neighbour
 };
 
@@ -84,7 +92,10 @@ class LocalSearch {
   // Until a local optimum, or a hook says stop. Exceptions of hooks.exact propagate.
   void run(const avalanche::Evaluator& evaluator, const LocalSearchHooks& hooks);
   const mixer::Program& centre() const { return centre_; }
-  double centre_chi2() const { return centre_exact_; }  // NaN for a sampled centre
+  // The last centre with an exact score (the centre but after decisive moves) and that
+  // score (NaN for a sampled centre).
+  const mixer::Program& settled() const { return pending_ ? settled_ : centre_; }
+  double centre_chi2() const { return centre_exact_; }
   bool sampled_centre() const { return centre_exact_ != centre_exact_; }
   // The centre's score at the last stage of its comparisons (its most precise sampled
   // score); empty before the first run or where the stages are skipped (small widths).
@@ -94,6 +105,9 @@ class LocalSearch {
 
  private:
   void enter(const mixer::Program& centre, double exact, const avalanche::Evaluator& evaluator);
+  // The pending centre's exact score: it becomes the settled centre (hooks.improved) if it
+  // beats the last one, else the search goes back there. False: a hook said stop.
+  bool settle(const avalanche::Evaluator& evaluator, const LocalSearchHooks& hooks);
 
   LocalSearchOptions o_;
   mixer::Program centre_;
@@ -103,6 +117,8 @@ class LocalSearch {
   std::vector<mixer::Program> around_;  // its neighbours in this search's order
   std::size_t next_ = 0;              // the next of them to compare
   bool in_pairs_ = false;             // around_ holds pair_neighbours (options.pairs)
+  bool pending_ = false;              // centre_ reached by decisive moves, not yet scored
+  mixer::Program settled_;            // while pending_: the centre whose exact is centre_exact_
   bool entered_ = false;
   std::unordered_set<std::uint64_t> tried_;  // hashes compared from any centre
   LocalSearchCounters counters_;

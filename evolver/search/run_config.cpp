@@ -145,6 +145,7 @@ const std::vector<Field>& fields() {
       nested("local_search.z", &RunConfig::local_search, &LocalSearchConfig::z),
       nested("local_search.exact_priority", &RunConfig::local_search, &LocalSearchConfig::exact_priority),
       nested("local_search.pairs", &RunConfig::local_search, &LocalSearchConfig::pairs),
+      nested("local_search.decisive_z", &RunConfig::local_search, &LocalSearchConfig::decisive_z),
       nested("local_search.iterated", &RunConfig::local_search, &LocalSearchConfig::iterated),
       nested("local_search.kick_moves", &RunConfig::local_search, &LocalSearchConfig::kick_moves),
       nested("local_search.kick_max_moves", &RunConfig::local_search, &LocalSearchConfig::kick_max_moves),

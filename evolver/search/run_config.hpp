@@ -77,6 +77,9 @@ struct LocalSearchConfig {
   bool exact_priority = false;
   // At the best's local optimum, go on with every pair of moves (LocalSearchOptions::pairs).
   bool pairs = false;
+  // Moves clearer than this many standard errors defer their exact score
+  // (LocalSearchOptions::decisive_z); 0: every move is scored exactly.
+  double decisive_z = 0;
   // Iterated local search: once the best is a local optimum the ranker goes on from kicked
   // copies of it (kick_moves random moves of the neighbourhood) or, with probability
   // leader_starts, from one of the pool's leaders. Those searches move on sampled evidence

@@ -143,6 +143,7 @@ TEST(RunConfig, EveryFieldRoundTrips) {
         {"z", 0.5},
         {"exact_priority", true},
         {"pairs", true},
+        {"decisive_z", 3.5},
         {"iterated", false},
         {"kick_moves", 2},
         {"kick_max_moves", 9},

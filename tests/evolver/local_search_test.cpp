@@ -326,3 +326,72 @@ TEST(LocalSearch, PairsGoOnFromALocalOptimumOfSingleMoves) {
   for (const mixer::Program& q : pair_neighbours(both.centre()))
     EXPECT_GE(exact_of(q).chi2, both.centre_chi2()) << mixer::format_program(q);
 }
+
+// Decisive moves (decisive_z): clear improvements move the centre without an exact score;
+// the chain's end is scored when a score is next needed. Every reported move is still
+// exactly better than the one before, with fewer exact scores than moves made.
+TEST(LocalSearch, DecisiveMovesDeferTheirExactScore) {
+  const mixer::Program p = start24();
+  const double start = exact_of(p).chi2;
+  LocalSearchOptions o;
+  o.first_samples = 1u << 14;
+  o.max_samples = 1u << 18;
+  o.decisive_z = 3;
+  std::vector<std::pair<mixer::Program, double>> moves;
+  int exact_calls = 0;
+  LocalSearchHooks h;
+  h.exact = [&](const mixer::Program& q) {
+    ++exact_calls;
+    return exact_of(q);
+  };
+  h.improved = [&](const mixer::Program& q, const Estimate& e) {
+    moves.emplace_back(q, e.chi2);
+    return moves.size() < 3;
+  };
+  LocalSearch s(p, start, o);
+  s.run(jit_ev(), h);
+  const LocalSearchCounters& c = s.counters();
+  ASSERT_GE(moves.size(), 1u);
+  EXPECT_GE(c.decisive_moves, 1u) << "no move of this poor start was clear at 2^18 samples";
+  EXPECT_EQ(c.exact_scored, static_cast<std::uint64_t>(exact_calls));
+  EXPECT_LT(c.exact_scored, c.decisive_moves + c.improvements);
+  double prev = start;
+  for (const auto& [q, chi2] : moves) {
+    EXPECT_LT(chi2, prev);
+    EXPECT_DOUBLE_EQ(chi2, jit_ev().exact(q).chi2);
+    prev = chi2;
+  }
+  EXPECT_EQ(s.settled(), moves.back().first);
+  EXPECT_DOUBLE_EQ(s.centre_chi2(), moves.back().second);
+}
+
+// A deferred exact score that does not beat the last exact centre sends the search back
+// there. The exact hook here calls every program but the start worse than it: each chain
+// of clear moves is undone, and the search ends at the start, never reporting a move.
+TEST(LocalSearch, ADeferredScoreThatLosesGoesBack) {
+  const mixer::Program p = start24();
+  const double start = exact_of(p).chi2;
+  LocalSearchOptions o;
+  o.first_samples = 1u << 14;
+  o.max_samples = 1u << 18;
+  o.decisive_z = 3;
+  LocalSearchHooks h;
+  h.exact = [&](const mixer::Program& q) {
+    Estimate e = exact_of(q);
+    if (q != p) e.chi2 = 2 * start;
+    return e;
+  };
+  int reported = 0;
+  h.improved = [&](const mixer::Program&, const Estimate&) {
+    ++reported;
+    return true;
+  };
+  LocalSearch s(p, start, o);
+  s.run(jit_ev(), h);
+  ASSERT_TRUE(s.done());
+  EXPECT_GE(s.counters().reverted, 1u);
+  EXPECT_EQ(reported, 0);
+  EXPECT_EQ(s.centre(), p);
+  EXPECT_EQ(s.settled(), p);
+  EXPECT_DOUBLE_EQ(s.centre_chi2(), start);
+}
