@@ -102,7 +102,8 @@ int main(int argc, char** argv) {
   const std::vector<Centre> centres{
       {"poor", mixer::parse_program("x ^= x >> 16; x *= 0x93a9b5; x ^= x >> 11; x *= 0x000f05; x ^= x >> 12;")},
       {"fair", mixer::parse_program("x ^= x >> 15; x *= 0x9a8d092d; x ^= x >> 12; x *= 0x9322a6c7; x ^= x >> 16;")},
-      {"lowbias32", mixer::parse_program("x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;")},
+      {"lowbias32",
+       mixer::parse_program("x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;")},
       {"record", mixer::parse_program("x ^= x >> 16; x *= 0x21f0aaad; x ^= x >> 15; x *= 0xf35a2d97; x ^= x >> 15;")},
   };
   std::printf("# bench_paired_stderr: K = %d streams per row, 32 groups, one thread\n", k);

@@ -312,7 +312,8 @@ TEST(LocalSearch, PairsGoOnFromALocalOptimumOfSingleMoves) {
   // The test means something only if a pair beats the single moves' optimum.
   double best_pair = std::numeric_limits<double>::infinity();
   for (const mixer::Program& q : pair_neighbours(optimum)) best_pair = std::min(best_pair, exact_of(q).chi2);
-  ASSERT_LT(best_pair, singles.centre_chi2()) << "choose another start: no pair beats " << mixer::format_program(optimum);
+  ASSERT_LT(best_pair, singles.centre_chi2())
+      << "choose another start: no pair beats " << mixer::format_program(optimum);
 
   LocalSearchOptions o;
   o.pairs = true;
