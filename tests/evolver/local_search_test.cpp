@@ -46,6 +46,25 @@ Estimate exact_of(const mixer::Program& p) {
   return e;
 }
 
+// Hooks that score exactly, count the exact scores and record each move, stopping the
+// search after max_moves moves.
+struct Recorder {
+  std::vector<std::pair<mixer::Program, double>> moves;
+  int exact_calls = 0;
+  LocalSearchHooks hooks(std::size_t max_moves) {
+    LocalSearchHooks h;
+    h.exact = [this](const mixer::Program& q) {
+      ++exact_calls;
+      return exact_of(q);
+    };
+    h.improved = [this, max_moves](const mixer::Program& q, const Estimate& e) {
+      moves.emplace_back(q, e.chi2);
+      return moves.size() < max_moves;
+    };
+    return h;
+  }
+};
+
 // A small sampled run (one worker, leader rounds every 100 tournaments) for the tests of the
 // ranker's local search.
 RunConfig sampled_run(int width, std::uint64_t seed, int log2_samples) {
@@ -113,17 +132,9 @@ TEST(LocalSearch, MovesOnlyToExactlyBetterNeighbours) {
   LocalSearchOptions o;
   o.first_samples = 1u << 14;
   o.max_samples = 1u << 18;
-  std::vector<std::pair<mixer::Program, double>> moves;
-  int exact_calls = 0;
-  LocalSearchHooks h;
-  h.exact = [&](const mixer::Program& q) {
-    ++exact_calls;
-    return exact_of(q);
-  };
-  h.improved = [&](const mixer::Program& q, const Estimate& e) {
-    moves.emplace_back(q, e.chi2);
-    return moves.size() < 4;  // enough to see a chain; the test stays quick
-  };
+  Recorder r;
+  const LocalSearchHooks h = r.hooks(4);  // enough moves to see a chain; the test stays quick
+  auto& [moves, exact_calls] = r;
   const LocalSearchCounters c = local_search(p, start, jit_ev(), o, h);
   ASSERT_GE(moves.size(), 1u) << "no better neighbour of " << mixer::format_program(p) << " (chi2 " << start << ")";
   EXPECT_EQ(c.improvements, moves.size());
@@ -338,17 +349,9 @@ TEST(LocalSearch, DecisiveMovesDeferTheirExactScore) {
   o.first_samples = 1u << 14;
   o.max_samples = 1u << 18;
   o.decisive_z = 3;
-  std::vector<std::pair<mixer::Program, double>> moves;
-  int exact_calls = 0;
-  LocalSearchHooks h;
-  h.exact = [&](const mixer::Program& q) {
-    ++exact_calls;
-    return exact_of(q);
-  };
-  h.improved = [&](const mixer::Program& q, const Estimate& e) {
-    moves.emplace_back(q, e.chi2);
-    return moves.size() < 3;
-  };
+  Recorder r;
+  const LocalSearchHooks h = r.hooks(3);
+  auto& [moves, exact_calls] = r;
   LocalSearch s(p, start, o);
   s.run(jit_ev(), h);
   const LocalSearchCounters& c = s.counters();

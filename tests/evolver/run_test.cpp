@@ -306,11 +306,10 @@ TEST(Run, SmallPoolsWithMoreThreadsThanMembers) {
   }
 }
 
-// A stop requested while the background ranker scores a leader exactly (2^32 inputs:
-// tens of seconds) interrupts that scoring: the hook tells the test the exact score has
-// begun, the test stops the run, and no exact score is counted or stored.
-TEST(Run, StopInterruptsTheLeadersExactScoring) {
-  const auto ev = avalanche::Evaluator::with_own_engine();
+namespace {
+// A 32-bit run whose ranker soon starts an exact score of a leader (2^32 inputs: seconds
+// to minutes), for the tests that act while one is in flight.
+RunConfig exact_leader_config() {
   RunConfig c;
   c.width = 32;
   c.max_steps = 5;
@@ -324,6 +323,16 @@ TEST(Run, StopInterruptsTheLeadersExactScoring) {
   c.precision.exact_max_seconds = 1e9;
   c.early_reject.first_samples = 64;
   c.budget.seconds = 3600;
+  return c;
+}
+}  // namespace
+
+// A stop requested while the background ranker scores a leader exactly (2^32 inputs:
+// tens of seconds) interrupts that scoring: the hook tells the test the exact score has
+// begun, the test stops the run, and no exact score is counted or stored.
+TEST(Run, StopInterruptsTheLeadersExactScoring) {
+  const auto ev = avalanche::Evaluator::with_own_engine();
+  const RunConfig c = exact_leader_config();
   evolver::Run run("stop-test", c, *ev);
   std::promise<void> started;
   std::atomic<bool> once{false};
@@ -350,20 +359,8 @@ TEST(Run, StopInterruptsTheLeadersExactScoring) {
 namespace {
 std::uint64_t tournaments_during_an_exact_score(bool priority) {
   const auto ev = avalanche::Evaluator::with_own_engine();
-  RunConfig c;
-  c.width = 32;
-  c.max_steps = 5;
-  c.pool_size = 40;
-  c.seed = 3;
-  c.threads = 1;
-  c.precision.initial_samples = 1024;
-  c.precision.max_samples = 1024;
-  c.precision.leaders = 2;
-  c.precision.leader_interval = 20;
-  c.precision.exact_max_seconds = 1e9;
-  c.early_reject.first_samples = 64;
+  RunConfig c = exact_leader_config();
   c.local_search.exact_priority = priority;
-  c.budget.seconds = 3600;
   evolver::Run run("priority-test", c, *ev);
   std::promise<std::uint64_t> seen;
   std::atomic<bool> once{false};
