@@ -339,16 +339,24 @@ TEST(LocalSearch, PairsGoOnFromALocalOptimumOfSingleMoves) {
     EXPECT_GE(exact_of(q).chi2, both.centre_chi2()) << mixer::format_program(q);
 }
 
+namespace {
+// Stages cheap enough for a test at 24 bits; clear moves are those 3 standard errors lower.
+LocalSearchOptions decisive_options() {
+  LocalSearchOptions o;
+  o.first_samples = 1u << 14;
+  o.max_samples = 1u << 18;
+  o.decisive_z = 3;
+  return o;
+}
+}  // namespace
+
 // Decisive moves (decisive_z): clear improvements move the centre without an exact score;
 // the chain's end is scored when a score is next needed. Every reported move is still
 // exactly better than the one before, with fewer exact scores than moves made.
 TEST(LocalSearch, DecisiveMovesDeferTheirExactScore) {
   const mixer::Program p = start24();
   const double start = exact_of(p).chi2;
-  LocalSearchOptions o;
-  o.first_samples = 1u << 14;
-  o.max_samples = 1u << 18;
-  o.decisive_z = 3;
+  const LocalSearchOptions o = decisive_options();
   Recorder r;
   const LocalSearchHooks h = r.hooks(3);
   auto& [moves, exact_calls] = r;
@@ -375,10 +383,7 @@ TEST(LocalSearch, DecisiveMovesDeferTheirExactScore) {
 TEST(LocalSearch, ADeferredScoreThatLosesGoesBack) {
   const mixer::Program p = start24();
   const double start = exact_of(p).chi2;
-  LocalSearchOptions o;
-  o.first_samples = 1u << 14;
-  o.max_samples = 1u << 18;
-  o.decisive_z = 3;
+  const LocalSearchOptions o = decisive_options();
   LocalSearchHooks h;
   h.exact = [&](const mixer::Program& q) {
     Estimate e = exact_of(q);
