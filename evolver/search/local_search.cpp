@@ -51,15 +51,10 @@ std::vector<mixer::Program> pair_neighbours(const mixer::Program& p) {
       const auto [i, x] = moves[a];
       const auto [j, y] = moves[b];
       if (i == j) {
-        // Two moves of one operand: two bit flips of a constant, or a shift's +1 and -1,
-        // which cancel (p, left out below).
-        if (mixer::takes_shift(s[i].kind)) {
-          const std::uint64_t amount = x + y - s[i].operand;
-          if (amount < 1 || amount >= static_cast<std::uint64_t>(p.width())) continue;
-          s[i].operand = amount;
-        } else {
-          s[i].operand = x ^ y ^ s[i].operand;
-        }
+        // Two moves of one operand: two bit flips of a constant. A shift's only two moves,
+        // +1 and -1, cancel: that would be p itself.
+        if (mixer::takes_shift(s[i].kind)) continue;
+        s[i].operand = x ^ y ^ s[i].operand;
       } else {
         s[i].operand = x;
         s[j].operand = y;
