@@ -10,7 +10,7 @@
 #   bench/scoring.sh [BUILD_DIR [PART...]]   (default build/release and every part:
 #                                            eval avalanche jit_compile rand_range;
 #                                            small_work, exact_small and fold only when named)
-# OUT= writes the files to another folder (e.g. one per machine).
+# OUT= writes the files to another folder (e.g. one per machine); BASELINE= see the eval part.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 build="${1:-$here/../build/release}"
@@ -39,11 +39,30 @@ if want eval || want avalanche || want jit_compile || want rand_range; then
 fi
 
 lowbias32="x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;"
+# BASELINE=<another mixforge binary> (e.g. one built at the commit before) runs it in turn
+# with this build's, 5 runs each, and prints the ratio of the median times.
 want eval && {
-  echo "# mixforge eval (exact, all 2^32 inputs, compile included), 3 runs; load before: $(load)"
-  for _ in 1 2 3; do "$build/cli/mixforge" eval "$lowbias32"; echo; done
+  if [[ -n "${BASELINE:-}" ]]; then
+    echo "# mixforge eval (exact, all 2^32 inputs, compile included), this build against BASELINE"
+    echo "# baseline: $BASELINE ($(sha256sum "$BASELINE" | cut -c1-12))"
+    echo "# load before: $(load)"
+    mine=() theirs=()
+    seconds() { "$1" eval "$lowbias32" | tee /dev/stderr | awk '$1 == "time" { print $2 }'; }
+    for _ in 1 2 3 4 5; do
+      theirs+=("$(seconds "$BASELINE")")
+      mine+=("$(seconds "$build/cli/mixforge")")
+    done
+    median() { printf '%s\n' "$@" | sort -g | sed -n 3p; }
+    m=$(median "${mine[@]}") t=$(median "${theirs[@]}")
+    echo "# this build: ${mine[*]} s (median $m)"
+    echo "# baseline:   ${theirs[*]} s (median $t)"
+    echo "# baseline / this build: $(awk -v a="$t" -v b="$m" 'BEGIN { printf "%.3f", a / b }')"
+  else
+    echo "# mixforge eval (exact, all 2^32 inputs, compile included), 3 runs; load before: $(load)"
+    for _ in 1 2 3; do "$build/cli/mixforge" eval "$lowbias32"; echo; done
+  fi
   echo "# load after: $(load)"
-} | tee "$out/eval_lowbias32.txt"
+} 2>&1 | tee "$out/eval_lowbias32.txt"
 
 # The small scoring tasks alone (where evolver/search/early_reject.hpp's default_small_work_limit
 # comes from), without the rest of bench_avalanche.
