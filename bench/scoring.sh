@@ -9,7 +9,7 @@
 #
 #   bench/scoring.sh [BUILD_DIR [PART...]]   (default build/release and every part:
 #                                            eval avalanche jit_compile rand_range;
-#                                            small_work, exact_small and fold only when named)
+#                                            small_work, exact_small, fold and perf only when named)
 # OUT= writes the files to another folder (e.g. one per machine); BASELINE= see the eval part.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -20,7 +20,7 @@ want() { [[ " $parts " == *" $1 "* ]]; }
 out="${OUT:-$here/results/scoring}"
 mkdir -p "$out"
 targets=""
-want eval && targets="$targets mixforge"
+{ want eval || want perf; } && targets="$targets mixforge"
 { want avalanche || want small_work || want fold; } && targets="$targets bench_avalanche"
 for b in jit_compile rand_range exact_small; do want $b && targets="$targets bench_$b"; done
 cmake --build "$build" --target $targets
@@ -63,6 +63,27 @@ want eval && {
   fi
   echo "# load after: $(load)"
 } 2>&1 | tee "$out/eval_lowbias32.txt"
+
+# Where an exact scoring's CPU goes: perf's software clock (no hardware counters in this
+# VM) over `mixforge eval` of lowbias32. Not in the default parts: name it (needs perf).
+want perf && {
+  machine | sed 's/^/# /'
+  echo "# perf record -e cpu-clock -F 2000 mixforge eval lowbias32; load before: $(load)"
+  echo "# hex addresses are JIT-compiled code: the hashing"
+  cc -O2 -o "$out/core_clock" "$here/core_clock.c"
+  echo "# core clock, one core busy (bench/core_clock.c): $("$out/core_clock")"
+  rm -f "$out/core_clock"
+  /usr/bin/time -f "# mixforge eval alone: %e s wall, %U s user, %S s system" "$build/cli/mixforge" eval "$lowbias32" >/dev/null
+  perf record -q -e cpu-clock -F 2000 -o "$out/perf.data" "$build/cli/mixforge" eval "$lowbias32" >/dev/null
+  perf report -i "$out/perf.data" --no-children --sort symbol -g none 2>/dev/null | grep '%' | grep -v '^#' |
+    sed -e 's/mixforge::avalanche::counting::avx512::(anonymous namespace):://g' -e 's/ *$//' > "$out/perf.txt"
+  awk '{ p = $1; sub(/%/, "", p); if (p + 0 >= 0.3) print }' "$out/perf.txt" | cut -c1-160
+  awk '{ p = $1; sub(/%/, "", p); if ($3 ~ /^0x/) jit += p; else if ($3 ~ /count|add_level/) count += p; else rest += p }
+       END { printf "# in all: counting kernels %.1f %%, JIT-compiled hashing %.1f %%, the rest %.1f %%\n", count, jit, rest }' "$out/perf.txt"
+  rm -f "$out/perf.data" "$out/perf.txt"
+  rm -f "$out/perf.data"
+  echo "# load after: $(load)"
+} 2>&1 | tee "$out/perf_eval.txt"
 
 # The small scoring tasks alone (where evolver/search/early_reject.hpp's default_small_work_limit
 # comes from), without the rest of bench_avalanche.
