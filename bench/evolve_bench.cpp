@@ -410,6 +410,56 @@ std::vector<double> sorted_bests(std::vector<double> v) {
   return v;
 }
 
+// A mark as the table's header writes it ("5 min").
+std::string mark_heading(double minutes) {
+  std::ostringstream h;
+  h << minutes << " min";
+  return h.str();
+}
+
+// Appends one row to a seeds.md table. The row follows the columns of the file's last
+// header: a mark of the header this run did not have reads "not run". A run with a mark
+// the header lacks starts a new table below (its own header), so no row is ever misaligned.
+void append_seeds_row(const std::filesystem::path& md_path, const std::string& label, const std::string& seeds,
+                      const std::vector<double>& minutes, const std::vector<std::string>& cells) {
+  std::vector<std::string> header;  // the last table's mark headings
+  {
+    std::ifstream in(md_path);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.rfind("| label (config) | seeds |", 0) != 0) continue;
+      header.clear();
+      std::istringstream cols(line.substr(std::string("| label (config) | seeds |").size()));
+      std::string c;
+      while (std::getline(cols, c, '|')) {
+        const auto a = c.find_first_not_of(' '), b = c.find_last_not_of(' ');
+        if (a != std::string::npos) header.push_back(c.substr(a, b - a + 1));
+      }
+    }
+  }
+  std::vector<std::string> mine;
+  for (double m : minutes) mine.push_back(mark_heading(m));
+  const bool fits = !header.empty() && std::all_of(mine.begin(), mine.end(), [&](const std::string& h) {
+    return std::find(header.begin(), header.end(), h) != header.end();
+  });
+  std::ofstream md(md_path, std::ios::app);
+  if (!fits) {
+    if (!header.empty()) md << "\n";
+    header = mine;
+    md << "| label (config) | seeds |";
+    for (const std::string& h : header) md << " " << h << " |";
+    md << "\n|---|---|";
+    for (std::size_t m = 0; m < header.size(); ++m) md << "---|";
+    md << "\n";
+  }
+  md << "| " << label << " | " << seeds << " |";
+  for (const std::string& h : header) {
+    const auto at = std::find(mine.begin(), mine.end(), h);
+    md << " " << (at == mine.end() ? "not run" : cells[static_cast<std::size_t>(at - mine.begin())]) << " |";
+  }
+  md << "\n";
+}
+
 int seeds_bench(const SeedsOptions& o) {
   std::filesystem::create_directories(o.out);
   const std::filesystem::path data = o.out / "data";
@@ -465,25 +515,17 @@ int seeds_bench(const SeedsOptions& o) {
     std::fflush(stdout);
   }
   std::filesystem::remove_all(data);
-  const bool fresh = !std::filesystem::exists(o.out / "seeds.md");
-  std::ofstream md(o.out / "seeds.md", std::ios::app);
-  if (fresh) {
-    md << "| label (config) | seeds |";
-    for (double m : o.minutes) md << " " << m << " min |";
-    md << "\n|---|---|";
-    for (std::size_t m = 0; m < o.minutes.size(); ++m) md << "---|";
-    md << "\n";
-  }
-  md << "| " << o.label << " `" << o.config.dump() << "` | "
-     << (o.first_seed == 1 ? std::to_string(o.seeds)
-                           : "seed " + std::to_string(o.first_seed) +
-                                 (o.seeds > 1 ? ".." + std::to_string(o.first_seed + o.seeds - 1) : ""))
-     << " |";
   std::vector<std::vector<double>> sorted;  // each mark's bests, best first
   for (const auto& v : best) sorted.push_back(sorted_bests(v));
-  for (const auto& s : sorted)
-    md << " **" << fmt_chi2(s[s.size() / 2]) << "** (" << fmt_chi2(s.front()) << " .. " << fmt_chi2(s.back()) << ") |";
-  md << "\n";
+  std::vector<std::string> cells;
+  for (const auto& v : sorted)
+    cells.push_back("**" + fmt_chi2(v[v.size() / 2]) + "** (" + fmt_chi2(v.front()) + " .. " + fmt_chi2(v.back()) +
+                    ")");
+  append_seeds_row(o.out / "seeds.md", o.label + " `" + o.config.dump() + "`",
+                   o.first_seed == 1 ? std::to_string(o.seeds)
+                                     : "seed " + std::to_string(o.first_seed) +
+                                           (o.seeds > 1 ? ".." + std::to_string(o.first_seed + o.seeds - 1) : ""),
+                   o.minutes, cells);
   std::printf("median best exact chi2 of %d seeds:", o.seeds);
   for (std::size_t m = 0; m < o.minutes.size(); ++m)
     std::printf(" %g min %s;", o.minutes[m], fmt_chi2(sorted[m][sorted[m].size() / 2]).c_str());
