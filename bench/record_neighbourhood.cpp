@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "avalanche/chi_square.hpp"
@@ -26,6 +27,7 @@ namespace {
 using namespace mixforge;
 
 struct Part {
+  explicit Part(std::string n) : name(std::move(n)) {}
   std::string name;
   std::uint64_t programs = 0, better = 0;
   double best = 0;

@@ -23,7 +23,7 @@
 #include "support/reference_functions.hpp"
 #include "support/same_counts.hpp"
 
-namespace mixforge {
+namespace mixforge::avalanche {
 namespace {
 
 const avalanche::Evaluator& cpu_evaluator() {
@@ -400,4 +400,4 @@ TEST(GpuDevice, AutoFindsTheGpuThatGpuRequires) {
 }
 
 }  // namespace
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

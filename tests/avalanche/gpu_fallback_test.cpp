@@ -20,7 +20,7 @@
 #include "support/random_program.hpp"
 #include "support/same_counts.hpp"
 
-namespace mixforge {
+namespace mixforge::avalanche {
 namespace {
 
 using testing::expect_same_counts;
@@ -186,4 +186,4 @@ TEST(GpuFallback, WithoutAFaultNoGpuMeansTheCpuAsBefore) {
 }
 
 }  // namespace
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

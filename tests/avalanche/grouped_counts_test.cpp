@@ -12,7 +12,7 @@
 #include "avalanche/reference_counts.hpp"
 #include "mixer/text_form.hpp"
 
-namespace mixforge {
+namespace mixforge::avalanche {
 namespace {
 
 struct Spread {
@@ -102,4 +102,4 @@ TEST(GroupedCounts, PooledCountsAreTheWholeStreamsCounts) {
 }
 
 }  // namespace
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

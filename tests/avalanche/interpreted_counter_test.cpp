@@ -15,7 +15,7 @@
 #include "support/random_program.hpp"
 #include "support/same_counts.hpp"
 
-namespace mixforge {
+namespace mixforge::avalanche {
 namespace {
 
 using testing::expect_same_counts;
@@ -99,4 +99,4 @@ TEST(InterpretedCounts, TheEvaluatorWithoutAnEngineCountsLikeTheReference) {
 }
 
 }  // namespace
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

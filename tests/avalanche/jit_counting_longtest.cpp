@@ -8,7 +8,7 @@
 #include "mixer/text_form.hpp"
 #include "support/reference_functions.hpp"
 
-namespace mixforge {
+namespace mixforge::avalanche {
 namespace {
 
 TEST(JitExactCountsLong, Every32BitReferenceFunction) {
@@ -24,4 +24,4 @@ TEST(JitExactCountsLong, Every32BitReferenceFunction) {
 }
 
 }  // namespace
-}  // namespace mixforge
+}  // namespace mixforge::avalanche

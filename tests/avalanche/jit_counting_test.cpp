@@ -15,7 +15,7 @@
 #include "support/random_program.hpp"
 #include "support/same_counts.hpp"
 
-namespace mixforge {
+namespace mixforge::avalanche {
 namespace {
 
 using testing::random_program;
@@ -238,4 +238,4 @@ TEST(CountingKernels, FoldBitsIsTheReferenceTotalsByOutputBit) {
 // 32-bit reference function by JitExactCountsLong (jit_counting_longtest.cpp, "long").
 
 }  // namespace
-}  // namespace mixforge
+}  // namespace mixforge::avalanche
