@@ -59,6 +59,17 @@ async function apiPost(p, body = {}) {
 }
 const apiGet = async (p) => (await fetch(origin() + p)).json();
 
+// Once the page is a bake's own page (the URL names it), waits until that bake reads done
+// and returns its id. The badge is looked for in the bake page's header, beside the bake's
+// id: the bakes list the page came from shows other bakes' done badges until it is
+// replaced, and a bare '.badge.state-done' once matched one of those under load.
+async function bakeDone() {
+  await page.waitForURL(/#\/bakes\/b[0-9a-f]{11}$/);
+  const id = page.url().split('/').pop();
+  await page.locator(`div.row:has(> span.mono:text-is("${id}")) > .badge.state-done`).waitFor({ timeout: 120000 });
+  return id;
+}
+
 // ---- the browser ------------------------------------------------------------------------
 let browser, context, page;
 // Console errors and warnings and page errors fail the test, except the ones a step
@@ -389,9 +400,7 @@ step('bakes', async () => {
   await form.locator('#bake-bounces').fill('1');
   await form.locator('#bake-texel').fill('0.1');
   await form.getByRole('button', { name: 'Start bake' }).click();
-  await page.waitForURL(/#\/bakes\/b[0-9a-f]{11}$/);
-  const id = page.url().split('/').pop();
-  await page.locator('.badge.state-done').waitFor({ timeout: 120000 });
+  const id = await bakeDone();
   for (const img of await page.locator('img.bake-image').all()) {
     await img.scrollIntoViewIfNeeded();
     await page.waitForFunction((el) => el.complete && el.naturalWidth > 0, await img.elementHandle());
@@ -426,9 +435,7 @@ step('bakes', async () => {
   await upload.locator('#bake-spp').fill('4');
   await upload.locator('#bake-bounces').fill('2');
   await upload.getByRole('button', { name: 'Start bake' }).click();
-  await page.waitForURL(/#\/bakes\/b[0-9a-f]{11}$/);
-  await page.locator('.badge.state-done').waitFor({ timeout: 120000 });
-  const box = await apiGet(`/api/v1/bakes/${page.url().split('/').pop()}`);
+  const box = await apiGet(`/api/v1/bakes/${await bakeDone()}`);
   assert.equal(box.request.scene.name, 'box.obj');
   assert.ok(Math.abs(box.report.radiance.mean[0] - 1.75) < 0.02, `furnace box radiance ${box.report.radiance.mean[0]}, want 1.75`);
   assert.equal(box.request.two_sided, false);
@@ -444,9 +451,7 @@ step('bakes', async () => {
   await sided.locator('#bake-bounces').fill('0');
   await sided.locator('#bake-two-sided').check();
   await sided.getByRole('button', { name: 'Start bake' }).click();
-  await page.waitForURL(/#\/bakes\/b[0-9a-f]{11}$/);
-  await page.locator('.badge.state-done').waitFor({ timeout: 120000 });
-  const two = await apiGet(`/api/v1/bakes/${page.url().split('/').pop()}`);
+  const two = await apiGet(`/api/v1/bakes/${await bakeDone()}`);
   assert.equal(two.request.two_sided, true);
   assert.equal(two.report.back_hits.two_sided_triangles, 12);
   await page.getByText('12 two-sided triangles').waitFor();
