@@ -15,6 +15,9 @@
 // exact scores on all cores, one line per program scored as it goes (a run cut short
 // still says how far it got):
 //   bench_record_neighbourhood --moves WIDTH 'PROGRAM TEXT' [CHI2]
+// --climb instead of --moves moves to the first lower program found (checked by the
+// interpreter) and starts again around it: an exact first-improvement local search that
+// ends at a local optimum of one and two moves.
 #include <tbb/global_control.h>
 
 #include <chrono>
@@ -22,6 +25,7 @@
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -55,57 +59,76 @@ void consider(Part& part, const mixer::Program& q, double record) {
   }
 }
 
-// --moves: single and pair moves, JIT exact scores on all cores.
-int moves(int n, const char* text, const char* expect) {
-  const mixer::Program record = mixer::parse_program(text, mixer::ParseOptions{n});
+// --moves: single and pair moves, JIT exact scores on all cores. climb: first improvement,
+// the first lower program becomes the centre and the search starts again around it (one
+// move, then two), until a centre has no lower program one or two moves away.
+int moves(int n, const char* text, const char* expect, bool climb) {
+  mixer::Program centre = mixer::parse_program(text, mixer::ParseOptions{n});
   const auto ev = avalanche::Evaluator::with_own_engine();
-  const double record_chi2 = ev->exact(record).chi2;
+  double centre_chi2 = ev->exact(centre).chi2;
   // The interpreter agrees with the JIT on the record: two implementations, one score.
-  const double interpreted = chi2(record);
-  if (interpreted != record_chi2) {
-    std::fprintf(stderr, "the JIT scores the record %.10g, the interpreter %.10g\n", record_chi2, interpreted);
+  const double interpreted = chi2(centre);
+  if (interpreted != centre_chi2) {
+    std::fprintf(stderr, "the JIT scores the record %.10g, the interpreter %.10g\n", centre_chi2, interpreted);
     return 1;
   }
-  if (expect && std::abs(record_chi2 - std::atof(expect)) > 1e-4 * record_chi2) {
-    std::fprintf(stderr, "the record scores %.10g, not %s\n", record_chi2, expect);
+  if (expect && std::abs(centre_chi2 - std::atof(expect)) > 1e-4 * centre_chi2) {
+    std::fprintf(stderr, "the record scores %.10g, not %s\n", centre_chi2, expect);
     return 1;
   }
-  std::printf("record %s  exact chi2 %.10g (JIT and interpreter agree)\n", mixer::format_short(record).c_str(),
-              record_chi2);
+  std::printf("record %s  exact chi2 %.10g (JIT and interpreter agree)\n", mixer::format_short(centre).c_str(),
+              centre_chi2);
   std::fflush(stdout);
   const auto t0 = std::chrono::steady_clock::now();
-  std::vector<Part> parts{Part("one move (neighbours)"), Part("two moves (pair_neighbours)")};
-  const std::vector<mixer::Program> sets[2] = {evolver::neighbours(record), evolver::pair_neighbours(record)};
-  for (int k = 0; k < 2; ++k) {
-    Part& part = parts[static_cast<std::size_t>(k)];
-    for (const mixer::Program& q : sets[k]) {
-      const double c = ev->exact(q).chi2;
-      ++part.programs;
-      if (c < record_chi2) {
-        ++part.better;
-        // A better program is checked by the interpreter before it is reported.
-        const double check = chi2(q);
-        std::printf("BETTER %s exact chi2 %.10g (interpreter %.10g)\n", mixer::format_short(q).c_str(), c, check);
+  std::unordered_set<std::uint64_t> scored{centre.hash()};
+  std::uint64_t total = 0;
+  for (bool moved = true; moved;) {
+    moved = false;
+    std::vector<Part> parts{Part("one move (neighbours)"), Part("two moves (pair_neighbours)")};
+    const std::vector<mixer::Program> sets[2] = {evolver::neighbours(centre), evolver::pair_neighbours(centre)};
+    for (int k = 0; k < 2 && !moved; ++k) {
+      Part& part = parts[static_cast<std::size_t>(k)];
+      std::size_t at = 0;
+      for (const mixer::Program& q : sets[k]) {
+        ++at;
+        if (!scored.insert(q.hash()).second) continue;  // climb: scored around an earlier centre
+        const double c = ev->exact(q).chi2;
+        ++part.programs;
+        ++total;
+        const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::printf("%s %zu/%zu %s %.10g (%.0f s)\n", k == 0 ? "one" : "two", at, sets[k].size(),
+                    mixer::format_short(q).c_str(), c, took);
+        if (part.programs == 1 || c < part.best) {
+          part.best = c;
+          part.best_program = q;
+        }
+        if (c < centre_chi2) {
+          ++part.better;
+          // A lower program is checked by the interpreter before it counts.
+          const double check = chi2(q);
+          std::printf("BETTER %s exact chi2 %.10g (interpreter %.10g)\n", mixer::format_short(q).c_str(), c, check);
+          if (climb && check == c) {
+            std::printf("MOVE to %s exact chi2 %.10g, %.3f %% below the centre before (%.0f s)\n",
+                        mixer::format_short(q).c_str(), c, 100 * (1 - c / centre_chi2), took);
+            centre = q;
+            centre_chi2 = c;
+            moved = true;
+            std::fflush(stdout);
+            break;
+          }
+        }
+        std::fflush(stdout);
       }
-      if (part.programs == 1 || c < part.best) {
-        part.best = c;
-        part.best_program = q;
-      }
-      const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      std::printf("%s %llu/%zu %s %.10g (%.0f s)\n", k == 0 ? "one" : "two",
-                  static_cast<unsigned long long>(part.programs), sets[k].size(), mixer::format_short(q).c_str(), c,
-                  took);
-      std::fflush(stdout);
     }
+    if (moved) continue;
+    std::printf("around %s (exact chi2 %.10g):\n", mixer::format_short(centre).c_str(), centre_chi2);
+    for (const Part& p : parts)
+      std::printf("  %-40s %9llu programs, %6llu better, best %.10g %s\n", p.name.c_str(),
+                  static_cast<unsigned long long>(p.programs), static_cast<unsigned long long>(p.better), p.best,
+                  mixer::format_short(p.best_program).c_str());
+    if (climb) std::printf("  a local optimum of one and two moves (every program around it scored exactly)\n");
   }
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::uint64_t total = 0;
-  for (const Part& p : parts) {
-    total += p.programs;
-    std::printf("  %-40s %9llu programs, %6llu better, best %.10g %s\n", p.name.c_str(),
-                static_cast<unsigned long long>(p.programs), static_cast<unsigned long long>(p.better), p.best,
-                mixer::format_short(p.best_program).c_str());
-  }
   std::printf("  %llu exact scores in %.1f s (%.2f s each, all cores)\n", static_cast<unsigned long long>(total), took,
               took / double(total));
   return 0;
@@ -114,10 +137,10 @@ int moves(int n, const char* text, const char* expect) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc >= 4 && std::string(argv[1]) == "--moves")
-    return moves(std::atoi(argv[2]), argv[3], argc > 4 ? argv[4] : nullptr);
+  if (argc >= 4 && (std::string(argv[1]) == "--moves" || std::string(argv[1]) == "--climb"))
+    return moves(std::atoi(argv[2]), argv[3], argc > 4 ? argv[4] : nullptr, std::string(argv[1]) == "--climb");
   if (argc < 3) {
-    std::fprintf(stderr, "usage: bench_record_neighbourhood [--moves] WIDTH 'PROGRAM' [CHI2]\n");
+    std::fprintf(stderr, "usage: bench_record_neighbourhood [--moves|--climb] WIDTH 'PROGRAM' [CHI2]\n");
     return 2;
   }
   tbb::global_control one_thread(tbb::global_control::max_allowed_parallelism, 1);

@@ -9,6 +9,7 @@
 # 2.3 s each on 2 cores: an hour and a half); writes neighbourhood32.txt, one line per
 # program as it goes.
 #   bench/record_neighbourhood.sh BUILD_DIR moves32
+#   bench/record_neighbourhood.sh BUILD_DIR climb32
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 build="${1:-$here/../build/release}"
@@ -16,6 +17,18 @@ cmake --build "$build" --target bench_record_neighbourhood >/dev/null
 out="$here/results/records"
 mkdir -p "$out"
 load() { cut -d' ' -f1-3 /proc/loadavg; }
+# With the part `climb32`: an exact first-improvement local search (one move, then two)
+# from mixforge's 32-bit record [16 21f0aaad 15 735a2d97 15], the published record with
+# one bit flipped; writes climb32.txt as it goes (stop it any time: every line stands).
+if [[ "${2:-}" == climb32 ]]; then
+  {
+    echo "# $(date -u +%FT%TZ) bench_record_neighbourhood --climb, commit $(git -C "$here/.." rev-parse --short HEAD); load before: $(load)"
+    "$build/bench/bench_record_neighbourhood" --climb 32 \
+      "x ^= x >> 16; x *= 0x21f0aaad; x ^= x >> 15; x *= 0x735a2d97; x ^= x >> 15;" 5.8666e-6
+    echo "# $(date -u +%FT%TZ) load after: $(load)"
+  } 2>&1 | tee "$out/climb32.txt"
+  exit 0
+fi
 if [[ "${2:-}" == moves32 ]]; then
   {
     echo "# $(date -u +%FT%TZ) bench_record_neighbourhood --moves, commit $(git -C "$here/.." rev-parse --short HEAD); load before: $(load)"
