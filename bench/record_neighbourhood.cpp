@@ -17,15 +17,18 @@
 //   bench_record_neighbourhood --moves WIDTH 'PROGRAM TEXT' [CHI2]
 // --climb instead of --moves moves to the first lower program found (checked by the
 // interpreter) and starts again around it: an exact first-improvement local search that
-// ends at a local optimum of one and two moves.
+// ends at a local optimum of one and two moves. Both take the pairs in the order of their
+// single moves' scores (order_pairs).
 #include <tbb/global_control.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <limits>
 #include <string>
-#include <unordered_set>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -59,6 +62,39 @@ void consider(Part& part, const mixer::Program& q, double record) {
   }
 }
 
+// Pairs in the order of their two single moves' scores (the higher of the two, lowest
+// first): two moves that each cost little are where a lower pair is likeliest, and a climb
+// takes the first lower program it meets. Every single move around centre is in scored.
+void order_pairs(const mixer::Program& centre, const std::unordered_map<std::uint64_t, double>& scored,
+                 std::vector<mixer::Program>& pairs) {
+  const std::vector<mixer::Step>& c = centre.steps();
+  auto score_of = [&](std::vector<mixer::Step> steps) {
+    const auto it = scored.find(mixer::Program(centre.width(), std::move(steps)).hash());
+    return it == scored.end() ? std::numeric_limits<double>::infinity() : it->second;
+  };
+  auto key = [&](const mixer::Program& q) {
+    std::vector<std::size_t> at;
+    for (std::size_t i = 0; i < c.size(); ++i)
+      if (q.steps()[i] != c[i]) at.push_back(i);
+    std::vector<mixer::Step> a = c, b = c;
+    if (at.size() == 2) {
+      a[at[0]] = q.steps()[at[0]];
+      b[at[1]] = q.steps()[at[1]];
+    } else {  // two bit flips of one constant
+      const std::uint64_t x = q.steps()[at[0]].operand ^ c[at[0]].operand, low = x & (~x + 1);
+      a[at[0]].operand ^= low;
+      b[at[0]].operand ^= x ^ low;
+    }
+    return std::max(score_of(std::move(a)), score_of(std::move(b)));
+  };
+  std::vector<std::pair<double, std::size_t>> keys;
+  for (std::size_t i = 0; i < pairs.size(); ++i) keys.emplace_back(key(pairs[i]), i);
+  std::stable_sort(keys.begin(), keys.end(), [](const auto& u, const auto& v) { return u.first < v.first; });
+  std::vector<mixer::Program> sorted;
+  for (const auto& [k, i] : keys) sorted.push_back(pairs[i]);
+  pairs = std::move(sorted);
+}
+
 // --moves: single and pair moves, JIT exact scores on all cores. climb: first improvement,
 // the first lower program becomes the centre and the search starts again around it (one
 // move, then two), until a centre has no lower program one or two moves away.
@@ -80,19 +116,21 @@ int moves(int n, const char* text, const char* expect, bool climb) {
               centre_chi2);
   std::fflush(stdout);
   const auto t0 = std::chrono::steady_clock::now();
-  std::unordered_set<std::uint64_t> scored{centre.hash()};
+  std::unordered_map<std::uint64_t, double> scored{{centre.hash(), centre_chi2}};
   std::uint64_t total = 0;
   for (bool moved = true; moved;) {
     moved = false;
     std::vector<Part> parts{Part("one move (neighbours)"), Part("two moves (pair_neighbours)")};
-    const std::vector<mixer::Program> sets[2] = {evolver::neighbours(centre), evolver::pair_neighbours(centre)};
+    std::vector<mixer::Program> sets[2] = {evolver::neighbours(centre), evolver::pair_neighbours(centre)};
     for (int k = 0; k < 2 && !moved; ++k) {
       Part& part = parts[static_cast<std::size_t>(k)];
+      if (k == 1) order_pairs(centre, scored, sets[1]);
       std::size_t at = 0;
       for (const mixer::Program& q : sets[k]) {
         ++at;
-        if (!scored.insert(q.hash()).second) continue;  // climb: scored around an earlier centre
+        if (scored.contains(q.hash())) continue;  // climb: scored around an earlier centre
         const double c = ev->exact(q).chi2;
+        scored.emplace(q.hash(), c);
         ++part.programs;
         ++total;
         const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
