@@ -17,27 +17,27 @@ cmake --build "$build" --target bench_record_neighbourhood >/dev/null
 out="$here/results/records"
 mkdir -p "$out"
 load() { cut -d' ' -f1-3 /proc/loadavg; }
-# With the part `climb32`: an exact first-improvement local search (one move, then two)
-# from mixforge's 32-bit record [16 21f0aaad 15 735a2d97 15], the published record with
-# one bit flipped; writes climb32.txt as it goes (stop it any time: every line stands).
-if [[ "${2:-}" == climb32 ]]; then
+# One 32-bit part: bench_record_neighbourhood MODE on PROGRAM, into FILE as it goes.
+part32() {
+  local mode="$1" program="$2" chi2="$3" file="$4"
   {
-    echo "# $(date -u +%FT%TZ) bench_record_neighbourhood --climb, commit $(git -C "$here/.." rev-parse --short HEAD); load before: $(load)"
-    "$build/bench/bench_record_neighbourhood" --climb 32 \
-      "x ^= x >> 16; x *= 0x21f0aaad; x ^= x >> 15; x *= 0x735a2d97; x ^= x >> 15;" 5.8666e-6
+    echo "# $(date -u +%FT%TZ) bench_record_neighbourhood $mode, commit $(git -C "$here/.." rev-parse --short HEAD); load before: $(load)"
+    "$build/bench/bench_record_neighbourhood" "$mode" 32 "$program" "$chi2"
     echo "# $(date -u +%FT%TZ) load after: $(load)"
-  } 2>&1 | tee "$out/climb32.txt"
-  exit 0
-fi
-if [[ "${2:-}" == moves32 ]]; then
-  {
-    echo "# $(date -u +%FT%TZ) bench_record_neighbourhood --moves, commit $(git -C "$here/.." rev-parse --short HEAD); load before: $(load)"
-    "$build/bench/bench_record_neighbourhood" --moves 32 \
-      "x ^= x >> 16; x *= 0x21f0aaad; x ^= x >> 15; x *= 0xf35a2d97; x ^= x >> 15;" 5.9001e-6
-    echo "# $(date -u +%FT%TZ) load after: $(load)"
-  } 2>&1 | tee "$out/neighbourhood32.txt"
-  exit 0
-fi
+  } 2>&1 | tee "$out/$file"
+}
+case "${2:-}" in
+  # The published record and its neighbourhood.
+  moves32)
+    part32 --moves "x ^= x >> 16; x *= 0x21f0aaad; x ^= x >> 15; x *= 0xf35a2d97; x ^= x >> 15;" 5.9001e-6 neighbourhood32.txt
+    exit 0 ;;
+  # An exact first-improvement local search (one move, then two) from mixforge's record
+  # [16 21f0aaad 15 735a2d97 15], the published one with one bit flipped (stop it any time:
+  # every line stands).
+  climb32)
+    part32 --climb "x ^= x >> 16; x *= 0x21f0aaad; x ^= x >> 15; x *= 0x735a2d97; x ^= x >> 15;" 5.8666e-6 climb32.txt
+    exit 0 ;;
+esac
 {
   echo "# $(date -u +%FT%TZ) bench_record_neighbourhood, commit $(git -C "$here/.." rev-parse --short HEAD); load before: $(load)"
   "$build/bench/bench_record_neighbourhood" 16 "x ^= x >> 8; x *= 0xa3d3; x ^= x >> 7; x *= 0x4b2d; x ^= x >> 9;" 6.7335e-3
