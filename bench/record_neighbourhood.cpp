@@ -52,8 +52,8 @@ struct Part {
 
 double chi2(const mixer::Program& p) { return avalanche::score(avalanche::interpreted_counts_exact(p)).chi2; }
 
-void consider(Part& part, const mixer::Program& q, double record) {
-  const double c = chi2(q);
+// Counts q, of exact chi2 c, into part: better than record or not, the part's best so far.
+void tally(Part& part, const mixer::Program& q, double c, double record) {
   ++part.programs;
   if (c < record) ++part.better;
   if (part.programs == 1 || c < part.best) {
@@ -61,6 +61,8 @@ void consider(Part& part, const mixer::Program& q, double record) {
     part.best_program = q;
   }
 }
+
+void consider(Part& part, const mixer::Program& q, double record) { tally(part, q, chi2(q), record); }
 
 // Pairs in the order of their two single moves' scores (the higher of the two, lowest
 // first): two moves that each cost little are where a lower pair is likeliest, and a climb
@@ -131,17 +133,12 @@ int moves(int n, const char* text, const char* expect, bool climb) {
         if (scored.contains(q.hash())) continue;  // climb: scored around an earlier centre
         const double c = ev->exact(q).chi2;
         scored.emplace(q.hash(), c);
-        ++part.programs;
+        tally(part, q, c, centre_chi2);
         ++total;
         const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         std::printf("%s %zu/%zu %s %.10g (%.0f s)\n", k == 0 ? "one" : "two", at, sets[k].size(),
                     mixer::format_short(q).c_str(), c, took);
-        if (part.programs == 1 || c < part.best) {
-          part.best = c;
-          part.best_program = q;
-        }
         if (c < centre_chi2) {
-          ++part.better;
           // A lower program is checked by the interpreter before it counts.
           const double check = chi2(q);
           std::printf("BETTER %s exact chi2 %.10g (interpreter %.10g)\n", mixer::format_short(q).c_str(), c, check);
