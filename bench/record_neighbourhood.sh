@@ -10,6 +10,9 @@
 # program as it goes.
 #   bench/record_neighbourhood.sh BUILD_DIR moves32
 #   bench/record_neighbourhood.sh BUILD_DIR climb32
+# climb32x3: the same exact climb from triple32, the published 32-bit 3-round record
+# [17 ed5ad4bb 11 ac4c1b51 15 31848bab 14] (101 single moves, 5046 pairs); climb32x3.txt.
+#   bench/record_neighbourhood.sh BUILD_DIR climb32x3
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 build="${1:-$here/../build/release}"
@@ -36,6 +39,10 @@ case "${2:-}" in
   # every line stands).
   climb32)
     part32 --climb "x ^= x >> 16; x *= 0x21f0aaad; x ^= x >> 15; x *= 0x735a2d97; x ^= x >> 15;" 5.8666e-6 climb32.txt
+    exit 0 ;;
+  # The same climb from triple32 (goal 6 of issue 39: a 7-step 32-bit function below it).
+  climb32x3)
+    part32 --climb "x ^= x >> 17; x *= 0xed5ad4bb; x ^= x >> 11; x *= 0xac4c1b51; x ^= x >> 15; x *= 0x31848bab; x ^= x >> 14;" 2.2340e-7 climb32x3.txt
     exit 0 ;;
 esac
 {
