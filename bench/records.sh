@@ -13,6 +13,9 @@
 #   shape16x3    16 bits, 3 rounds                      (2.4438e-3)
 #   shape16adds  16 bits, add-shift,xsr x 4             (4.0793e-3, [4 7 2 5 3 4 8 6])
 #   free32x5     32 bits, 5 free steps                  (5.9001e-6, [16 21f0aaad 15 f35a2d97 15])
+#   shape32x2    32 bits, xsr,mul,xsr,mul,xsr           (5.9001e-6)
+#   free32x7     32 bits, 7 free steps                  (2.2340e-7, triple32 [17 ed5ad4bb 11 ac4c1b51 15 31848bab 14])
+#   shape32x3    32 bits, 3 rounds                      (2.2340e-7)
 # PLAIN=1 switches the memetic operators off (the tournament as it was before issue 39).
 # EXTRA: JSON merged over the arena's configuration (top-level keys replace), e.g.
 # EXTRA='{"local_search":{"iterated":false}}' LABEL=iterated-off.
@@ -43,6 +46,9 @@ for arena in "$@"; do
     shape16x3) json='{"width":16,"max_steps":7,"kind_sequence":["xsr","mul","xsr","mul","xsr","mul","xsr"]}' ;;
     shape16adds) json='{"width":16,"max_steps":8,"kind_sequence":["add-shift","xsr","add-shift","xsr","add-shift","xsr","add-shift","xsr"]}' ;;
     free32x5) json='{"width":32,"max_steps":5}' ;;
+    shape32x2) json='{"width":32,"kind_sequence":["xsr","mul","xsr","mul","xsr"]}' ;;
+    free32x7) json='{"width":32,"max_steps":7}' ;;
+    shape32x3) json='{"width":32,"max_steps":7,"kind_sequence":["xsr","mul","xsr","mul","xsr","mul","xsr"]}' ;;
     *) echo "records.sh: unknown arena '$arena'" >&2; exit 2 ;;
   esac
   config=$(python3 -c 'import json,sys; a=json.loads(sys.argv[1]); [a.update(json.loads(x)) for x in sys.argv[2:]]; print(json.dumps(a))' "$json" "$plain" "${EXTRA:-{\}}")
