@@ -31,7 +31,7 @@ struct ReferenceMixer {
   double chi2 = 0;   // exact: sum over the n x n avalanche matrix of (A - 0.5)^2 / 0.5
   double bias = 0;   // 1000 * sqrt(2 * chi2) / n
 };
-// Every entry of tests/data/FILE (mixers.json, or records.json: the 16-bit records), in
+// Every entry of tests/data/FILE (mixers.json, or records.json: the arenas' reference functions), in
 // file order; throws when the file is missing or malformed.
 std::vector<ReferenceMixer> reference_mixers(const std::string& file = "mixers.json");
 
