@@ -6,28 +6,11 @@ import 'uplot/dist/uPlot.min.css';
 import { GrowingSeries, minMaxDecimate } from '../lib/decimate';
 import { sci } from '../lib/format';
 import { h } from '../lib/dom';
+import type { RefLine } from '../lib/reference_lines';
 
-export interface RefLine {
-  name: string;
-  chi2: number;
-}
-
-// Exact chi2 of published 32-bit functions (values computed with the project's exact
-// evaluator and checked against the reference list in tests/data/mixers.json,
-// which cites hash-prospector and the write-up).
-export const REFERENCE_LINES: Record<number, RefLine[]> = {
-  32: [
-    { name: 'write-up best 32-bit', chi2: 1.2573842986e-4 },
-    { name: 'lowbias32', chi2: 1.541831498e-5 },
-    { name: 'best published 2-round', chi2: 5.9000596818e-6 },
-    { name: 'triple32 (7 steps)', chi2: 2.2340235739e-7 },
-  ],
-  16: [
-    { name: 'hash-prospector 16-bit (2 rounds)', chi2: 0.00944598764181137 },
-    { name: 'hash-prospector 16-bit (3 rounds)', chi2: 0.0027057379484176636 },
-  ],
-  8: [{ name: 'write-up 8-bit optimum', chi2: 0.10595703125 }],
-};
+// The reference lines (published functions with their exact chi2): lib/reference_lines.ts.
+export { REFERENCE_LINES } from '../lib/reference_lines';
+export type { RefLine } from '../lib/reference_lines';
 
 const stepped = uPlot.paths.stepped!({ align: 1 });
 const PALETTE = ['#2f6fdf', '#d9534f', '#2a9d5b', '#b06ad9', '#e08a1e', '#1fa2a8', '#7a7a7a', '#c23b80'];
