@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The quality figures README quotes ("Quality"): `mixforge quality --json` (standard size
 # unless SIZE is given) for the reference functions: lowbias32, triple32, murmur3 fmix32,
-# the best published 2-round 32-bit function, the SplitMix64 finaliser and Moremur, plus
-# one round of lowbias32 as a weak control. Writes bench/results/quality/<name>.json, one
-# report each, table.md (the README tables, made from those files), cli_lowbias32_quick.txt
-# (the human form at the quick size) and machine.txt. The
-# machine is shared: the load average is recorded before and after.
+# the 2-round [16 21f0aaad 15 f35a2d97 15] of hash-prospector issue 19 (named best-2round32
+# for history: it is not the best published 2-round function, which is [16 21f0aaad 15
+# 735a2d97 15], the same thread's comment of 2022-05-07, not measured here), the SplitMix64
+# finaliser and Moremur, plus one round of lowbias32 as a weak control. Writes
+# bench/results/quality/<name>.json, one report each, table.md (the README tables, made from
+# those files), cli_lowbias32_quick.txt (the human form at the quick size) and machine.txt.
+# The machine is shared: the load average is recorded before and after.
 #
 #   bench/quality.sh [BUILD_DIR [SIZE]]   (default build/release, standard)
 set -euo pipefail

@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# The neighbourhoods searched exhaustively around the 16-bit records (issue 39; the published
-# ones and mixforge's [7 f2ab 5 e0f7 9 465b 10]): every shift
+# The neighbourhoods searched exhaustively around the 16-bit reference functions (issue 39;
+# the published ones and the one mixforge found, [7 f2ab 5 e0f7 9 465b 10]): every shift
 # combination, every value of each constant, every two bit flips (bench_record_neighbourhood),
 # exact scores. Writes bench/results/records/neighbourhood.txt with the date and load.
 #   bench/record_neighbourhood.sh [BUILD_DIR]
-# With the part `moves32` instead: the 32-bit 2-round record [16 21f0aaad 15 f35a2d97 15]
-# and every program one or two local-search moves away (2343 exact 32-bit scores, about
-# 2.3 s each on 2 cores: an hour and a half); writes neighbourhood32.txt, one line per
-# program as it goes.
+# With the part `moves32` instead: the 32-bit 2-round [16 21f0aaad 15 f35a2d97 15], an
+# earlier function of hash-prospector issue 19 (not the best published one, which is
+# [16 21f0aaad 15 735a2d97 15], that thread's comment of 2022-05-07; this part re-found it,
+# one bit flip away), and every program one or two local-search moves away (2343 exact
+# 32-bit scores, about 2.3 s each on 2 cores: an hour and a half); writes
+# neighbourhood32.txt, one line per program as it goes.
 #   bench/record_neighbourhood.sh BUILD_DIR moves32
 #   bench/record_neighbourhood.sh BUILD_DIR climb32
-# climb32x3: the same exact climb from triple32, the published 32-bit 3-round record
+# climb32x3: the same exact climb from triple32, the published 32-bit 3-round function
 # [17 ed5ad4bb 11 ac4c1b51 15 31848bab 14] (101 single moves, 5046 pairs); climb32x3.txt.
 #   bench/record_neighbourhood.sh BUILD_DIR climb32x3
 set -euo pipefail
@@ -30,13 +32,14 @@ part32() {
   } 2>&1 | tee "$out/$file"
 }
 case "${2:-}" in
-  # The published record and its neighbourhood.
+  # The earlier published 2-round function f35a2d97 and its neighbourhood.
   moves32)
     part32 --moves "x ^= x >> 16; x *= 0x21f0aaad; x ^= x >> 15; x *= 0xf35a2d97; x ^= x >> 15;" 5.9001e-6 neighbourhood32.txt
     exit 0 ;;
-  # An exact first-improvement local search (one move, then two) from mixforge's record
-  # [16 21f0aaad 15 735a2d97 15], the published one with one bit flipped (stop it any time:
-  # every line stands).
+  # An exact first-improvement local search (one move, then two) from the best published
+  # 2-round function [16 21f0aaad 15 735a2d97 15] (hash-prospector issue 19, comment of
+  # 2022-05-07; moves32 re-found it from f35a2d97: a rediscovery, not a record). Stop it any
+  # time: every line stands.
   climb32)
     part32 --climb "x ^= x >> 16; x *= 0x21f0aaad; x ^= x >> 15; x *= 0x735a2d97; x ^= x >> 15;" 5.8666e-6 climb32.txt
     exit 0 ;;

@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
-# Issue 39's arena table: the search against the published records, exact chi2.
+# Issue 39's arena table: the search against the best published functions, exact chi2.
 # For each arena named, `bench_evolve --seeds` runs SEEDS seeds (from FIRST_SEED, one after
 # another, 2 threads each) and records the best exact chi2 at each mark (minutes), the
 # median and range over the seeds, tournaments/s, and the load average before and after.
 # Writes bench/results/records/<arena>/{seeds.csv,seeds.md,seeds.log}.
 #
 #   bench/records.sh [BUILD_DIR] ARENA...       (SEEDS=3 FIRST_SEED=71 MINUTES=1,5 by default)
-# Arenas (the record each is measured against):
-#   free16x5     16 bits, 5 free steps                  (record 6.7335e-3, [8 a3d3 7 4b2d 9])
+# Arenas (the best published function each is measured against):
+#   free16x5     16 bits, 5 free steps                  (6.7335e-3, [8 a3d3 7 4b2d 9])
 #   shape16x2    16 bits, xsr,mul,xsr,mul,xsr           (6.7335e-3)
 #   free16x7     16 bits, 7 free steps                  (2.4438e-3, [11 b663 3 897d 6 ea57 8])
 #   shape16x3    16 bits, 3 rounds                      (2.4438e-3)
 #   shape16adds  16 bits, add-shift,xsr x 4             (4.0793e-3, [4 7 2 5 3 4 8 6])
-#   free32x5     32 bits, 5 free steps                  (5.9001e-6, [16 21f0aaad 15 f35a2d97 15])
-#   shape32x2    32 bits, xsr,mul,xsr,mul,xsr           (5.9001e-6)
+#   free32x5     32 bits, 5 free steps                  (5.8666e-6, [16 21f0aaad 15 735a2d97 15])
+#   shape32x2    32 bits, xsr,mul,xsr,mul,xsr           (5.8666e-6)
+#                (the best published 2-round: hash-prospector issue 19, comment of 2022-05-07,
+#                the splitmix32 finaliser; rows measured before issue 51 name the same
+#                thread's earlier [16 21f0aaad 15 f35a2d97 15], 5.9001e-6, as the record)
 #   free32x7     32 bits, 7 free steps                  (2.2340e-7, triple32 [17 ed5ad4bb 11 ac4c1b51 15 31848bab 14])
 #   shape32x3    32 bits, 3 rounds                      (2.2340e-7)
 # PLAIN=1 switches the memetic operators off (the tournament as it was before issue 39).
