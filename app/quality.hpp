@@ -15,6 +15,7 @@ namespace mixforge::app {
 struct QualityPolicy {
   bool program_text = true;    // false: stored functions only
   int costly_from_width = 65;  // reports of functions this wide are costly (wait for a slot)
+  bool rrc_is_costly = false;  // reports with the RRC battery are costly, whatever the width
 };
 
 // Where the entry points differ on purpose, and why (the only place they do):
@@ -34,6 +35,8 @@ struct QualityRequest {
   bool refresh = false;           // compute again even when a stored function's report is cached
   bool stored = true;             // a stored function (by id); false: program text
   std::optional<int> width;       // a width given beside the program (text only)
+  bool rrc = false;               // also the RRC depth battery
+  std::optional<int> rrc_cap_log2;  // its cap, log2 of the longest stream (with rrc only)
 };
 
 struct QualityPlan {
@@ -43,11 +46,15 @@ struct QualityPlan {
 
 // The request checked against the policy (before the function is looked up). Throws RequestError naming
 // "size" (not quick or standard), "width" (given with a stored function, which has its
-// own), "refresh" (program text: its reports are not cached) or "program" (text where the
-// policy takes stored functions only).
+// own), "refresh" (program text: its reports are not cached), "program" (text where the
+// policy takes stored functions only) or "rrc_cap_log2" (outside 11..40, or without rrc).
 QualityPlan plan_quality(const QualityRequest& request, const QualityPolicy& policy);
 
+// Once the function's width is known: the RRC battery needs 8 to 64 bits (RequestError
+// naming "rrc" otherwise).
+void check_quality_width(const QualityPlan& plan, int width);
+
 // Whether the report of a function of this width is costly under the policy.
-bool quality_is_costly(int width, const QualityPolicy& policy);
+bool quality_is_costly(int width, const QualityPlan& plan, const QualityPolicy& policy);
 
 }  // namespace mixforge::app

@@ -1,5 +1,6 @@
 #include "avalanche/chi2_distribution.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -43,6 +44,30 @@ double chi2_survival(double x, double dof) {
   if (!(x > 0)) return 1.0;
   const double a = dof / 2, h = x / 2;
   return h < a + 1 ? 1.0 - gamma_p_series(a, h) : gamma_q_fraction(a, h);
+}
+
+double chi2_cdf(double x, double dof) {
+  if (!(dof > 0)) throw std::invalid_argument("chi2_cdf needs dof > 0");
+  if (!(x > 0)) return 0.0;
+  const double a = dof / 2, h = x / 2;
+  return h < a + 1 ? gamma_p_series(a, h) : 1.0 - gamma_q_fraction(a, h);
+}
+
+double normal_two_sided(double z) { return std::erfc(std::fabs(z) / std::sqrt(2.0)); }
+
+double kolmogorov_survival(double d, std::size_t n) {
+  if (n == 0) throw std::invalid_argument("kolmogorov_survival needs n >= 1");
+  if (!(d > 0)) return 1.0;
+  const double sn = std::sqrt(static_cast<double>(n));
+  const double lambda = (sn + 0.12 + 0.11 / sn) * d;
+  if (lambda < 0.2) return 1.0;  // the series converges slowly there, and the answer is 1 to 1e-9
+  double sum = 0;
+  for (int k = 1; k <= 100; ++k) {
+    const double term = std::exp(-2.0 * k * k * lambda * lambda);
+    sum += (k % 2 == 1 ? 2.0 : -2.0) * term;
+    if (term < 1e-18 * sum) break;
+  }
+  return std::min(1.0, std::max(0.0, sum));
 }
 
 std::vector<double> binomial_half_pmf(int n) {

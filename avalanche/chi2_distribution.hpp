@@ -2,6 +2,7 @@
 // The chi-square and binomial distributions the quality measures test against, and the
 // verdict a p-value earns (dieharder's thresholds, so all parts of a quality report read
 // alike).
+#include <cstddef>
 #include <string_view>
 #include <vector>
 
@@ -10,6 +11,18 @@ namespace mixforge::avalanche {
 // P(X >= x) for X ~ chi2(dof): the regularised upper incomplete gamma Q(dof/2, x/2).
 // dof > 0; x <= 0 gives 1.
 double chi2_survival(double x, double dof);
+
+// P(X <= x) for X ~ chi2(dof), computed directly (not as 1 - survival), so that a tiny
+// lower tail (a fit too good to be chance) keeps its digits.
+double chi2_cdf(double x, double dof);
+
+// Two-sided p-value of a standard normal statistic: P(|Z| >= |z|).
+double normal_two_sided(double z);
+
+// P(D_n >= d) for the one-sample Kolmogorov-Smirnov statistic of n values (Stephens'
+// approximation to the limiting distribution; good to a few per cent for n >= 5, and in
+// the far tail, which is what a 1e-9 rule reads).
+double kolmogorov_survival(double d, std::size_t n);
 
 // P(X = k) for X ~ Binomial(n, 1/2), k = 0..n (n <= 1024).
 std::vector<double> binomial_half_pmf(int n);

@@ -34,7 +34,7 @@ WorstCell worst_cell(const AvalancheCounts& c) {
 }
 
 QualityReport assess_quality(const Evaluator& ev, const mixer::Program& program, const QualityOptions& o,
-                             const std::atomic<bool>* cancel) {
+                             const std::atomic<bool>* cancel, const rrc::RrcProgress& rrc_progress) {
   const auto t0 = std::chrono::steady_clock::now();
   mixer::validate(program, {1 << 16});
   const int n = program.width();
@@ -59,6 +59,7 @@ QualityReport assess_quality(const Evaluator& ev, const mixer::Program& program,
     r.battery.reason = "not requested";
     r.battery.size = o.size;
   }
+  if (o.rrc) r.rrc = rrc::rrc_battery(f, n, {rrc::default_first_log2, o.rrc_cap_log2}, cancel, rrc_progress);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }
@@ -84,7 +85,9 @@ nlohmann::json to_json(const QualityReport& r) {
                    {"program", mixer::to_json(p)}};
   j["options"] = {{"size", std::string(battery_size_name(r.options.size))},
                   {"seed", seed_json(r.options.seed)},
-                  {"battery", r.options.battery}};
+                  {"battery", r.options.battery},
+                  {"rrc", r.options.rrc}};
+  if (r.options.rrc) j["options"]["rrc_cap_log2"] = r.options.rrc_cap_log2;
   const Score& s = r.avalanche;
   j["avalanche"] = {{"exact", s.exact},
                     {"samples", s.samples},
@@ -150,13 +153,15 @@ nlohmann::json to_json(const QualityReport& r) {
     battery["seconds"] = c.seconds;
   }
   j["counter_battery"] = std::move(battery);
+  j["rrc"] = r.rrc ? rrc::to_json(*r.rrc) : nlohmann::json(nullptr);
   j["seconds"] = r.seconds;
   return j;
 }
 
 std::string quality_cache_key(const QualityOptions& o) {
   return "v" + std::to_string(quality_version) + ";" + std::string(battery_size_name(o.size)) +
-         ";seed=" + std::to_string(o.seed) + ";battery=" + (o.battery ? "1" : "0");
+         ";seed=" + std::to_string(o.seed) + ";battery=" + (o.battery ? "1" : "0") +
+         (o.rrc ? ";rrc=" + std::to_string(o.rrc_cap_log2) : "");
 }
 
 }  // namespace mixforge::avalanche

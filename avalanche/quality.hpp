@@ -5,6 +5,7 @@
 // program and options give the same measures (only the timings differ).
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "avalanche/chi_square.hpp"
 #include "avalanche/counter_battery.hpp"
 #include "avalanche/higher_order_avalanche.hpp"
+#include "avalanche/rrc/rrc_battery.hpp"
 #include "mixer/program.hpp"
 
 namespace mixforge::avalanche {
@@ -28,6 +30,8 @@ struct QualityOptions {
   BatterySize size = BatterySize::standard;  // sample counts and the battery's size
   std::uint64_t seed = 1;                    // of every sampled measure
   bool battery = true;                       // false: the counter battery is skipped
+  bool rrc = false;                          // the RRC depth battery (avalanche/rrc/rrc_battery.hpp)
+  int rrc_cap_log2 = rrc::default_cap_log2;  // its cap (lowered to rrc::max_cap_log2(width))
 };
 
 // What a size means in samples.
@@ -53,20 +57,23 @@ struct QualityReport {
   BitIndependence bit_independence;
   std::vector<FlipDistance> higher_order;
   CounterBattery battery;
+  std::optional<rrc::RrcReport> rrc;  // when asked for
   double seconds = 0;
 };
 
 // Runs every measure. cancel (may be null): EvaluationCancelled once it turns true.
 // Throws ProgramError for an invalid program, std::runtime_error when dieharder fails.
+// rrc_progress (may be empty) hears of each length the RRC battery tests.
 QualityReport assess_quality(const Evaluator& evaluator, const mixer::Program& program, const QualityOptions& options,
-                             const std::atomic<bool>* cancel = nullptr);
+                             const std::atomic<bool>* cancel = nullptr, const rrc::RrcProgress& rrc_progress = {});
 
 WorstCell worst_cell(const AvalancheCounts& counts);
 
 // The wire form (schema/quality.schema.json, less the fields the caller adds: cached,
 // computed_at).
 nlohmann::json to_json(const QualityReport& report);
-// Identifies the options and the version a cached report was made with ("v1;standard;seed=1;battery=1").
+// Identifies the options and the version a cached report was made with ("v1;standard;seed=1;battery=1",
+// with ";rrc=24" when the RRC battery ran, 24 its cap).
 std::string quality_cache_key(const QualityOptions& options);
 
 }  // namespace mixforge::avalanche

@@ -16,7 +16,8 @@ constexpr Alias aliases[] = {{"pool_size", "--pool"},
                              {"budget.tournaments", "--tournaments"},
                              {"objective.bic_weight", "--bic-weight"},
                              {"objective.higher_order_weight", "--higher-order-weight"},
-                             {"objective.samples", "--objective-samples"}};
+                             {"objective.samples", "--objective-samples"},
+                             {"rrc_cap_log2", "--rrc-cap"}};
 }  // namespace
 
 std::string option_for_field(const std::string& field) {

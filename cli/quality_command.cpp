@@ -1,6 +1,7 @@
 // mixforge quality: judge a function beyond single-bit avalanche (avalanche/quality.hpp):
-// exact single-bit avalanche, bit independence, higher-order avalanche and counter-mode
-// dieharder runs. A FUNCTION_ID's report is cached in the database (as the daemon does).
+// exact single-bit avalanche, bit independence, higher-order avalanche, counter-mode
+// dieharder runs and, with --rrc, the RRC depth (avalanche/rrc/rrc_battery.hpp). A
+// FUNCTION_ID's report is cached in the database (as the daemon does).
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
@@ -32,6 +33,8 @@ struct QualityCliOptions {
   std::uint64_t seed = 1;
   bool no_battery = false;
   bool refresh = false;
+  bool rrc = false;
+  std::optional<int> rrc_cap;
   std::string data = "mixforge-data";
   std::string program;
 };
@@ -116,6 +119,20 @@ void print_human(const nlohmann::json& r) {
     std::cout << pad("  all transforms", 24) << c["passed"] << " passed, " << c["weak"] << " weak, " << c["failed"]
               << " failed\n";
   }
+  const auto& rrc = r["rrc"];
+  if (!rrc.is_null()) {
+    std::cout << pad("RRC depth", 24) << (rrc["passed_cap"].get<bool>() ? ">" : "") << rrc["depth_log2"]
+              << (rrc["passed_cap"].get<bool>() ? " (passed the cap 2^" + std::to_string(rrc["cap_log2"].get<int>()) + ")"
+                                                : " (first failure at 2^" + std::to_string(rrc["depth_log2"].get<int>()) +
+                                                      " stream elements)")
+              << ", " << rrc["streams"] << " streams\n";
+    if (!rrc["first_failure"].is_null()) {
+      const auto& x = rrc["first_failure"];
+      std::cout << pad("  first failure", 24) << x["test"].get<std::string>() << " on " << x["transform"].get<std::string>()
+                << ": p = " << num("%.3g", x["p"]) << "\n";
+    }
+    std::cout << pad("  time", 24) << num("%.1f", rrc["seconds"]) << " s\n";
+  }
   std::cout << pad("time", 24) << num("%.1f", r["seconds"]) << " s" << (r.value("cached", false) ? " (when computed)" : "")
             << "\n";
 }
@@ -133,7 +150,11 @@ void add_quality_command(CLI::App& app) {
   cmd->add_option("--size", o->size,
                   "standard (exact avalanche up to 32 bits, about a minute of dieharder at 32 bits) or quick");
   cmd->add_option("--seed", o->seed, "Seed of every sampled measure (default 1)");
-  cmd->add_flag("--no-battery", o->no_battery, "Skip the counter-mode dieharder tests");
+  cmd->add_flag("--no-battery", o->no_battery, "Skip the counter-mode dieharder tests (not the RRC battery)");
+  cmd->add_flag("--rrc", o->rrc,
+                "Also the RRC depth: log2 of the stream length at which the first of the 4n counter streams "
+                "fails (seconds for a function that fails early, minutes for one that passes 2^24)");
+  cmd->add_option("--rrc-cap", o->rrc_cap, "With --rrc: the longest streams tested, as log2 (default 24; 11..40)");
   cmd->add_flag("--refresh", o->refresh, "FUNCTION_ID: compute again even when a cached report exists");
   if (const char* env = std::getenv("MIXFORGE_DATA")) o->data = env;
   cmd->add_option("--data", o->data, "Data directory for FUNCTION_ID (default $MIXFORGE_DATA or ./mixforge-data)");
@@ -149,6 +170,8 @@ void add_quality_command(CLI::App& app) {
     r.refresh = o->refresh;
     r.stored = std::regex_match(o->program, function_id) && !std::filesystem::exists(o->program, ec);
     r.width = o->width;
+    r.rrc = o->rrc;
+    r.rrc_cap_log2 = o->rrc_cap;
     // The use case's rules (app/quality.hpp), before any lookup or scoring.
     const app::QualityPlan plan = app::plan_quality(r, app::command_line_quality_policy());
     nlohmann::json report;
@@ -157,10 +180,20 @@ void add_quality_command(CLI::App& app) {
       const auto db = open_store(o->data, "quality");
       const auto f = db->function(o->program);
       if (!f) throw UsageError("quality: no function with id " + o->program + " in " + o->data);
+      app::check_quality_width(plan, f->program.width());
       report = evolver::stored_function_quality(*db, *evaluator, f->program, plan.options, plan.refresh);
     } else {
       const mixer::Program p = parse_program_argument(o->program, o->width).program;
-      report = avalanche::to_json(avalanche::assess_quality(*evaluator, p, plan.options));
+      app::check_quality_width(plan, p.width());
+      // Each RRC length on stderr as it is done (a deep function takes minutes); --json
+      // prints the one object alone.
+      avalanche::rrc::RrcProgress progress;
+      if (!o->json)
+        progress = [](const avalanche::rrc::RrcLength& l) {
+          std::fprintf(stderr, "rrc 2^%d: worst p %.3g (%s on %s), %.1f s\n", l.log2, l.worst.p, l.worst.test.c_str(),
+                       l.worst.transform.c_str(), l.seconds);
+        };
+      report = avalanche::to_json(avalanche::assess_quality(*evaluator, p, plan.options, nullptr, progress));
       report["cached"] = false;
       report["computed_at"] =
           std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();

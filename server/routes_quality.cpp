@@ -1,4 +1,4 @@
-// GET /api/v1/functions/{id}/quality[?size=quick|standard&refresh=true]: a stored
+// GET /api/v1/functions/{id}/quality[?size=quick|standard&refresh=true&rrc=true&rrc_cap_log2=N]: a stored
 // function's quality report (avalanche/quality.hpp), computed on demand and cached in the
 // store. The cheap part runs on the read lane (it looks the function and the cached report
 // up): a cached report is answered there and takes no scoring slot. Otherwise the report
@@ -6,6 +6,8 @@
 // functions may wait in its bounded queue) and computed on its threads: about a minute
 // for a 32-bit function at the standard size, most of it dieharder. Requests for a report
 // that is being computed wait for that computation (evolver::SharedComputations).
+#include <climits>
+
 #include <nlohmann/json.hpp>
 
 #include "app/quality.hpp"
@@ -26,10 +28,13 @@ namespace mixforge::server {
 namespace {
 
 ScoringJob quality(ApiContext& ctx, const Request& req) {
-  QueryReader q(req, {"size", "refresh"});
+  QueryReader q(req, {"size", "refresh", "rrc", "rrc_cap_log2"});
   app::QualityRequest r;
   r.size = q.string("size").value_or("standard");
   r.refresh = q.boolean("refresh").value_or(false);
+  r.rrc = q.boolean("rrc").value_or(false);
+  // Any int here: the range is the use case's rule (app/quality.hpp).
+  if (const auto cap = q.integer("rrc_cap_log2", INT32_MIN, INT32_MAX)) r.rrc_cap_log2 = static_cast<int>(*cap);
   const app::QualityPolicy policy = app::daemon_quality_policy(ctx.limits.queue_exact_from_width);
   app::QualityPlan plan;
   try {
@@ -42,6 +47,11 @@ ScoringJob quality(ApiContext& ctx, const Request& req) {
   const std::string& id = function_id_param(req);
   const auto f = ctx.runs.function(id);
   if (!f) throw HttpError(404, "function-not-found", "no function with id " + id);
+  try {
+    app::check_quality_width(plan, f->program.width());
+  } catch (const app::RequestError& e) {
+    throw query_parameter_error(e);
+  }
   ScoringJob job;
   if (!refresh) {
     if (auto cached = evolver::cached_quality_report(ctx.runs, id, avalanche::quality_cache_key(options))) {
@@ -51,7 +61,7 @@ ScoringJob quality(ApiContext& ctx, const Request& req) {
   }
   // Wide functions (exact avalanche over 2^24 or more inputs, dieharder at 32 bits and up)
   // may wait for a slot, like exact evaluations of the same width.
-  job.costly = app::quality_is_costly(f->program.width(), policy);
+  job.costly = app::quality_is_costly(f->program.width(), plan, policy);
   job.run = [&ctx, program = f->program, options, refresh, cancel = req.client_gone]() -> Response {
     try {
       // Looks again unless told to refresh: another request may have made it meanwhile.

@@ -52,12 +52,42 @@ TEST(QualityRules, RefusalsNameTheField) {
   r.refresh = true;
   EXPECT_EQ(refusal(r), "refresh conflicting-fields");  // reports of text are not cached
   EXPECT_EQ(refusal(text(), daemon_quality_policy(24)), "program invalid-program");
+  r = text();
+  r.rrc_cap_log2 = 20;
+  EXPECT_EQ(refusal(r), "rrc_cap_log2 conflicting-fields");  // a cap without the battery
+  r.rrc = true;
+  EXPECT_EQ(refusal(r), "(accepted)");
+  r.rrc_cap_log2 = 10;
+  EXPECT_EQ(refusal(r), "rrc_cap_log2 out-of-range");
+  r.rrc_cap_log2 = 41;
+  EXPECT_EQ(refusal(r), "rrc_cap_log2 out-of-range");
+}
+
+TEST(QualityRules, TheRrcBatteryNeedsEightToSixtyFourBits) {
+  QualityRequest r = text();
+  r.rrc = true;
+  const QualityPlan plan = plan_quality(r, command_line_quality_policy());
+  EXPECT_EQ(plan.options.rrc_cap_log2, avalanche::rrc::default_cap_log2);
+  try {
+    check_quality_width(plan, 7);
+    ADD_FAILURE() << "a 7-bit function was accepted";
+  } catch (const RequestError& e) {
+    EXPECT_EQ(e.field(), "rrc");
+  }
+  EXPECT_NO_THROW(check_quality_width(plan, 8));
+  EXPECT_NO_THROW(check_quality_width(plan_quality(text(), command_line_quality_policy()), 7));  // no battery asked
 }
 
 TEST(QualityRules, OnlyTheDaemonHasCostlyReports) {
-  EXPECT_FALSE(quality_is_costly(64, command_line_quality_policy()));
-  EXPECT_FALSE(quality_is_costly(23, daemon_quality_policy(24)));
-  EXPECT_TRUE(quality_is_costly(24, daemon_quality_policy(24)));
+  QualityRequest r;
+  QualityPlan plain = plan_quality(r, daemon_quality_policy(24));
+  r.rrc = true;
+  QualityPlan rrc = plan_quality(r, daemon_quality_policy(24));
+  EXPECT_FALSE(quality_is_costly(64, plain, command_line_quality_policy()));
+  EXPECT_FALSE(quality_is_costly(64, rrc, command_line_quality_policy()));
+  EXPECT_FALSE(quality_is_costly(23, plain, daemon_quality_policy(24)));
+  EXPECT_TRUE(quality_is_costly(24, plain, daemon_quality_policy(24)));
+  EXPECT_TRUE(quality_is_costly(16, rrc, daemon_quality_policy(24)));  // minutes at any width
 }
 
 }  // namespace

@@ -72,6 +72,27 @@ TEST(QualityCli, JsonIsDeterministicAndSeparatesGoodFromWeak) {
   for (const auto& h : weak["higher_order"]) EXPECT_EQ(h["verdict"], "failed");
 }
 
+TEST(QualityCli, RrcDepthOfTheBestPublishedTwoRoundFunction) {
+  using namespace quality_cli;
+  // The published depth (tests-for-randomness: 13, failing "uniform"), reproduced.
+  const auto r = run_json("--size quick --no-battery --rrc --rrc-cap 16 " +
+                          quoted("x ^= x >> 16; x *= 0x21f0aaad; x ^= x >> 15; x *= 0x735a2d97; x ^= x >> 15;"));
+  ASSERT_TRUE(r.is_object());
+  EXPECT_TRUE(r["options"]["rrc"].get<bool>());
+  EXPECT_EQ(r["options"]["rrc_cap_log2"], 16);
+  EXPECT_EQ(r["rrc"]["depth_log2"], 13);
+  EXPECT_EQ(r["rrc"]["cap_log2"], 16);
+  EXPECT_FALSE(r["rrc"]["passed_cap"].get<bool>());
+  EXPECT_EQ(r["rrc"]["first_failure"]["test"], "uniform");
+  EXPECT_LT(r["rrc"]["first_failure"]["p"].get<double>(), 1e-9);
+  EXPECT_EQ(r["rrc"]["streams"], 128);
+  EXPECT_TRUE(run_json("--size quick --no-battery " + quoted(triple32))["rrc"].is_null());
+  const auto human = run_mixforge("quality --size quick --no-battery --rrc --rrc-cap 12 " + quoted(triple32));
+  ASSERT_EQ(human.exit_code, 0) << human.output;
+  EXPECT_NE(human.output.find("RRC depth               >12 (passed the cap 2^12), 128 streams"), std::string::npos)
+      << human.output;
+}
+
 TEST(QualityCli, BadInputExitsWithTwoAndSaysWhy) {
   struct Case {
     std::string args, message;
@@ -82,6 +103,9 @@ TEST(QualityCli, BadInputExitsWithTwoAndSaysWhy) {
            {"quality --size huge " + quoted("x *= 3;"), "--size: \"huge\" is not quick or standard"},
            {"quality --width 0 " + quoted("x *= 3;"), "--width"},
            {"quality --refresh " + quoted("x *= 3;"), "--refresh: refresh applies to a stored function"},
+           {"quality --rrc-cap 20 " + quoted("x *= 3;"), "--rrc-cap: a cap applies with the RRC battery (rrc) only"},
+           {"quality --rrc --rrc-cap 50 " + quoted("x *= 3;"), "--rrc-cap: 50 is outside 11..40"},
+           {"quality --rrc --width 6 " + quoted("x *= 3;"), "--rrc: the RRC battery needs a function of 8 to 64 bits"},
            {"quality --data /nonexistent-dir 0123456789abcdef", "no mixforge database in /nonexistent-dir"},
        }) {
     const auto r = run_mixforge(c.args);

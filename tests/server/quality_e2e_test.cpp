@@ -118,6 +118,22 @@ TEST(QualityE2E, ComputedOnceThenCachedAcrossRestartsRefreshAndBadInput) {
             "https://mixforge.invalid/problems/function-not-found");
   get_json(c, "/api/v1/functions/XYZ/quality", 404);
 
+  // The RRC depth is one more part, asked for with rrc=true and cached per cap; an 8-bit
+  // function is tested at its cap, 2^6, alone.
+  const auto rrc = get_json(c, path + "?size=quick&rrc=true", 200);
+  EXPECT_FALSE(rrc["cached"].get<bool>());
+  EXPECT_TRUE(rrc["options"]["rrc"].get<bool>());
+  EXPECT_EQ(rrc["rrc"]["cap_log2"], 6);
+  EXPECT_EQ(rrc["rrc"]["streams"], 32);
+  EXPECT_EQ(rrc["rrc"]["lengths"].size(), 1u);
+  EXPECT_EQ(rrc["bit_independence"], first["bit_independence"]);  // the other parts are the same
+  EXPECT_TRUE(get_json(c, path + "?size=quick&rrc=true", 200)["cached"].get<bool>());
+  EXPECT_FALSE(get_json(c, path + "?size=quick&rrc=true&rrc_cap_log2=12", 200)["cached"].get<bool>());
+  EXPECT_TRUE(get_json(c, path + "?size=quick", 200)["rrc"].is_null());
+  EXPECT_EQ(get_json(c, path + "?rrc=true&rrc_cap_log2=5", 400)["field"], "?rrc_cap_log2");
+  EXPECT_EQ(get_json(c, path + "?rrc_cap_log2=20", 400)["field"], "?rrc_cap_log2");
+  EXPECT_EQ(get_json(c, path + "?rrc=perhaps", 400)["field"], "?rrc");
+
   // Kept in the database: still cached after a restart.
   EXPECT_EQ(d.terminate().first, 0);
   d.start();
