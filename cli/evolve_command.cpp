@@ -32,6 +32,9 @@ struct EvolveOptions {
   std::optional<double> bic_weight;
   std::optional<double> higher_order_weight;
   std::optional<std::uint64_t> objective_samples;
+  std::optional<double> rrc_weight;
+  std::optional<int> rrc_cap;
+  std::optional<double> rrc_chi2_bound;
   std::optional<std::string> kind_sequence;
   std::string name;
   std::string data;
@@ -103,6 +106,9 @@ void run_evolve(const EvolveOptions& o) {
   if (o.bic_weight) set("objective/bic_weight", *o.bic_weight);
   if (o.higher_order_weight) set("objective/higher_order_weight", *o.higher_order_weight);
   if (o.objective_samples) set("objective/samples", *o.objective_samples);
+  if (o.rrc_weight) set("objective/rrc_weight", *o.rrc_weight);
+  if (o.rrc_cap) set("objective/rrc_cap_log2", *o.rrc_cap);
+  if (o.rrc_chi2_bound) set("objective/rrc_chi2_bound", *o.rrc_chi2_bound);
   app::RunCreationRequest request;
   if (o.seconds || o.tournaments) {
     request.budget = evolver::Budget{o.seconds, o.tournaments};
@@ -171,6 +177,11 @@ void add_evolve_command(CLI::App& app) {
                   "Weight of the 2-/3-bit flip avalanche term in the objective (default 0)");
   cmd->add_option("--objective-samples", o->objective_samples,
                   "Inputs per flipped bit for the objective's extra terms (default 16384)");
+  cmd->add_option("--rrc-weight", o->rrc_weight,
+                  "Weight of the RRC depth term, in chi2 units per doubling of depth short of --rrc-cap (default 0)");
+  cmd->add_option("--rrc-cap", o->rrc_cap, "RRC depth measured up to 2^this stream elements (default 20)");
+  cmd->add_option("--rrc-chi2-bound", o->rrc_chi2_bound,
+                  "Measure the RRC depth only for programs with chi2 at most this (default 0: all)");
   cmd->add_option("--name", o->name, "A name for the run");
   cmd->add_option("--data", o->data, "Data directory (default $MIXFORGE_DATA or ./mixforge-data)");
   cmd->add_option("--config", o->config, "Run configuration JSON (schema/run.schema.json); flags override it");

@@ -17,7 +17,10 @@ constexpr Alias aliases[] = {{"pool_size", "--pool"},
                              {"objective.bic_weight", "--bic-weight"},
                              {"objective.higher_order_weight", "--higher-order-weight"},
                              {"objective.samples", "--objective-samples"},
-                             {"rrc_cap_log2", "--rrc-cap"}};
+                             {"rrc_cap_log2", "--rrc-cap"},
+                             {"objective.rrc_weight", "--rrc-weight"},
+                             {"objective.rrc_cap_log2", "--rrc-cap"},
+                             {"objective.rrc_chi2_bound", "--rrc-chi2-bound"}};
 }  // namespace
 
 std::string option_for_field(const std::string& field) {

@@ -95,7 +95,12 @@ void show(const RunsOptions& o) {
               << (r.config.objective.enabled()
                       ? "objective    chi2 + " + std::to_string(r.config.objective.bic_weight) + " * bic + " +
                             std::to_string(r.config.objective.higher_order_weight) + " * higher order (" +
-                            std::to_string(r.config.objective.samples) + " samples)\n"
+                            std::to_string(r.config.objective.samples) + " samples)" +
+                            (r.config.objective.rrc_weight > 0
+                                 ? " + " + std::to_string(r.config.objective.rrc_weight) + " * RRC shortfall (cap 2^" +
+                                       std::to_string(r.config.objective.rrc_cap_log2) + ")"
+                                 : std::string()) +
+                            "\n"
                       : std::string())
               << "tournaments  " << r.counters.tournaments << " (" << r.counters.removals << " removals)\n"
               << "scored       " << r.counters.scored << " (" << r.counters.early_rejects << " early rejects), "

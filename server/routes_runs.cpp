@@ -9,6 +9,7 @@
 #include "evolver/search/run_config.hpp"
 #include "evolver/manager/run_manager.hpp"
 #include "evolver/run/run_types_json.hpp"
+#include "evolver/run/pareto_front.hpp"
 #include "evolver/store/stored_objective.hpp"
 #include "server/api.hpp"
 #include "server/event_stream.hpp"
@@ -244,6 +245,26 @@ Response get_best(ApiContext& ctx, const Request& req) {
   return cached(ctx, req, [&] { return get_best_uncached(ctx, req); });
 }
 
+// The Pareto front of the run's leaders (as many as a page holds): chi2, RRC depth (where
+// the run's objective measures it) and steps.
+Response get_front_uncached(ApiContext& ctx, const Request& req) {
+  QueryReader q(req, {});
+  const std::string& id = run_id_param(req);
+  auto leaders = ctx.runs.leaders(id, ctx.limits.max_page);
+  evolver::measure_objective(leaders, ctx.runs.get(id).config, &ctx.evaluator);  // stored ones keep no terms
+  const evolver::ParetoFront front = evolver::pareto_front(leaders);
+  nlohmann::json items = nlohmann::json::array();
+  for (const auto& f : front.items) items.push_back(evolver::to_json(f));
+  return Response::json(200, {{"run_id", id},
+                              {"objectives", front.objectives},
+                              {"considered", leaders.size()},
+                              {"items", std::move(items)}});
+}
+
+Response get_front(ApiContext& ctx, const Request& req) {
+  return cached(ctx, req, [&] { return get_front_uncached(ctx, req); });
+}
+
 Response get_history(ApiContext& ctx, const Request& req) {
   QueryReader q(req, {"since", "max_points"});
   const std::string& id = run_id_param(req);
@@ -298,6 +319,7 @@ void add_run_routes(Router& router, ApiContext& ctx) {
   router.add("POST", base + "/{id}/stop", h(stop_run), Exec::control);
   router.add("GET", base + "/{id}/pool", h(get_pool), Exec::read);
   router.add("GET", base + "/{id}/best", h(get_best), Exec::read);
+  router.add("GET", base + "/{id}/front", h(get_front), Exec::read);
   router.add("GET", base + "/{id}/history", h(get_history), Exec::read);
   router.add("GET", base + "/{id}/events", h(get_events), Exec::read);
 }

@@ -90,16 +90,18 @@ Run::Run(std::string id, RunConfig config, const avalanche::Evaluator& evaluator
   }
 }
 
-std::optional<ObjectiveTerms> Run::objective_of(const mixer::Program& p) const {
+std::optional<ObjectiveTerms> Run::objective_of(const mixer::Program& p, double chi2) const {
   const ObjectiveConfig& o = config_.objective;
   if (!o.enabled()) return std::nullopt;
-  // Inputs the measures evaluate (both sides of each flip), for the evaluator choice.
-  const std::uint64_t inputs = 2 * o.samples * static_cast<std::uint64_t>(p.width() + 2);
-  return objective_terms(pick(p, inputs).batch_function(p), p.width(), o, objective_seed(config_.seed));
+  // Inputs the measures evaluate (both sides of each flip), for the evaluator choice; the
+  // RRC battery's millions make it the JIT's whenever it runs.
+  std::uint64_t inputs = 2 * o.samples * static_cast<std::uint64_t>(p.width() + 2);
+  if (o.rrc_weight > 0) inputs = std::max<std::uint64_t>(inputs, std::uint64_t{1} << 24);
+  return objective_terms(pick(p, inputs).batch_function(p), p.width(), o, objective_seed(config_.seed), nullptr, chi2);
 }
 
 void Run::with_objective(Member& m) const {
-  m.objective = objective_of(m.program);
+  m.objective = objective_of(m.program, m.estimate.chi2);
   m.estimate.penalty = m.objective ? m.objective->penalty : 0;
 }
 

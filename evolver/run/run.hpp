@@ -152,7 +152,7 @@ class Run {
   std::uint64_t sample_seed(std::uint64_t samples) const;
   Estimate full_score(const mixer::Program& p, std::uint64_t samples, std::uint64_t* used) const;
   // The objective's terms of p (nullopt when the run has none); unlocked, thread-safe.
-  std::optional<ObjectiveTerms> objective_of(const mixer::Program& p) const;
+  std::optional<ObjectiveTerms> objective_of(const mixer::Program& p, double chi2) const;
   // Sets m.objective and m.estimate.penalty from objective_of.
   void with_objective(Member& m) const;
   // A child worse than this (parent_rank: the parent's Estimate::rank()) is rejected.

@@ -8,12 +8,13 @@
 
 #include "avalanche/bit_independence.hpp"
 #include "avalanche/higher_order_avalanche.hpp"
+#include "avalanche/rrc/rrc_battery.hpp"
 #include "evolver/search/rng.hpp"
 
 namespace mixforge::evolver {
 
 ObjectiveTerms objective_terms(const avalanche::BatchFunction& f, int width, const ObjectiveConfig& config,
-                               std::uint64_t seed, const std::atomic<bool>* cancel) {
+                               std::uint64_t seed, const std::atomic<bool>* cancel, std::optional<double> chi2) {
   if (config.samples == 0) throw std::invalid_argument("objective terms need at least one sample");
   ObjectiveTerms t;
   t.samples = config.samples;
@@ -36,20 +37,39 @@ ObjectiveTerms objective_terms(const avalanche::BatchFunction& f, int width, con
     t.higher_order_stderr = std::sqrt(var);
   }
   t.penalty = config.bic_weight * std::max(t.bic, 0.0) + config.higher_order_weight * std::max(t.higher_order, 0.0);
+  if (config.rrc_weight > 0) {
+    const avalanche::rrc::RrcOptions ro{avalanche::rrc::default_first_log2, config.rrc_cap_log2};
+    t.rrc_cap_log2 = std::min(config.rrc_cap_log2, avalanche::rrc::max_cap_log2(width));
+    // Not measured: counts as failing at the first length (nothing passed).
+    int survived = std::min(ro.first_log2, t.rrc_cap_log2) - 1;
+    if (config.rrc_chi2_bound <= 0 || (chi2 && *chi2 <= config.rrc_chi2_bound)) {
+      const avalanche::rrc::RrcReport r = avalanche::rrc::rrc_battery(f, width, ro, cancel);
+      t.rrc_depth_log2 = r.depth_log2;
+      t.rrc_passed_cap = r.passed_cap;
+      survived = r.passed_cap ? r.cap_log2 : r.depth_log2 - 1;
+    }
+    t.penalty += config.rrc_weight * (t.rrc_cap_log2 - survived);
+  }
   return t;
 }
 
 std::uint64_t objective_seed(std::uint64_t run_seed) { return mix_seed(run_seed, 0x0b1ec71feull); }
 
 nlohmann::json to_json(const ObjectiveTerms& t, double chi2) {
-  return {{"bic", t.bic},
-          {"bic_stderr", t.bic_stderr},
-          {"bic_exact", t.bic_exact},
-          {"higher_order", t.higher_order},
-          {"higher_order_stderr", t.higher_order_stderr},
-          {"samples", t.samples},
-          {"penalty", t.penalty},
-          {"total", chi2 + t.penalty}};
+  nlohmann::json j = {{"bic", t.bic},
+                      {"bic_stderr", t.bic_stderr},
+                      {"bic_exact", t.bic_exact},
+                      {"higher_order", t.higher_order},
+                      {"higher_order_stderr", t.higher_order_stderr},
+                      {"samples", t.samples},
+                      {"penalty", t.penalty},
+                      {"total", chi2 + t.penalty}};
+  if (t.rrc_cap_log2 > 0) {
+    j["rrc_cap_log2"] = t.rrc_cap_log2;
+    j["rrc_depth_log2"] = t.rrc_depth_log2 > 0 ? nlohmann::json(t.rrc_depth_log2) : nlohmann::json(nullptr);
+    j["rrc_passed_cap"] = t.rrc_passed_cap;
+  }
+  return j;
 }
 
 ObjectiveTerms objective_terms_from_json(const nlohmann::json& j) {
@@ -61,6 +81,11 @@ ObjectiveTerms objective_terms_from_json(const nlohmann::json& j) {
   t.higher_order_stderr = j.at("higher_order_stderr").get<double>();
   t.samples = j.at("samples").get<std::uint64_t>();
   t.penalty = j.at("penalty").get<double>();
+  if (j.contains("rrc_cap_log2")) {
+    t.rrc_cap_log2 = j.at("rrc_cap_log2").get<int>();
+    t.rrc_depth_log2 = j.at("rrc_depth_log2").is_null() ? 0 : j.at("rrc_depth_log2").get<int>();
+    t.rrc_passed_cap = j.at("rrc_passed_cap").get<bool>();
+  }
   return t;
 }
 

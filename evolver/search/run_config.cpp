@@ -166,6 +166,9 @@ const std::vector<Field>& fields() {
       nested("objective.bic_weight", &RunConfig::objective, &ObjectiveConfig::bic_weight),
       nested("objective.higher_order_weight", &RunConfig::objective, &ObjectiveConfig::higher_order_weight),
       nested("objective.samples", &RunConfig::objective, &ObjectiveConfig::samples),
+      nested("objective.rrc_weight", &RunConfig::objective, &ObjectiveConfig::rrc_weight),
+      nested("objective.rrc_cap_log2", &RunConfig::objective, &ObjectiveConfig::rrc_cap_log2),
+      nested("objective.rrc_chi2_bound", &RunConfig::objective, &ObjectiveConfig::rrc_chi2_bound),
       optional_budget("budget.seconds", &Budget::seconds),
       optional_budget("budget.tournaments", &Budget::tournaments),
       migration_field("migration.interval", &MigrationConfig::interval),
@@ -293,10 +296,16 @@ RunConfig run_config_from_json(const nlohmann::json& j) {
   // JSON cannot carry NaN or infinity, but a configuration built in code (the CLI's
   // flags) can: the schema's minimum does not catch NaN.
   for (const auto& [field, w] : {std::pair{"objective.bic_weight", c.objective.bic_weight},
-                                 std::pair{"objective.higher_order_weight", c.objective.higher_order_weight}})
+                                 std::pair{"objective.higher_order_weight", c.objective.higher_order_weight},
+                                 std::pair{"objective.rrc_weight", c.objective.rrc_weight},
+                                 std::pair{"objective.rrc_chi2_bound", c.objective.rrc_chi2_bound}})
     if (!std::isfinite(w) || w < 0)
       throw ConfigError(field, std::string("must be a finite number >= 0 (0 leaves the term out), not ") +
                                    (std::isnan(w) ? "NaN" : std::isinf(w) ? "infinite" : std::to_string(w).c_str()));
+  if (c.objective.rrc_cap_log2 < 11 || c.objective.rrc_cap_log2 > 40)
+    throw ConfigError("objective.rrc_cap_log2", "must be from 11 to 40, not " + std::to_string(c.objective.rrc_cap_log2));
+  if (c.objective.rrc_weight > 0 && c.width < 8)
+    throw ConfigError("objective.rrc_weight", "the RRC battery needs a width of 8 to 64 bits, not " + std::to_string(c.width));
   for (const auto& [field, r] : {std::pair{"memetic.local_search_rate", c.memetic.local_search_rate},
                                  std::pair{"memetic.crossover_rate", c.memetic.crossover_rate},
                                  std::pair{"memetic.species_rate", c.memetic.species_rate},

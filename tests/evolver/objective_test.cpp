@@ -195,3 +195,54 @@ TEST(ObjectiveRun, MembersCarryTheirTermsAndTheBestHasTheLowestTotal) {
   for (std::size_t i = 0; i < cp.pool.size(); ++i) EXPECT_EQ(again.pool[i], cp.pool[i]) << i;
   EXPECT_EQ(again.best, cp.best);
 }
+
+// The RRC term (issue 51): rrc_weight per doubling of depth short of the cap.
+TEST(ObjectiveConfig, RrcFieldsRoundTripAndBadOnesNameTheField) {
+  const RunConfig d = run_config_from_json(
+      {{"objective", {{"rrc_weight", 1e-6}, {"rrc_cap_log2", 18}, {"rrc_chi2_bound", 2e-5}}}});
+  EXPECT_TRUE(d.objective.enabled());
+  EXPECT_EQ(d.objective.rrc_cap_log2, 18);
+  EXPECT_EQ(run_config_from_json(to_json(d)).objective, d.objective);
+  EXPECT_EQ(run_config_from_json(nlohmann::json::object()).objective.rrc_cap_log2, 20);
+  EXPECT_EQ(field_of({{"objective", {{"rrc_weight", -1}}}}), "objective.rrc_weight");
+  EXPECT_EQ(field_of({{"objective", {{"rrc_cap_log2", 10}}}}), "objective.rrc_cap_log2");
+  EXPECT_EQ(field_of({{"objective", {{"rrc_cap_log2", 41}}}}), "objective.rrc_cap_log2");
+  EXPECT_EQ(field_of({{"objective", {{"rrc_chi2_bound", -1e-5}}}}), "objective.rrc_chi2_bound");
+  EXPECT_EQ(field_of({{"width", 7}, {"objective", {{"rrc_weight", 1}}}}), "objective.rrc_weight");
+  EXPECT_EQ(field_of({{"width", 8}, {"objective", {{"rrc_weight", 1}}}}), "(accepted)");
+}
+
+TEST(ObjectiveTerms, RrcTermCountsTheDoublingsShortOfTheCap) {
+  ObjectiveConfig o;
+  o.rrc_weight = 2;
+  o.rrc_cap_log2 = 16;
+  const auto ev = avalanche::Evaluator::with_own_engine();
+  auto terms = [&](const char* text, std::optional<double> chi2 = std::nullopt) {
+    const mixer::Program p = mixer::parse_program(text);
+    return objective_terms(ev->batch_function(p), 32, o, 1, nullptr, chi2);
+  };
+  // lowbias32 fails at 2^12 (the published depth): it passed 2^11, 5 doublings short.
+  const ObjectiveTerms lb = terms(lowbias32);
+  EXPECT_EQ(lb.rrc_cap_log2, 16);
+  EXPECT_EQ(lb.rrc_depth_log2, 12);
+  EXPECT_FALSE(lb.rrc_passed_cap);
+  EXPECT_EQ(lb.penalty, 2 * 5);
+  // triple32 passes the cap: no penalty.
+  const ObjectiveTerms t3 = terms(triple32);
+  EXPECT_TRUE(t3.rrc_passed_cap);
+  EXPECT_EQ(t3.rrc_depth_log2, 16);
+  EXPECT_EQ(t3.penalty, 0);
+  // Above the chi2 bound nothing is measured: it counts as failing at the first length.
+  o.rrc_chi2_bound = 1e-5;
+  const ObjectiveTerms above = terms(lowbias32, 1.5418e-5);
+  EXPECT_EQ(above.rrc_depth_log2, 0);
+  EXPECT_EQ(above.penalty, 2 * (16 - 9));
+  EXPECT_EQ(terms(triple32, 2.234e-7).penalty, 0);
+  // The wire form carries the depth (null when not measured) and reads back.
+  const nlohmann::json j = to_json(above, 1.5418e-5);
+  EXPECT_TRUE(j["rrc_depth_log2"].is_null());
+  EXPECT_EQ(j["rrc_cap_log2"], 16);
+  EXPECT_EQ(objective_terms_from_json(j), above);
+  EXPECT_EQ(objective_terms_from_json(to_json(lb, 1.5418e-5)), lb);
+  EXPECT_FALSE(to_json(ObjectiveTerms{}, 0).contains("rrc_cap_log2"));  // no RRC term, no fields
+}
