@@ -245,12 +245,14 @@ Response get_best(ApiContext& ctx, const Request& req) {
   return cached(ctx, req, [&] { return get_best_uncached(ctx, req); });
 }
 
-// The Pareto front of the run's leaders (as many as a page holds): chi2, RRC depth (where
-// the run's objective measures it) and steps.
+// The Pareto front of the run's best `limit` leaders (default 64): chi2, RRC depth (where
+// the run's objective measures it) and steps. A stopped run's stored leaders get their
+// terms measured here, the RRC battery among them (seconds each): hence the small default.
 Response get_front_uncached(ApiContext& ctx, const Request& req) {
-  QueryReader q(req, {});
+  QueryReader q(req, {"limit"});
   const std::string& id = run_id_param(req);
-  auto leaders = ctx.runs.leaders(id, ctx.limits.max_page);
+  const auto limit = q.integer("limit", 1, static_cast<std::int64_t>(ctx.limits.max_page)).value_or(64);
+  auto leaders = ctx.runs.leaders(id, static_cast<std::size_t>(limit));
   evolver::measure_objective(leaders, ctx.runs.get(id).config, &ctx.evaluator);  // stored ones keep no terms
   const evolver::ParetoFront front = evolver::pareto_front(leaders);
   nlohmann::json items = nlohmann::json::array();

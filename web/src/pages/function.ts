@@ -4,6 +4,7 @@ import { api, call, ApiError, type FunctionDetail } from '../api/client';
 import { compileApply } from '../lib/apply';
 import { copyText, download, h, replace, spinner } from '../lib/dom';
 import { fixed, int, samples, sci } from '../lib/format';
+import { depthText } from '../lib/front';
 import { heatmap } from '../ui/heatmap';
 import { preview } from '../ui/preview';
 import { notesPanel } from '../ui/notes';
@@ -28,6 +29,47 @@ function codeBlock(label: string, text: string, file?: string): HTMLElement {
     h('div', { class: 'row' }, h('strong', null, label), copy, save),
     h('pre', { tabindex: 0, 'aria-label': label }, h('code', null, text)),
   );
+}
+
+// The RRC depth (docs/scoring-and-quality.md): log2 of the counter-stream length at which
+// the first of the 4n RRC streams fails. Measured on request (seconds to minutes: the
+// daemon queues it), then cached with the quality report.
+function rrcItem(f: FunctionDetail): HTMLElement {
+  const value = h('dd', null);
+  const measure = async (button: HTMLButtonElement) => {
+    button.disabled = true;
+    replace(value, 'measuring…');
+    try {
+      const q = await call(() =>
+        api.GET('/api/v1/functions/{id}/quality', {
+          params: { path: { id: f.id }, query: { size: 'quick', rrc: true } },
+        }),
+      );
+      const r = q.rrc;
+      if (!r) throw new Error('the report has no RRC part');
+      const failure = r.first_failure
+        ? ` (first failure: ${r.first_failure.test} on ${r.first_failure.transform}, p = ${r.first_failure.p.toExponential(2)})`
+        : ` (passed the cap 2^${r.cap_log2})`;
+      replace(value, `${r.passed_cap ? '>' : ''}${r.depth_log2}${failure}`);
+    } catch (e) {
+      if (!(e instanceof ApiError)) throw e;
+      replace(value, h('span', { class: 'error' }, `${e.problem.title}: ${e.problem.detail}`));
+      button.disabled = false;
+    }
+  };
+  const known = depthText(f.objective);
+  if (known !== '–') replace(value, `${known} (from its run's objective)`);
+  else if (f.width < 8) replace(value, 'needs 8 to 64 bits');
+  else
+    replace(
+      value,
+      h(
+        'button',
+        { type: 'button', class: 'small', onclick: (e: Event) => void measure(e.currentTarget as HTMLButtonElement) },
+        'Measure',
+      ),
+    );
+  return h('div', null, h('dt', null, 'RRC depth'), value);
 }
 
 export async function functionPage(root: HTMLElement, id: string): Promise<Page> {
@@ -60,6 +102,7 @@ export async function functionPage(root: HTMLElement, id: string): Promise<Page>
     f.matrix
       ? item('matrix', f.matrix.exact ? 'exact (all inputs)' : `sampled, ${int(f.matrix.samples)} inputs`)
       : null,
+    rrcItem(f),
   );
 
   // Export panel.

@@ -9,6 +9,7 @@ import { csv, duration, fixed, int, percent, rate, samples, sci } from '../lib/f
 import { download, h, replace, spinner } from '../lib/dom';
 import { Chi2Chart, REFERENCE_LINES } from '../ui/chart';
 import { controls, stateBadge } from '../ui/controls';
+import { FrontPanel } from '../ui/front';
 import { PoolTable } from '../ui/pooltable';
 import { notesPanel } from '../ui/notes';
 import type { Page } from './page';
@@ -47,6 +48,7 @@ export async function runPage(root: HTMLElement, id: string): Promise<Page> {
   const leaders = h('ol', { class: 'leaders' });
   const fame = h('div', { class: 'table-wrap' });
   const pool = new PoolTable(id);
+  const front = new FrontPanel(id);
   let points = 0;
 
   const showError = (e: ApiError) =>
@@ -308,6 +310,7 @@ export async function runPage(root: HTMLElement, id: string): Promise<Page> {
       h('section', null, h('h2', null, 'Leaders'), leaders),
       h('section', null, h('h2', null, 'Hall of fame'), fame),
     ),
+    front.el,
     islandsSection(run),
     notesPanel('run', id),
     h(
@@ -326,6 +329,7 @@ export async function runPage(root: HTMLElement, id: string): Promise<Page> {
   renderStats(run.progress);
   pool.reload();
   void loadLeaders();
+  void front.load();
   try {
     await loadHistory();
   } catch (e) {
@@ -351,6 +355,7 @@ export async function runPage(root: HTMLElement, id: string): Promise<Page> {
       if (type === 'new_best' || type === 'state' || performance.now() - lastLeaders > 10000) {
         lastLeaders = performance.now();
         void loadLeaders();
+        void front.load();
       }
       // The pool changes while the run runs: refresh the rows in view every 5 s.
       if (ev.progress?.state === 'running' && performance.now() - lastPool > 5000) {
