@@ -569,6 +569,12 @@ void Run::ranker_loop() {
       const double penalty = m.estimate.penalty;  // exact avalanche; the objective's terms stay
       m.estimate = exact_estimate(m.program);
       m.estimate.penalty = penalty;
+      // The RRC term's chi2 bound was judged on the sampled estimate: a leader whose exact
+      // chi2 is under it has its depth measured now.
+      const ObjectiveConfig& o = config_.objective;
+      if (o.rrc_weight > 0 && o.rrc_chi2_bound > 0 && m.objective && m.objective->rrc_depth_log2 == 0 &&
+          m.estimate.chi2 <= o.rrc_chi2_bound)
+        with_objective(m);
     } catch (const avalanche::EvaluationCancelled&) {
       return;  // a requested stop: nothing of this score is kept
     }
