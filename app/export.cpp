@@ -92,6 +92,10 @@ ExportSource stored_source(const evolver::ScoredFunction& f) {
                  shader::ProgramScore{f.chi2_exact.value_or(f.chi2), f.bias, f.chi2_exact.has_value() || f.exact,
                                       f.samples},
                  true, f.id};
+  if (f.objective && f.objective->rrc_depth_log2 > 0) {
+    s.score->rrc_depth_log2 = f.objective->rrc_depth_log2;
+    s.score->rrc_passed_cap = f.objective->rrc_passed_cap;
+  }
   return s;
 }
 

@@ -59,7 +59,10 @@ std::string score_line(const std::optional<ProgramScore>& s) {
   else
     std::snprintf(buf, sizeof buf, "sampled chi2: %.10g (N = %llu), bias: %.6g", s->chi2,
                   static_cast<unsigned long long>(s->samples), s->bias);
-  return buf;
+  std::string line = buf;
+  if (s->rrc_depth_log2 > 0)
+    line += ", RRC depth: " + std::string(s->rrc_passed_cap ? ">" : "") + std::to_string(s->rrc_depth_log2);
+  return line;
 }
 
 std::string describe(const mixer::Program& p) {

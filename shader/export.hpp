@@ -46,6 +46,10 @@ struct ProgramScore {
   double bias = 0;
   bool exact = true;
   std::uint64_t samples = 0;  // for sampled scores
+  // The RRC depth where known (its run's objective measured it): "RRC depth: 13", or ">20"
+  // when it passed the cap.
+  int rrc_depth_log2 = 0;  // 0: not known
+  bool rrc_passed_cap = false;
 };
 
 struct ExportProgram {

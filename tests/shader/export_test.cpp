@@ -59,6 +59,13 @@ TEST(ShaderExport, HeaderCarriesIdWidthAndScoreOrSaysNotScored) {
   code = export_code(r);
   EXPECT_TRUE(contains(code, "exact chi2: 1.25e-07, bias: 0.0213")) << code;
   EXPECT_FALSE(contains(code, "not scored"));
+  EXPECT_FALSE(contains(code, "RRC depth"));
+  // The RRC depth where its run measured it: the failing length, or > the cap.
+  r.programs[0].score->rrc_depth_log2 = 12;
+  EXPECT_TRUE(contains(export_code(r), "exact chi2: 1.25e-07, bias: 0.0213, RRC depth: 12")) << export_code(r);
+  r.programs[0].score->rrc_passed_cap = true;
+  r.programs[0].score->rrc_depth_log2 = 20;
+  EXPECT_TRUE(contains(export_code(r), ", RRC depth: >20")) << export_code(r);
 }
 
 TEST(ShaderExport, DefaultNameComesFromWidthAndId) {
