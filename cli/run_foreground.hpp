@@ -20,7 +20,7 @@ int run_in_foreground(evolver::RunManager& manager, const std::string& run_id,
 // The data directory: --data, else $MIXFORGE_DATA, else ./mixforge-data.
 std::string data_directory(const std::string& option);
 
-// "   objective: total ... (bic ..., higher order ...)" for a function whose run has an
+// "   objective: total ... (bic ..., higher order ...[, RRC depth ...])" for a function whose run has an
 // objective (empty when f has no terms): a line under the function's heading.
 std::string objective_line(const evolver::ScoredFunction& f);
 
