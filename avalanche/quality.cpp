@@ -1,5 +1,6 @@
 #include "avalanche/quality.hpp"
 
+#include <bit>
 #include <chrono>
 #include <cmath>
 
@@ -14,8 +15,10 @@ namespace mixforge::avalanche {
 QualityPlan quality_plan(BatterySize size) {
   // standard: N c^2 and the binomial chi2 resolve correlations of about 1/sqrt(N); 2^18
   // and 2^20 samples cost a second or two at 64 bits. quick: for tests, well under a second.
-  if (size == BatterySize::quick) return {24, 1u << 16, 1u << 12, 1u << 14};
-  return {32, 1u << 22, 1u << 18, 1u << 20};
+  // The second-order differential: SO_QUICK / SO_STANDARD inputs per pair (exact up to 16 /
+  // 20 bits), SO_COST.
+  if (size == BatterySize::quick) return {24, 1u << 16, 1u << 12, 1u << 14, 1u << 14};
+  return {32, 1u << 22, 1u << 18, 1u << 20, 1u << 18};
 }
 
 WorstCell worst_cell(const AvalancheCounts& c) {
@@ -52,6 +55,7 @@ QualityReport assess_quality(const Evaluator& ev, const mixer::Program& program,
   // sees the inputs of another.
   r.bit_independence = bit_independence(f, n, plan.bic_samples_per_bit, o.seed ^ 0xb1c0b1c0b1c0b1c0ull, cancel);
   r.higher_order = higher_order_avalanche(f, n, plan.higher_order_samples, o.seed, cancel);
+  r.second_order = second_order_differential(f, n, plan.second_order_samples_per_pair, o.seed ^ 0x5ec0de2d5ec0de2dull, cancel);
   if (o.battery) {
     r.battery = counter_battery(f, n, o.size, cancel);
   } else {
@@ -70,6 +74,11 @@ nlohmann::json verdict_json(Verdict v) { return std::string(verdict_name(v)); }
 nlohmann::json seed_json(std::uint64_t seed) {
   if (seed <= (std::uint64_t{1} << 53) - 1) return seed;
   return std::to_string(seed);
+}
+nlohmann::json bit_list(std::uint64_t mask) {
+  nlohmann::json bits = nlohmann::json::array();
+  for (; mask; mask &= mask - 1) bits.push_back(std::countr_zero(mask));
+  return bits;
 }
 }  // namespace
 
@@ -124,6 +133,47 @@ nlohmann::json to_json(const QualityReport& r) {
                   {"mean_distance", d.fit.mean},
                   {"histogram", d.histogram}});
   j["higher_order"] = std::move(ho);
+  const SecondOrderDifferential& so = r.second_order;
+  nlohmann::json sod = {{"applicable", so.cells > 0},
+                        {"exact", so.exact},
+                        {"samples_per_pair", so.samples_per_pair},
+                        {"samples", so.samples},
+                        {"single_bit_pairs", so.single_bit_pairs},
+                        {"weight_two_pairs", so.weight_two_pairs},
+                        {"bits",
+                         {{"dof", so.cells},
+                          {"chi2", so.bits_chi2},
+                          {"constant_cells", so.constant_cells},
+                          {"p_value", so.bits_p_value},
+                          {"verdict", verdict_json(so.bits_verdict)}}},
+                        {"weight",
+                         {{"dof", so.weight.dof},
+                          {"chi2", so.weight.chi2},
+                          {"p_value", so.weight.p_value},
+                          {"verdict", verdict_json(so.weight.verdict)},
+                          {"mean", so.weight.mean},
+                          {"histogram", so.weight_histogram}}},
+                        {"weight_by_pair",
+                         {{"dof", so.pair_weight_dof},
+                          {"chi2", so.pair_weight_chi2},
+                          {"p_value", so.pair_weight_p_value},
+                          {"verdict", verdict_json(so.pair_weight_verdict)}}},
+                        {"p_value", so.p_value},
+                        {"verdict", verdict_json(so.verdict)}};
+  if (so.cells > 0)
+    sod["worst_cell"] = {{"a", bit_list(so.worst_pair.a)},
+                         {"b", bit_list(so.worst_pair.b)},
+                         {"output_bit", so.worst_output_bit},
+                         {"probability", so.worst_probability},
+                         {"z", so.worst_z}};
+  if (so.pair_weight_dof > 0)
+    sod["weight_by_pair"]["worst_pair"] = {{"a", bit_list(so.worst_weight_pair.a)},
+                                           {"b", bit_list(so.worst_weight_pair.b)},
+                                           {"dof", so.worst_weight_fit.dof},
+                                           {"chi2", so.worst_weight_fit.chi2},
+                                           {"p_value", so.worst_weight_fit.p_value},
+                                           {"mean", so.worst_weight_fit.mean}};
+  j["second_order_differential"] = std::move(sod);
   const CounterBattery& c = r.battery;
   nlohmann::json battery = {{"status", c.status}, {"size", std::string(battery_size_name(c.size))}};
   if (!c.reason.empty()) battery["reason"] = c.reason;

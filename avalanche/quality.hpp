@@ -1,6 +1,7 @@
 #pragma once
 // A function's quality report: single-bit avalanche (exact up to 32 bits), the bit
-// independence criterion, higher-order avalanche and counter-mode tests (dieharder), for
+// independence criterion, higher-order avalanche, the second-order differential and
+// counter-mode tests (dieharder), for
 // `mixforge quality` and GET /api/v1/functions/{id}/quality. Deterministic: the same
 // program and options give the same measures (only the timings differ).
 #include <atomic>
@@ -16,6 +17,7 @@
 #include "avalanche/counter_battery.hpp"
 #include "avalanche/higher_order_avalanche.hpp"
 #include "avalanche/rrc/rrc_battery.hpp"
+#include "avalanche/second_order_differential.hpp"
 #include "mixer/program.hpp"
 
 namespace mixforge::avalanche {
@@ -23,8 +25,8 @@ namespace mixforge::avalanche {
 class Evaluator;
 
 // Bumped whenever a measure or the report's form changes: cached reports of another
-// version are not reused.
-inline constexpr int quality_version = 1;
+// version are not reused. 2: the second-order differential.
+inline constexpr int quality_version = 2;
 
 struct QualityOptions {
   BatterySize size = BatterySize::standard;  // sample counts and the battery's size
@@ -40,6 +42,7 @@ struct QualityPlan {
   std::uint64_t avalanche_samples = 0;       // sampled above it
   std::uint64_t bic_samples_per_bit = 0;
   std::uint64_t higher_order_samples = 0;    // per number of flipped bits
+  std::uint64_t second_order_samples_per_pair = 0;  // inputs x per pair (a, b); exact where the cosets are fewer
 };
 QualityPlan quality_plan(BatterySize size);
 
@@ -56,6 +59,7 @@ struct QualityReport {
   WorstCell worst_cell;
   BitIndependence bit_independence;
   std::vector<FlipDistance> higher_order;
+  SecondOrderDifferential second_order;
   CounterBattery battery;
   std::optional<rrc::RrcReport> rrc;  // when asked for
   double seconds = 0;
@@ -72,7 +76,7 @@ WorstCell worst_cell(const AvalancheCounts& counts);
 // The wire form (schema/quality.schema.json, less the fields the caller adds: cached,
 // computed_at).
 nlohmann::json to_json(const QualityReport& report);
-// Identifies the options and the version a cached report was made with ("v1;standard;seed=1;battery=1",
+// Identifies the options and the version a cached report was made with ("v2;standard;seed=1;battery=1",
 // with ";rrc=24" when the RRC battery ran, 24 its cap).
 std::string quality_cache_key(const QualityOptions& options);
 

@@ -1,5 +1,6 @@
 // mixforge quality: judge a function beyond single-bit avalanche (avalanche/quality.hpp):
-// exact single-bit avalanche, bit independence, higher-order avalanche, counter-mode
+// exact single-bit avalanche, bit independence, higher-order avalanche, the second-order
+// differential, counter-mode
 // dieharder runs and, with --rrc, the RRC depth (avalanche/rrc/rrc_battery.hpp). A
 // FUNCTION_ID's report is cached in the database (as the daemon does).
 #include <CLI/CLI.hpp>
@@ -48,6 +49,13 @@ std::string num(const char* f, double v) {
 std::string pad(std::string s, std::size_t w) {
   if (s.size() < w) s.append(w - s.size(), ' ');
   return s;
+}
+
+// {3} or {3, 9}: the bits of a difference.
+std::string bits_text(const nlohmann::json& bits) {
+  std::string s = "{";
+  for (std::size_t k = 0; k < bits.size(); ++k) s += (k ? ", " : "") + std::to_string(bits[k].get<int>());
+  return s + "}";
 }
 
 std::string log2_text(std::uint64_t n) {
@@ -100,6 +108,41 @@ void print_human(const nlohmann::json& r) {
               << " (" << (h["exact"].get<bool>() ? "all " + std::to_string(h["samples"].get<std::uint64_t>()) + " pairs"
                                                  : log2_text(h["samples"]) + " samples")
               << ")\n";
+  const auto& so = r["second_order_differential"];
+  std::cout << "second-order differential ";
+  if (!so["applicable"].get<bool>()) {
+    std::cout << "not applicable (fewer than 2 bits)\n";
+  } else {
+    const auto& sb = so["bits"];
+    const auto& wc = so["worst_cell"];
+    const auto& sw = so["weight"];
+    const auto& sp = so["weight_by_pair"];
+    std::cout << "D = f(x) ^ f(x ^ a) ^ f(x ^ b) ^ f(x ^ a ^ b)\n"
+              << pad("  pairs (a, b)", 24) << so["single_bit_pairs"] << " single-bit, " << so["weight_two_pairs"]
+              << " weight-2; "
+              << (so["exact"].get<bool>() ? "every coset x + <a, b> (" + log2_text(so["samples_per_pair"]) + " per pair)"
+                                          : log2_text(so["samples_per_pair"]) + " inputs per pair")
+              << "\n"
+              << pad("  bits of D", 24) << "chi2 " << num("%.6g", sb["chi2"]) << " on " << sb["dof"]
+              << " dof (p = " << num("%.3g", sb["p_value"]) << ")  " << pad(sb["verdict"].get<std::string>(), 8)
+              << sb["constant_cells"] << " constant cells\n"
+              << pad("  worst cell", 24) << "a " << bits_text(wc["a"]) << ", b " << bits_text(wc["b"]) << " -> output "
+              << wc["output_bit"] << ": P(1) = " << num("%.6f", wc["probability"]) << " (z = " << num("%+.1f", wc["z"])
+              << ")\n"
+              << pad("  weight of D", 24) << "chi2 " << num("%.4g", sw["chi2"]) << " on " << sw["dof"]
+              << " dof (p = " << num("%.3g", sw["p_value"]) << ")  " << pad(sw["verdict"].get<std::string>(), 8)
+              << "mean " << num("%.4f", sw["mean"]) << "\n"
+              << pad("  weight by pair", 24) << "chi2 " << num("%.6g", sp["chi2"]) << " on " << sp["dof"]
+              << " dof (p = " << num("%.3g", sp["p_value"]) << ")  " << pad(sp["verdict"].get<std::string>(), 8);
+    if (sp.contains("worst_pair")) {
+      const auto& wp = sp["worst_pair"];
+      std::cout << "worst a " << bits_text(wp["a"]) << ", b " << bits_text(wp["b"]) << ": chi2 "
+                << num("%.4g", wp["chi2"]) << " on " << wp["dof"] << " dof";
+    }
+    std::cout << "\n"
+              << pad("  all three", 24) << "p = " << num("%.3g", so["p_value"]) << "  " << so["verdict"].get<std::string>()
+              << "\n";
+  }
   const auto& c = r["counter_battery"];
   std::cout << pad("counter battery", 24);
   if (c["status"] != "ran") {
@@ -143,7 +186,7 @@ void add_quality_command(CLI::App& app) {
   auto o = std::make_shared<QualityCliOptions>();
   auto* cmd = app.add_subcommand(
       "quality", "Judge a function beyond single-bit avalanche: bit independence, higher-order avalanche, "
-                 "counter-mode dieharder tests");
+                 "the second-order differential, counter-mode dieharder tests");
   cmd->add_option("--width", o->width, "Width in bits (default: from the text's mask, else 32)")
       ->check(CLI::Range(1, 64));
   cmd->add_flag("--json", o->json, "Print one JSON object (schema/quality.schema.json)");

@@ -46,12 +46,21 @@ TEST(QualityReport, JsonHasEveryPartAndIsDeterministic) {
   nlohmann::json a = avalanche::to_json(avalanche::assess_quality(*ev, p, o)),
                  b = avalanche::to_json(avalanche::assess_quality(*ev, p, o));
   for (const char* k : {"version", "function", "options", "avalanche", "bit_independence", "higher_order",
-                        "counter_battery", "seconds"})
+                        "second_order_differential", "counter_battery", "seconds"})
     EXPECT_TRUE(a.contains(k)) << k;
   EXPECT_EQ(a["function"]["id"], p.id());
   EXPECT_EQ(a["counter_battery"]["status"], "skipped");
   EXPECT_NE(a["counter_battery"]["reason"].get<std::string>().find("width 16 < 32"), std::string::npos);
   EXPECT_TRUE(a["bit_independence"].contains("worst_pair"));
+  // 16 bits at the quick size: the second-order differential counts every coset.
+  const nlohmann::json& so = a["second_order_differential"];
+  EXPECT_TRUE(so["exact"].get<bool>());
+  EXPECT_EQ(so["samples_per_pair"], 1 << 14);
+  EXPECT_EQ(so["single_bit_pairs"], 120);
+  EXPECT_EQ(so["weight_two_pairs"], 16);
+  EXPECT_EQ(so["bits"]["dof"], 136 * 16);
+  EXPECT_TRUE(so.contains("worst_cell"));
+  EXPECT_TRUE(so["weight_by_pair"].contains("worst_pair"));
   a.erase("seconds");
   b.erase("seconds");
   EXPECT_EQ(a, b);
@@ -65,15 +74,17 @@ TEST(QualityReport, JsonHasEveryPartAndIsDeterministic) {
   EXPECT_FALSE(one["bit_independence"]["applicable"].get<bool>());
   EXPECT_FALSE(one["bit_independence"].contains("worst_pair"));
   EXPECT_TRUE(one["higher_order"].empty());
+  EXPECT_FALSE(one["second_order_differential"]["applicable"].get<bool>());
+  EXPECT_FALSE(one["second_order_differential"].contains("worst_cell"));
 }
 
 TEST(QualityReport, CacheKeyNamesOptionsAndVersionAndBadProgramsThrow) {
   avalanche::QualityOptions o;
-  EXPECT_EQ(avalanche::quality_cache_key(o), "v1;standard;seed=1;battery=1");
+  EXPECT_EQ(avalanche::quality_cache_key(o), "v2;standard;seed=1;battery=1");
   o.size = avalanche::BatterySize::quick;
   o.seed = 7;
   o.battery = false;
-  EXPECT_EQ(avalanche::quality_cache_key(o), "v1;quick;seed=7;battery=0");
+  EXPECT_EQ(avalanche::quality_cache_key(o), "v2;quick;seed=7;battery=0");
   const auto ev = avalanche::Evaluator::with_own_engine();
   EXPECT_THROW(avalanche::assess_quality(*ev, mixer::Program(32, {mixer::Step{mixer::StepKind::mul_const, 4}}), o),
                mixer::ProgramError);

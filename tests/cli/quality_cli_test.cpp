@@ -43,6 +43,8 @@ TEST(QualityCli, HumanOutputNamesEveryMeasure) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   for (const char* s : {"single-bit avalanche", "exact (all 2^16 inputs)", "worst cell", "bit independence",
                         "worst pair", "higher-order avalanche", "2 bits flipped", "3 bits flipped",
+                        "second-order differential", "pairs (a, b)", "120 single-bit, 16 weight-2",
+                        "every coset x + <a, b> (2^14 per pair)", "bits of D", "weight of D", "weight by pair", "all three",
                         "counter battery", "skipped: width 16 < 32"})
     EXPECT_NE(r.output.find(s), std::string::npos) << s << "\n" << r.output;
 }
@@ -51,7 +53,7 @@ TEST(QualityCli, JsonIsDeterministicAndSeparatesGoodFromWeak) {
   using namespace quality_cli;
   const auto a = run_json("--size quick --no-battery " + quoted(triple32));
   ASSERT_TRUE(a.is_object());
-  EXPECT_EQ(a["version"], 1);
+  EXPECT_EQ(a["version"], 2);
   EXPECT_EQ(a["function"]["width"], 32);
   EXPECT_EQ(a["options"]["size"], "quick");
   EXPECT_EQ(a["options"]["seed"], 1);
@@ -60,6 +62,15 @@ TEST(QualityCli, JsonIsDeterministicAndSeparatesGoodFromWeak) {
   EXPECT_EQ(a["bit_independence"]["verdict"], "passed");
   ASSERT_EQ(a["higher_order"].size(), 2u);
   for (const auto& h : a["higher_order"]) EXPECT_EQ(h["verdict"], "passed") << h.dump();
+  // The second-order differential: no cell of D is far from 1/2, but triple32 loses a round
+  // for {e_14, e_31} (its first shift is 17), and the weight of D pair by pair sees it.
+  const auto& so = a["second_order_differential"];
+  EXPECT_FALSE(so["exact"].get<bool>());
+  EXPECT_EQ(so["samples_per_pair"], 1 << 14);
+  EXPECT_EQ(so["bits"]["verdict"], "passed");
+  EXPECT_EQ(so["weight_by_pair"]["worst_pair"]["a"], nlohmann::json::array({14}));
+  EXPECT_EQ(so["weight_by_pair"]["worst_pair"]["b"], nlohmann::json::array({31}));
+  EXPECT_NE(so["verdict"], "failed");  // weak at 2^14 inputs per pair; failed at the standard size
   EXPECT_EQ(a["counter_battery"]["status"], "skipped");
   EXPECT_EQ(a["counter_battery"]["reason"], "not requested");
   // The same program and options: the same measures; another seed: other samples.
@@ -70,6 +81,7 @@ TEST(QualityCli, JsonIsDeterministicAndSeparatesGoodFromWeak) {
   const auto weak = run_json("--size quick --no-battery " + quoted("x *= 0x9e3779b9;"));
   EXPECT_EQ(weak["bit_independence"]["verdict"], "failed");
   for (const auto& h : weak["higher_order"]) EXPECT_EQ(h["verdict"], "failed");
+  EXPECT_EQ(weak["second_order_differential"]["verdict"], "failed");
 }
 
 TEST(QualityCli, RrcDepthOfTheBestPublishedTwoRoundFunction) {
