@@ -190,6 +190,12 @@ step('run-page-live', async () => {
   assert.notEqual(t1, t2, 'the run figures did not change with progress events');
   await page.locator('.leaders li a').first().waitFor();
   await page.locator('.vt-row a').first().waitFor();
+  // The Pareto front: one point per function of its table, each linking to its page.
+  await page.locator('svg.front-plot circle').first().waitFor({ timeout: 30000 });
+  const front = page.locator('section[aria-label="Pareto front"]');
+  const counts = await front.evaluate((s) => [s.querySelectorAll('svg.front-plot circle').length, s.querySelectorAll('.front-table tbody tr').length]);
+  assert.ok(counts[0] >= 1 && counts[0] === counts[1], `front: ${counts[0]} points, ${counts[1]} rows`);
+  assert.match(await front.locator('.front-table tbody tr a').first().getAttribute('href'), /^#\/functions\/[0-9a-f]{16}$/);
   await shot('run');
 });
 
@@ -221,6 +227,12 @@ step('function-page', async () => {
   const fn = await apiGet(`/api/v1/functions/${functionId}`);
   const [i, j] = (await heat.getAttribute('data-cell')).split(',').map(Number);
   assert.ok(tip.includes(fn.matrix.rows[i][j].toFixed(6)), `tooltip ${tip} does not show the cell's probability ${fn.matrix.rows[i][j]}`);
+  // The RRC depth, measured on request: the page shows what the daemon's report says.
+  await page.getByRole('button', { name: 'Measure' }).click();
+  const depthText = page.locator('dt:text-is("RRC depth") + dd');
+  await depthText.filter({ hasText: /^>?\d+ \(/ }).waitFor({ timeout: 60000 });
+  const q = await apiGet(`/api/v1/functions/${functionId}/quality?size=quick&rrc=true`);
+  assert.ok((await depthText.textContent()).startsWith(`${q.rrc.passed_cap ? '>' : ''}${q.rrc.depth_log2} (`), await depthText.textContent());
   // GLSL export shown, and compiled by WebGL2 in the preview.
   await page.locator('.export-out pre').filter({ hasText: /uint/ }).waitFor();
   const status = page.locator('.preview-status[data-result]');
