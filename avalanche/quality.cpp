@@ -55,7 +55,8 @@ QualityReport assess_quality(const Evaluator& ev, const mixer::Program& program,
   // sees the inputs of another.
   r.bit_independence = bit_independence(f, n, plan.bic_samples_per_bit, o.seed ^ 0xb1c0b1c0b1c0b1c0ull, cancel);
   r.higher_order = higher_order_avalanche(f, n, plan.higher_order_samples, o.seed, cancel);
-  r.second_order = second_order_differential(f, n, plan.second_order_samples_per_pair, o.seed ^ 0x5ec0de2d5ec0de2dull, cancel);
+  r.second_order =
+      second_order_differential(f, n, plan.second_order_samples_per_pair, o.seed ^ 0x5ec0de2d5ec0de2dull, cancel);
   if (o.battery) {
     r.battery = counter_battery(f, n, o.size, cancel);
   } else {

@@ -107,9 +107,7 @@ __attribute__((target("popcnt"))) void tally_words_popcnt(const std::uint64_t* d
                                                           std::uint64_t* histogram, int n) {
   tally_words_body(d, m, tally, histogram, n);
 }
-TallyWords pick_tally_words() {
-  return __builtin_cpu_supports("popcnt") ? tally_words_popcnt : tally_words_generic;
-}
+TallyWords pick_tally_words() { return __builtin_cpu_supports("popcnt") ? tally_words_popcnt : tally_words_generic; }
 #else
 TallyWords pick_tally_words() { return tally_words_generic; }
 #endif
@@ -155,7 +153,8 @@ std::vector<DifferencePair> second_order_pairs(int n, std::uint64_t seed) {
 SecondOrderDifferential second_order_differential(const BatchFunction& f, int n, std::uint64_t samples_per_pair,
                                                   std::uint64_t seed, const std::atomic<bool>* cancel) {
   if (n < 1 || n > 64) throw std::invalid_argument("second-order differential needs a width of 1..64");
-  if (samples_per_pair == 0) throw std::invalid_argument("second-order differential needs at least one sample per pair");
+  if (samples_per_pair == 0)
+    throw std::invalid_argument("second-order differential needs at least one sample per pair");
   const std::uint64_t mask = mixer::width_mask(n);
   SecondOrderDifferential out;
   out.width = n;
@@ -210,7 +209,8 @@ SecondOrderDifferential second_order_differential(const BatchFunction& f, int n,
           const std::uint64_t x = insert_zero(insert_zero(t, lo), hi);
           d[t - first] = table[x] ^ table[x ^ a] ^ table[x ^ b] ^ table[x ^ a ^ b];
         }
-        tally_words(d.data(), static_cast<std::size_t>(end - first), tally, out.pair_weight_histograms.data() + p * bins, n);
+        tally_words(d.data(), static_cast<std::size_t>(end - first), tally,
+                    out.pair_weight_histograms.data() + p * bins, n);
         tally.flush(counts, n);
       }
     }
@@ -274,7 +274,8 @@ SecondOrderDifferential second_order_differential(const BatchFunction& f, int n,
   double worst_pair_chi2 = -1;
   for (std::size_t p = 0; p < P; ++p) {
     const std::vector<std::uint64_t> h(out.pair_weight_histograms.begin() + static_cast<std::ptrdiff_t>(p * bins),
-                                       out.pair_weight_histograms.begin() + static_cast<std::ptrdiff_t>((p + 1) * bins));
+                                       out.pair_weight_histograms.begin() +
+                                           static_cast<std::ptrdiff_t>((p + 1) * bins));
     for (std::size_t w = 0; w < bins; ++w) out.weight_histogram[w] += h[w];
     const BinomialFit fit = binomial_fit(h);
     out.pair_weight_chi2 += fit.chi2;

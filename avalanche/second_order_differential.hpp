@@ -54,7 +54,8 @@ struct SecondOrderDifferential {
   // bits: sum of z^2 over the (pair, output bit) cells, against chi2(cells).
   std::uint64_t cells = 0;
   double bits_chi2 = 0;
-  std::uint64_t constant_cells = 0;  // cells whose bit of D was never or always set (beyond tiny N: structure, not chance)
+  std::uint64_t constant_cells =
+      0;  // cells whose bit of D was never or always set (beyond tiny N: structure, not chance)
   double bits_p_value = 1;
   Verdict bits_verdict = Verdict::passed;
   // weight: |D| against Binomial(n, 1/2), all pairs together.

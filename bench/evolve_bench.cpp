@@ -316,7 +316,8 @@ int curves(const std::filesystem::path& dir, double seconds32, bool quick) {
                   fmt_time(time_to(*k, 1.5418e-5)).c_str(), fmt_time(time_to(*k, 5.8666e-6)).c_str(),
                   s.counters.tournaments / s.counters.elapsed_s, s.counters.scored / s.counters.elapsed_s,
                   s.counters.scored ? 100.0 * s.counters.early_rejects / s.counters.scored : 0.0,
-                  100.0 * s.counters.samples_saved / std::max(1.0, double(s.counters.samples + s.counters.samples_saved)),
+                  100.0 * s.counters.samples_saved /
+                      std::max(1.0, double(s.counters.samples + s.counters.samples_saved)),
                   static_cast<unsigned long long>(s.counters.exact_scored), 1e3 * k->checkpoint_pause);
     say(line);
     if (s.best) say(s.best->text);

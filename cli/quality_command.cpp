@@ -120,8 +120,9 @@ void print_human(const nlohmann::json& r) {
     std::cout << "D = f(x) ^ f(x ^ a) ^ f(x ^ b) ^ f(x ^ a ^ b)\n"
               << pad("  pairs (a, b)", 24) << so["single_bit_pairs"] << " single-bit, " << so["weight_two_pairs"]
               << " weight-2; "
-              << (so["exact"].get<bool>() ? "every coset x + <a, b> (" + log2_text(so["samples_per_pair"]) + " per pair)"
-                                          : log2_text(so["samples_per_pair"]) + " inputs per pair")
+              << (so["exact"].get<bool>()
+                      ? "every coset x + <a, b> (" + log2_text(so["samples_per_pair"]) + " per pair)"
+                      : log2_text(so["samples_per_pair"]) + " inputs per pair")
               << "\n"
               << pad("  bits of D", 24) << "chi2 " << num("%.6g", sb["chi2"]) << " on " << sb["dof"]
               << " dof (p = " << num("%.3g", sb["p_value"]) << ")  " << pad(sb["verdict"].get<std::string>(), 8)
@@ -140,8 +141,8 @@ void print_human(const nlohmann::json& r) {
                 << num("%.4g", wp["chi2"]) << " on " << wp["dof"] << " dof";
     }
     std::cout << "\n"
-              << pad("  all three", 24) << "p = " << num("%.3g", so["p_value"]) << "  " << so["verdict"].get<std::string>()
-              << "\n";
+              << pad("  all three", 24) << "p = " << num("%.3g", so["p_value"]) << "  "
+              << so["verdict"].get<std::string>() << "\n";
   }
   const auto& c = r["counter_battery"];
   std::cout << pad("counter battery", 24);
@@ -165,14 +166,14 @@ void print_human(const nlohmann::json& r) {
   const auto& rrc = r["rrc"];
   if (!rrc.is_null()) {
     std::cout << pad("RRC depth", 24) << (rrc["passed_cap"].get<bool>() ? ">" : "") << rrc["depth_log2"]
-              << (rrc["passed_cap"].get<bool>() ? " (passed the cap 2^" + std::to_string(rrc["cap_log2"].get<int>()) + ")"
-                                                : " (first failure at 2^" + std::to_string(rrc["depth_log2"].get<int>()) +
-                                                      " stream elements)")
+              << (rrc["passed_cap"].get<bool>()
+                      ? " (passed the cap 2^" + std::to_string(rrc["cap_log2"].get<int>()) + ")"
+                      : " (first failure at 2^" + std::to_string(rrc["depth_log2"].get<int>()) + " stream elements)")
               << ", " << rrc["streams"] << " streams\n";
     if (!rrc["first_failure"].is_null()) {
       const auto& x = rrc["first_failure"];
-      std::cout << pad("  first failure", 24) << x["test"].get<std::string>() << " on " << x["transform"].get<std::string>()
-                << ": p = " << num("%.3g", x["p"]) << "\n";
+      std::cout << pad("  first failure", 24) << x["test"].get<std::string>() << " on "
+                << x["transform"].get<std::string>() << ": p = " << num("%.3g", x["p"]) << "\n";
     }
     std::cout << pad("  time", 24) << num("%.1f", rrc["seconds"]) << " s\n";
   }
@@ -184,9 +185,10 @@ void print_human(const nlohmann::json& r) {
 
 void add_quality_command(CLI::App& app) {
   auto o = std::make_shared<QualityCliOptions>();
-  auto* cmd = app.add_subcommand(
-      "quality", "Judge a function beyond single-bit avalanche: bit independence, higher-order avalanche, "
-                 "the second-order differential, counter-mode dieharder tests");
+  auto* cmd =
+      app.add_subcommand("quality",
+                         "Judge a function beyond single-bit avalanche: bit independence, higher-order avalanche, "
+                         "the second-order differential, counter-mode dieharder tests");
   cmd->add_option("--width", o->width, "Width in bits (default: from the text's mask, else 32)")
       ->check(CLI::Range(1, 64));
   cmd->add_flag("--json", o->json, "Print one JSON object (schema/quality.schema.json)");

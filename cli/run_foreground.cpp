@@ -132,9 +132,10 @@ std::string objective_line(const evolver::ScoredFunction& f) {
     std::snprintf(bic, sizeof bic, "%.4g +- %.2g", t.bic, t.bic_stderr);
   std::string rrc;
   if (t.rrc_cap_log2 > 0)
-    rrc = t.rrc_depth_log2 == 0 ? ", RRC depth not measured (chi2 above the bound)"
-                                : ", RRC depth " + std::string(t.rrc_passed_cap ? ">" : "") +
-                                      std::to_string(t.rrc_depth_log2) + " (cap " + std::to_string(t.rrc_cap_log2) + ")";
+    rrc = t.rrc_depth_log2 == 0
+              ? ", RRC depth not measured (chi2 above the bound)"
+              : ", RRC depth " + std::string(t.rrc_passed_cap ? ">" : "") + std::to_string(t.rrc_depth_log2) +
+                    " (cap " + std::to_string(t.rrc_cap_log2) + ")";
   std::snprintf(line, sizeof line, "    objective: total %.6g = chi2 + %.6g (bic %s, higher order %.4g +- %.2g%s)\n",
                 f.rank(), t.penalty, bic, t.higher_order, t.higher_order_stderr, rrc.c_str());
   return line;

@@ -73,9 +73,8 @@ RrcReport rrc_battery(const BatchFunction& f, int width, const RrcOptions& o, co
     const auto tk = std::chrono::steady_clock::now();
     const std::uint64_t length = std::uint64_t{1} << k;
     std::vector<std::vector<TestResult>> per_stream(transforms.size());
-    tbb::parallel_for(std::size_t{0}, transforms.size(), [&](std::size_t s) {
-      per_stream[s] = run_stream(f, width, transforms[s], length, cancel);
-    });
+    tbb::parallel_for(std::size_t{0}, transforms.size(),
+                      [&](std::size_t s) { per_stream[s] = run_stream(f, width, transforms[s], length, cancel); });
     // Every p-value of this length, then one KS test per test name over the streams.
     std::vector<RrcFailure> all;
     std::map<std::string, std::vector<double>> by_test;
@@ -121,7 +120,8 @@ nlohmann::json failure_json(const RrcFailure& x) {
 nlohmann::json to_json(const RrcReport& r) {
   nlohmann::json lengths = nlohmann::json::array();
   for (const RrcLength& l : r.lengths)
-    lengths.push_back({{"log2", l.log2}, {"p_values", l.p_values}, {"worst", failure_json(l.worst)}, {"seconds", l.seconds}});
+    lengths.push_back(
+        {{"log2", l.log2}, {"p_values", l.p_values}, {"worst", failure_json(l.worst)}, {"seconds", l.seconds}});
   return {{"depth_log2", r.depth_log2},
           {"cap_log2", r.cap_log2},
           {"first_log2", r.first_log2},

@@ -48,8 +48,8 @@ struct RrcFailure {
 
 struct RrcLength {
   int log2 = 0;
-  int p_values = 0;        // tested at this length (streams' and meta tests')
-  RrcFailure worst;        // the smallest p-value at this length
+  int p_values = 0;  // tested at this length (streams' and meta tests')
+  RrcFailure worst;  // the smallest p-value at this length
   double seconds = 0;
 };
 
@@ -60,8 +60,8 @@ struct RrcReport {
   int depth_log2 = 0;               // first failing length, or the cap
   bool passed_cap = false;
   std::optional<RrcFailure> first_failure;
-  std::vector<RrcLength> lengths;   // each length tested, in order
-  int streams = 0;                  // 4n
+  std::vector<RrcLength> lengths;  // each length tested, in order
+  int streams = 0;                 // 4n
   double seconds = 0;
 };
 

@@ -143,7 +143,8 @@ class GapTest final : public StreamTest {
       std::vector<double> obs(cells), exp(cells);
       for (std::size_t g = 0; g < cells; ++g) {
         obs[g] = static_cast<double>(gaps_[h][g]);
-        exp[g] = total * (g + 1 < cells ? std::ldexp(1.0, -static_cast<int>(g) - 1) : std::ldexp(1.0, -static_cast<int>(g)));
+        exp[g] =
+            total * (g + 1 < cells ? std::ldexp(1.0, -static_cast<int>(g) - 1) : std::ldexp(1.0, -static_cast<int>(g)));
       }
       out.push_back({h == 0 ? "gap:low" : "gap:high", pooled_chi2_p(obs, exp)});
     }
@@ -299,7 +300,10 @@ class BinaryRankTest final : public StreamTest {
         const std::uint64_t b = std::uint64_t{1} << bit;
         int pivot = -1;
         for (int r = rank; r < w_; ++r)
-          if (rows_[r] & b) { pivot = r; break; }
+          if (rows_[r] & b) {
+            pivot = r;
+            break;
+          }
         if (pivot < 0) continue;
         std::swap(rows_[rank], rows_[pivot]);
         for (int r = rank + 1; r < w_; ++r)

@@ -19,9 +19,9 @@ struct TestResult {
 };
 
 struct StreamContext {
-  int width = 32;                   // of the mixer, 1..64
-  std::uint64_t length = 0;         // elements of the stream at this step (2^k)
-  const BatchFunction* f = nullptr; // the mixer: the avalanche tests call it on stream values
+  int width = 32;                    // of the mixer, 1..64
+  std::uint64_t length = 0;          // elements of the stream at this step (2^k)
+  const BatchFunction* f = nullptr;  // the mixer: the avalanche tests call it on stream values
 };
 
 class StreamTest {

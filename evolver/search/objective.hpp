@@ -62,8 +62,8 @@ struct ObjectiveTerms {
   double higher_order_stderr = 0;  // likewise
   std::uint64_t samples = 0;
   bool bic_exact = false;
-  int rrc_cap_log2 = 0;             // with an RRC term: the cap; 0: no RRC term
-  int rrc_depth_log2 = 0;           // the RRC depth (the cap when passed); 0: not measured (chi2 above the bound)
+  int rrc_cap_log2 = 0;    // with an RRC term: the cap; 0: no RRC term
+  int rrc_depth_log2 = 0;  // the RRC depth (the cap when passed); 0: not measured (chi2 above the bound)
   bool rrc_passed_cap = false;
   double penalty = 0;              // the weighted sum the total adds to chi2
   friend bool operator==(const ObjectiveTerms&, const ObjectiveTerms&) = default;

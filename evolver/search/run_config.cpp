@@ -303,9 +303,11 @@ RunConfig run_config_from_json(const nlohmann::json& j) {
       throw ConfigError(field, std::string("must be a finite number >= 0 (0 leaves the term out), not ") +
                                    (std::isnan(w) ? "NaN" : std::isinf(w) ? "infinite" : std::to_string(w).c_str()));
   if (c.objective.rrc_cap_log2 < 11 || c.objective.rrc_cap_log2 > 40)
-    throw ConfigError("objective.rrc_cap_log2", "must be from 11 to 40, not " + std::to_string(c.objective.rrc_cap_log2));
+    throw ConfigError("objective.rrc_cap_log2",
+                      "must be from 11 to 40, not " + std::to_string(c.objective.rrc_cap_log2));
   if (c.objective.rrc_weight > 0 && c.width < 8)
-    throw ConfigError("objective.rrc_weight", "the RRC battery needs a width of 8 to 64 bits, not " + std::to_string(c.width));
+    throw ConfigError("objective.rrc_weight",
+                      "the RRC battery needs a width of 8 to 64 bits, not " + std::to_string(c.width));
   for (const auto& [field, r] : {std::pair{"memetic.local_search_rate", c.memetic.local_search_rate},
                                  std::pair{"memetic.crossover_rate", c.memetic.crossover_rate},
                                  std::pair{"memetic.species_rate", c.memetic.species_rate},

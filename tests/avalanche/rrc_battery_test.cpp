@@ -25,11 +25,11 @@ TEST(RrcTransforms, FourPerBitInTheFieldsOrder) {
   EXPECT_EQ(transform_name(t[64 + 31]), "complemented ror 31");
   EXPECT_EQ(transform_name(t[96]), "reversed complemented ror 0");
   EXPECT_EQ(apply(t[0], 5, 32), 5u);
-  EXPECT_EQ(apply(t[1], 1, 32), 0x80000000u);            // ror 1
-  EXPECT_EQ(apply(t[32], 1, 32), 0x80000000u);           // reversed
+  EXPECT_EQ(apply(t[1], 1, 32), 0x80000000u);   // ror 1
+  EXPECT_EQ(apply(t[32], 1, 32), 0x80000000u);  // reversed
   EXPECT_EQ(apply(t[32], 1, 8), 0x80u);
-  EXPECT_EQ(apply(t[64], 0, 16), 0xffffu);               // complemented
-  EXPECT_EQ(apply(t[96 + 4], 3, 8), 0xf3u);              // ~reverse(3) = 0x3f at 8 bits, ror 4
+  EXPECT_EQ(apply(t[64], 0, 16), 0xffffu);   // complemented
+  EXPECT_EQ(apply(t[96 + 4], 3, 8), 0xf3u);  // ~reverse(3) = 0x3f at 8 bits, ror 4
   EXPECT_EQ(apply(rrc_transforms(64)[64], 1, 64), 0x8000000000000000ull);
 }
 
@@ -128,7 +128,8 @@ RrcReport depth_of(const char* text, int cap, int width = 32) {
 TEST(RrcBattery, PublishedFunctionsFailWhereTheFieldSays) {
   const RrcReport mx1 = depth_of("x ^= x >> 16; x *= 0x93528a6d; x ^= x >> 14;", 20);
   EXPECT_EQ(mx1.depth_log2, 10);
-  const RrcReport lowbias32 = depth_of("x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;", 20);
+  const RrcReport lowbias32 =
+      depth_of("x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;", 20);
   EXPECT_EQ(lowbias32.depth_log2, 12);
   ASSERT_TRUE(lowbias32.first_failure.has_value());
   EXPECT_EQ(lowbias32.first_failure->test, "meta:sac");  // the published figure's test too

@@ -177,7 +177,8 @@ TEST(SecondOrderDifferential, IdealFunctionPassesWithCalibratedPValues) {
 TEST(SecondOrderDifferential, LinearAndQuadraticFunctionsFail) {
   for (int n : {16, 32, 64}) {
     // Linear over GF(2): every D is 0; every cell's probability is 0.
-    const auto lin = avalanche::second_order_differential(sod_compiled(sod_linear, n), n, n == 16 ? 1u << 14 : 1u << 10, 1);
+    const auto lin =
+        avalanche::second_order_differential(sod_compiled(sod_linear, n), n, n == 16 ? 1u << 14 : 1u << 10, 1);
     EXPECT_EQ(lin.exact, n == 16);
     EXPECT_EQ(lin.p_value, 0.0) << n;
     EXPECT_EQ(lin.verdict, avalanche::Verdict::failed) << n;
@@ -256,4 +257,3 @@ TEST(SecondOrderDifferential, DeterministicInTheSeed) {
   std::atomic<bool> cancel{true};
   EXPECT_THROW(avalanche::second_order_differential(f, 32, 1u << 10, 1, &cancel), avalanche::EvaluationCancelled);
 }
-

@@ -11,13 +11,17 @@
 TEST(EvolveRrcCli, LeadersShowTheirDepthAndBadValuesNameTheOption) {
   const mixforge::test::TempDir scratch("evolve-rrc");
   const std::string dir = scratch.path().string();
-  const auto r = run_mixforge("evolve --width 16 --kind-sequence xsr,mul,xsr,mul,xsr --tournaments 200 --pool 50 "
-                              "--threads 1 --rrc-weight 0.001 --rrc-cap 14 --data " + dir);
+  const auto r = run_mixforge(
+      "evolve --width 16 --kind-sequence xsr,mul,xsr,mul,xsr --tournaments 200 --pool 50 "
+      "--threads 1 --rrc-weight 0.001 --rrc-cap 14 --data " +
+      dir);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("RRC depth "), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("(cap 14)"), std::string::npos) << r.output;
-  const auto j = run_mixforge("evolve --width 16 --tournaments 50 --pool 20 --threads 1 --rrc-weight 0.001 "
-                              "--rrc-cap 14 --json --data " + dir);
+  const auto j = run_mixforge(
+      "evolve --width 16 --tournaments 50 --pool 20 --threads 1 --rrc-weight 0.001 "
+      "--rrc-cap 14 --json --data " +
+      dir);
   ASSERT_EQ(j.exit_code, 0) << j.output;
   const auto out = nlohmann::json::parse(j.output.substr(j.output.rfind("\n{") + 1));
   const auto& o = out["best"][0]["objective"];

@@ -41,11 +41,11 @@ TEST(QualityCli, HumanOutputNamesEveryMeasure) {
   const auto r = run_mixforge("quality --size quick --width 16 " +
                               quoted("x ^= x >> 8; x *= 0x88b5; x ^= x >> 7; x *= 0xdb2d; x ^= x >> 9;"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  for (const char* s : {"single-bit avalanche", "exact (all 2^16 inputs)", "worst cell", "bit independence",
-                        "worst pair", "higher-order avalanche", "2 bits flipped", "3 bits flipped",
-                        "second-order differential", "pairs (a, b)", "120 single-bit, 16 weight-2",
-                        "every coset x + <a, b> (2^14 per pair)", "bits of D", "weight of D", "weight by pair", "all three",
-                        "counter battery", "skipped: width 16 < 32"})
+  for (const char* s :
+       {"single-bit avalanche", "exact (all 2^16 inputs)", "worst cell", "bit independence", "worst pair",
+        "higher-order avalanche", "2 bits flipped", "3 bits flipped", "second-order differential", "pairs (a, b)",
+        "120 single-bit, 16 weight-2", "every coset x + <a, b> (2^14 per pair)", "bits of D", "weight of D",
+        "weight by pair", "all three", "counter battery", "skipped: width 16 < 32"})
     EXPECT_NE(r.output.find(s), std::string::npos) << s << "\n" << r.output;
 }
 

@@ -198,8 +198,8 @@ TEST(ObjectiveRun, MembersCarryTheirTermsAndTheBestHasTheLowestTotal) {
 
 // The RRC term (issue 51): rrc_weight per doubling of depth short of the cap.
 TEST(ObjectiveConfig, RrcFieldsRoundTripAndBadOnesNameTheField) {
-  const RunConfig d = run_config_from_json(
-      {{"objective", {{"rrc_weight", 1e-6}, {"rrc_cap_log2", 18}, {"rrc_chi2_bound", 2e-5}}}});
+  const RunConfig d =
+      run_config_from_json({{"objective", {{"rrc_weight", 1e-6}, {"rrc_cap_log2", 18}, {"rrc_chi2_bound", 2e-5}}}});
   EXPECT_TRUE(d.objective.enabled());
   EXPECT_EQ(d.objective.rrc_cap_log2, 18);
   EXPECT_EQ(run_config_from_json(to_json(d)).objective, d.objective);

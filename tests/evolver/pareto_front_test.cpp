@@ -32,14 +32,12 @@ std::vector<std::string> ids(const ParetoFront& f) {
 
 TEST(ParetoFront, KeepsWhatNothingBeatsOnEveryScore) {
   const ParetoFront f = pareto_front({
-      fn("low-chi2-shallow", 5e-6, 5, 13),
-      fn("deep", 6e-5, 5, 18),
-      fn("dominated", 7e-5, 5, 17),        // deep beats it on both
+      fn("low-chi2-shallow", 5e-6, 5, 13), fn("deep", 6e-5, 5, 18),
+      fn("dominated", 7e-5, 5, 17),  // deep beats it on both
       fn("deeper-than-cap", 2e-7, 7, 20, true),
-      fn("fails-at-cap", 2e-7, 7, 20),     // passed less than the one passing the cap
-      fn("cheap", 1e-3, 3, 10),
-      fn("unmeasured", 1e-7, 3, 0),        // depth unknown: not a point on the front
-      fn("same-as-deep", 6e-5, 5, 18),     // equal on every score: one of the two is kept
+      fn("fails-at-cap", 2e-7, 7, 20),                         // passed less than the one passing the cap
+      fn("cheap", 1e-3, 3, 10), fn("unmeasured", 1e-7, 3, 0),  // depth unknown: not a point on the front
+      fn("same-as-deep", 6e-5, 5, 18),                         // equal on every score: one of the two is kept
   });
   EXPECT_EQ(f.objectives, (std::vector<std::string>{"chi2", "rrc_depth_log2", "steps"}));
   EXPECT_EQ(ids(f), (std::vector<std::string>{"deeper-than-cap", "low-chi2-shallow", "deep", "cheap"}));

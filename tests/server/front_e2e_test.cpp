@@ -30,7 +30,8 @@ TEST(FrontE2E, RunsWithTheRrcTermHaveAFrontOfChiSquareDepthAndSteps) {
   static const server::SchemaSet schemas;
   Daemon d;
   auto c = d.client(120);
-  const std::string run = start_run(c, R"(, "budget": {"tournaments": 300}, "objective": {"rrc_weight": 0.001, "rrc_cap_log2": 11})");
+  const std::string run =
+      start_run(c, R"(, "budget": {"tournaments": 300}, "objective": {"rrc_weight": 0.001, "rrc_cap_log2": 11})");
   ASSERT_FALSE(run.empty());
   nlohmann::json front;
   ASSERT_TRUE(eventually([&] {
