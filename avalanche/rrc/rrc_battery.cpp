@@ -65,8 +65,8 @@ RrcReport rrc_battery(const BatchFunction& f, int width, const RrcOptions& o, co
   // Narrow functions (under 12 bits) are tested at their cap alone.
   r.first_log2 = std::min(o.first_log2, r.cap_log2);
   if (r.first_log2 < 1 || o.first_log2 > o.cap_log2)
-    throw std::invalid_argument("the RRC battery's first length 2^" + std::to_string(r.first_log2) +
-                                " must be at least 2^1 and at most the cap 2^" + std::to_string(r.cap_log2));
+    throw std::invalid_argument("the RRC battery's first length 2^" + std::to_string(o.first_log2) +
+                                " must be at least 2^1 and at most its cap 2^" + std::to_string(o.cap_log2));
   const auto transforms = rrc_transforms(width);
   r.streams = static_cast<int>(transforms.size());
   for (int k = r.first_log2; k <= r.cap_log2; ++k) {

@@ -151,7 +151,12 @@ TEST(RrcBattery, DeterministicAndCapped) {
     for (auto& l : (*j)["lengths"]) l.erase("seconds");
   EXPECT_EQ(a, b);
   EXPECT_THROW(rrc_battery(ideal32, 7, {}), std::invalid_argument);
-  EXPECT_THROW(rrc_battery(ideal32, 32, {20, 16}), std::invalid_argument);
+  try {
+    rrc_battery(ideal32, 32, {20, 16});
+    ADD_FAILURE() << "a first length above the cap was taken";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "the RRC battery's first length 2^20 must be at least 2^1 and at most its cap 2^16");
+  }
 }
 
 TEST(RrcBattery, Cancels) {
