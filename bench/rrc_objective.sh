@@ -8,6 +8,7 @@
 #
 #   bench/rrc_objective.sh [BUILD_DIR [MINUTES [SEEDS [TOP]]]]
 #   defaults: build/release, 20, "91 92", 5; WEIGHT=2e-6 CAP=20 BOUND=1.5418e-5 (lowbias32's chi2)
+#   LABEL=x writes rrc-ab-x.md and rrc-ab-x/ instead (another setting beside the first)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 build="${1:-$here/../build/release}"
@@ -18,7 +19,8 @@ weight="${WEIGHT:-2e-6}"
 cap="${CAP:-20}"
 bound="${BOUND:-1.5418e-5}"
 out="$here/results/objective"
-raw="$out/rrc-ab"
+name="rrc-ab${LABEL:+-$LABEL}"
+raw="$out/$name"
 mkdir -p "$raw"
 mixforge="$build/cli/mixforge"
 bin="$(mktemp -d)/mixforge"
@@ -49,7 +51,7 @@ PY
     "$bin" quality --json --size quick --no-battery --rrc --rrc-cap "$cap" "$text" >> "$f.quality"
   done < "$f.programs"
 done
-python3 - "$raw" "$out/rrc-ab.md" "$started" "$before" "$after_runs" "$(load)" "$minutes" "$weight" "$cap" "$bound" \
+python3 - "$raw" "$out/$name.md" "$started" "$before" "$after_runs" "$(load)" "$minutes" "$weight" "$cap" "$bound" \
   "$commit" "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores" <<'PY'
 import glob, json, os, sys
 raw, md, started, before, after_runs, after, minutes, weight, cap, bound, commit, cpu = sys.argv[1:]
