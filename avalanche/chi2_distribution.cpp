@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 namespace mixforge::avalanche {
 namespace {
@@ -68,6 +69,30 @@ double kolmogorov_survival(double d, std::size_t n) {
     if (term < 1e-18 * sum) break;
   }
   return std::min(1.0, std::max(0.0, sum));
+}
+
+PooledChi2 pooled_chi2(const std::vector<double>& observed, const std::vector<double>& expected) {
+  if (observed.size() != expected.size())
+    throw std::invalid_argument("pooled_chi2: observed and expected differ in size");
+  std::vector<std::pair<double, double>> cells;  // (observed, expected)
+  double o = 0, e = 0;
+  for (std::size_t k = 0; k < observed.size(); ++k) {
+    o += observed[k];
+    e += expected[k];
+    if (e >= 5) {
+      cells.emplace_back(o, e);
+      o = e = 0;
+    }
+  }
+  if (!cells.empty()) {
+    cells.back().first += o;
+    cells.back().second += e;
+  }
+  PooledChi2 r;
+  if (cells.size() < 2) return r;
+  for (const auto& [co, ce] : cells) r.chi2 += (co - ce) * (co - ce) / ce;
+  r.dof = static_cast<int>(cells.size()) - 1;
+  return r;
 }
 
 std::vector<double> binomial_half_pmf(int n) {

@@ -24,6 +24,15 @@ double normal_two_sided(double z);
 // the far tail, which is what a 1e-9 rule reads).
 double kolmogorov_survival(double d, std::size_t n);
 
+// A chi-square of observed against expected counts, cells pooled left to right until each
+// expects at least 5 (what is left of the upper tail joins the last cell); dof = cells - 1,
+// and 0 (chi2 0) with fewer than two cells: nothing to test.
+struct PooledChi2 {
+  double chi2 = 0;
+  int dof = 0;
+};
+PooledChi2 pooled_chi2(const std::vector<double>& observed, const std::vector<double>& expected);
+
 // P(X = k) for X ~ Binomial(n, 1/2), k = 0..n (n <= 1024).
 std::vector<double> binomial_half_pmf(int n);
 

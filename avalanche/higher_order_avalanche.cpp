@@ -22,28 +22,13 @@ BinomialFit binomial_fit(const std::vector<std::uint64_t>& histogram) {
   BinomialFit fit;
   if (total == 0) return fit;
   fit.mean = weighted / total;
-  // Pool left to right until a bin expects at least 5 (the lower tail becomes one bin);
-  // what is left of the upper tail joins the last bin.
-  std::vector<std::pair<double, double>> bins;  // (observed, expected)
-  double obs = 0, exp = 0;
-  for (int d = 0; d <= n; ++d) {
-    obs += static_cast<double>(histogram[d]);
-    exp += total * pmf[d];
-    if (exp >= 5) {
-      bins.emplace_back(obs, exp);
-      obs = exp = 0;
-    }
-  }
-  if (exp > 0 || obs > 0) {
-    if (bins.empty()) bins.emplace_back(obs, exp);
-    else {
-      bins.back().first += obs;
-      bins.back().second += exp;
-    }
-  }
-  if (bins.size() < 2) return fit;
-  for (const auto& [o, e] : bins) fit.chi2 += (o - e) * (o - e) / e;
-  fit.dof = static_cast<int>(bins.size()) - 1;
+  // Bins pooled until each expects at least 5 (the lower tail becomes one bin).
+  std::vector<double> observed(histogram.begin(), histogram.end()), expected(pmf.size());
+  for (int d = 0; d <= n; ++d) expected[d] = total * pmf[d];
+  const PooledChi2 pooled = pooled_chi2(observed, expected);
+  if (pooled.dof == 0) return fit;
+  fit.chi2 = pooled.chi2;
+  fit.dof = pooled.dof;
   fit.p_value = chi2_survival(fit.chi2, fit.dof);
   fit.verdict = verdict_for_p_value(fit.p_value);
   return fit;

@@ -443,25 +443,8 @@ double chi2_two_sided(double x, double dof) {
 }
 
 double pooled_chi2_p(const std::vector<double>& observed, const std::vector<double>& expected) {
-  if (observed.size() != expected.size()) throw std::invalid_argument("pooled_chi2_p: sizes differ");
-  std::vector<std::pair<double, double>> cells;
-  double o = 0, e = 0;
-  for (std::size_t k = 0; k < observed.size(); ++k) {
-    o += observed[k];
-    e += expected[k];
-    if (e >= 5) {
-      cells.emplace_back(o, e);
-      o = e = 0;
-    }
-  }
-  if (!cells.empty()) {
-    cells.back().first += o;
-    cells.back().second += e;
-  }
-  if (cells.size() < 2) return 1.0;
-  double x = 0;
-  for (auto [co, ce] : cells) x += (co - ce) * (co - ce) / ce;
-  return chi2_two_sided(x, static_cast<double>(cells.size() - 1));
+  const PooledChi2 pooled = pooled_chi2(observed, expected);
+  return pooled.dof == 0 ? 1.0 : chi2_two_sided(pooled.chi2, pooled.dof);
 }
 
 int linear_complexity(const std::vector<std::uint8_t>& s) {

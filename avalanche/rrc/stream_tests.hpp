@@ -43,9 +43,8 @@ class StreamTest {
 // Every test, fresh, for one stream at one length.
 std::vector<std::unique_ptr<StreamTest>> make_stream_tests(const StreamContext& context);
 
-// A chi-square of observed against expected counts, cells pooled left to right until each
-// expects at least 5 (the remainder joins the last cell); dof = cells - 1. Two-sided.
-// Fewer than two cells: p = 1.
+// The two-sided p of pooled_chi2 (avalanche/chi2_distribution.hpp); fewer than two pooled
+// cells: p = 1.
 double pooled_chi2_p(const std::vector<double>& observed, const std::vector<double>& expected);
 
 // Two-sided p of a chi-square statistic: 2 min(P(X <= x), P(X >= x)), at most 1.
