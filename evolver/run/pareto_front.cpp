@@ -7,12 +7,8 @@ namespace {
 
 bool depth_known(const ScoredFunction& f) { return f.objective && f.objective->rrc_depth_log2 > 0; }
 
-// The longest RRC length passed, as log2: the cap when it passed, else one below the
-// failing length (a function failing at the cap passed less than one passing it).
-int survived(const ScoredFunction& f) {
-  const ObjectiveTerms& t = *f.objective;
-  return t.rrc_passed_cap ? t.rrc_cap_log2 : t.rrc_depth_log2 - 1;
-}
+// A function failing at the cap passed less than one passing it.
+int survived(const ScoredFunction& f) { return rrc_passed_log2(*f.objective); }
 
 }  // namespace
 

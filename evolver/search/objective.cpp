@@ -38,19 +38,22 @@ ObjectiveTerms objective_terms(const avalanche::BatchFunction& f, int width, con
   }
   t.penalty = config.bic_weight * std::max(t.bic, 0.0) + config.higher_order_weight * std::max(t.higher_order, 0.0);
   if (config.rrc_weight > 0) {
-    const avalanche::rrc::RrcOptions ro{avalanche::rrc::default_first_log2, config.rrc_cap_log2};
     t.rrc_cap_log2 = std::min(config.rrc_cap_log2, avalanche::rrc::max_cap_log2(width));
-    // Not measured: counts as failing at the first length (nothing passed).
-    int survived = std::min(ro.first_log2, t.rrc_cap_log2) - 1;
     if (config.rrc_chi2_bound <= 0 || (chi2 && *chi2 <= config.rrc_chi2_bound)) {
-      const avalanche::rrc::RrcReport r = avalanche::rrc::rrc_battery(f, width, ro, cancel);
+      const avalanche::rrc::RrcReport r =
+          avalanche::rrc::rrc_battery(f, width, {avalanche::rrc::default_first_log2, config.rrc_cap_log2}, cancel);
       t.rrc_depth_log2 = r.depth_log2;
       t.rrc_passed_cap = r.passed_cap;
-      survived = r.passed_cap ? r.cap_log2 : r.depth_log2 - 1;
     }
-    t.penalty += config.rrc_weight * (t.rrc_cap_log2 - survived);
+    t.penalty += config.rrc_weight * (t.rrc_cap_log2 - rrc_passed_log2(t));
   }
   return t;
+}
+
+int rrc_passed_log2(const ObjectiveTerms& t) {
+  if (t.rrc_passed_cap) return t.rrc_cap_log2;
+  if (t.rrc_depth_log2 > 0) return t.rrc_depth_log2 - 1;
+  return std::min(avalanche::rrc::default_first_log2, t.rrc_cap_log2) - 1;
 }
 
 std::uint64_t objective_seed(std::uint64_t run_seed) { return mix_seed(run_seed, 0x0b1ec71feull); }

@@ -76,6 +76,11 @@ ObjectiveTerms objective_terms(const avalanche::BatchFunction& f, int width, con
                                std::uint64_t seed, const std::atomic<bool>* cancel = nullptr,
                                std::optional<double> chi2 = std::nullopt);
 
+// The longest RRC length passed, as log2 (with an RRC term): the cap when it passed, depth - 1
+// when it failed at 2^depth, one below the first length when not measured (counted as
+// failing there). What the RRC term and the run's Pareto front compare.
+int rrc_passed_log2(const ObjectiveTerms& terms);
+
 // The inputs every program of a run is measured on.
 std::uint64_t objective_seed(std::uint64_t run_seed);
 
