@@ -5,7 +5,6 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
-#include <fstream>
 #include <numeric>
 
 #include "avalanche/chi2_distribution.hpp"
@@ -13,6 +12,7 @@
 #include "avalanche/rrc/rrc_battery.hpp"
 #include "avalanche/rrc/stream_tests.hpp"
 #include "mixer/text_form.hpp"
+#include "support/reference_functions.hpp"
 
 namespace mixforge::avalanche::rrc {
 namespace {
@@ -168,38 +168,19 @@ TEST(RrcBattery, Cancels) {
 }  // namespace mixforge::avalanche::rrc
 
 namespace mixforge::avalanche::rrc {
-namespace {
-
-// tests/data/records.json's RRC fields, as bench/rrc_calibration.sh measured them.
-struct RecordDepth {
-  std::string name, text;
-  int width = 0, depth = 0, cap = 0;
-  bool passed = false;
-};
-std::vector<RecordDepth> record_depths() {
-  std::ifstream in(std::string(MIXFORGE_SOURCE_DIR) + "/tests/data/records.json");
-  const nlohmann::json j = nlohmann::json::parse(in);
-  std::vector<RecordDepth> out;
-  for (const auto& e : j)
-    out.push_back({e.at("name"), e.at("text"), e.at("width"), e.at("rrc_depth_log2"), e.at("rrc_cap_log2"),
-                   e.at("rrc_passed_cap")});
-  return out;
-}
-
-}  // namespace
 
 // Every record's stated depth, but the 32-bit ones that pass 2^24 (minutes each: the long
 // test RrcRecordsLong.DeepThirtyTwoBitRecordsPassTheCap).
 TEST(RrcBattery, RecordsHaveTheirStatedDepths) {
   const auto ev = Evaluator::with_own_engine();
   int checked = 0;
-  for (const RecordDepth& r : record_depths()) {
-    if (r.passed && r.width > 16) continue;
+  for (const auto& r : test::reference_mixers("records.json")) {
+    if (r.rrc_passed_cap && r.width > 16) continue;
     const mixer::Program p = mixer::parse_program(r.text, {.width = r.width});
-    const RrcReport rep = rrc_battery(ev->batch_function(p), r.width, {10, r.cap});
-    EXPECT_EQ(rep.depth_log2, r.depth) << r.name;
-    EXPECT_EQ(rep.passed_cap, r.passed) << r.name;
-    EXPECT_EQ(rep.cap_log2, r.cap) << r.name;
+    const RrcReport rep = rrc_battery(ev->batch_function(p), r.width, {10, r.rrc_cap_log2});
+    EXPECT_EQ(rep.depth_log2, r.rrc_depth_log2) << r.name;
+    EXPECT_EQ(rep.passed_cap, r.rrc_passed_cap) << r.name;
+    EXPECT_EQ(rep.cap_log2, r.rrc_cap_log2) << r.name;
     ++checked;
   }
   EXPECT_EQ(checked, 6);

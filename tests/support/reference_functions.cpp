@@ -20,7 +20,8 @@ std::vector<ReferenceMixer> reference_mixers(const std::string& file) {
   std::vector<ReferenceMixer> out;
   for (const auto& r : j)
     out.push_back({r.at("name").get<std::string>(), r.at("width").get<int>(), r.at("text").get<std::string>(),
-                   r.at("chi2").get<double>(), r.at("bias").get<double>()});
+                   r.at("chi2").get<double>(), r.at("bias").get<double>(), r.value("rrc_depth_log2", 0),
+                   r.value("rrc_cap_log2", 0), r.value("rrc_passed_cap", false)});
   if (out.empty()) throw std::runtime_error(path + " holds no functions");
   return out;
 }

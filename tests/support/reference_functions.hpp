@@ -30,6 +30,10 @@ struct ReferenceMixer {
   std::string text;  // C-like statements on x, one per line
   double chi2 = 0;   // exact: sum over the n x n avalanche matrix of (A - 0.5)^2 / 0.5
   double bias = 0;   // 1000 * sqrt(2 * chi2) / n
+  // records.json's RRC depth as measured (bench/rrc_calibration.sh); 0 where the file has none.
+  int rrc_depth_log2 = 0;
+  int rrc_cap_log2 = 0;
+  bool rrc_passed_cap = false;
 };
 // Every entry of tests/data/FILE (mixers.json, or records.json: the arenas' reference functions), in
 // file order; throws when the file is missing or malformed.
