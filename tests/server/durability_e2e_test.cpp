@@ -37,7 +37,11 @@ TEST(DurabilityE2E, SigtermCheckpointsExitsZeroAndRunsResume) {
   auto p = c.Post("/api/v1/runs", small_run_json(16), "application/json");
   const std::string paused = nlohmann::json::parse(p->body)["id"];
   ASSERT_EQ(c.Post(("/api/v1/runs/" + paused + "/pause").c_str(), "{}", "application/json")->status, 200);
-  ASSERT_TRUE(eventually([&] { return get(d, "/api/v1/runs/" + ids[1])["counters"]["tournaments"].get<long>() > 300; }));
+  // 300 tournaments, so that a run restarted from zero could not reach its count by the first
+  // read after the restart. Under TSan on two busy cores a 16-bit run plays 3-5 a second (one
+  // CI run missed 300 within the default 60 s), hence the longer wait.
+  ASSERT_TRUE(
+      eventually([&] { return get(d, "/api/v1/runs/" + ids[1])["counters"]["tournaments"].get<long>() > 300; }, 300));
   std::map<std::string, long> at_stop;
   for (const auto& id : ids) at_stop[id] = get(d, "/api/v1/runs/" + id)["counters"]["tournaments"].get<long>();
   const auto [code, seconds] = d.terminate(SIGTERM);
