@@ -18,7 +18,8 @@
 // --climb instead of --moves moves to the first lower program found (checked by the
 // interpreter) and starts again around it: an exact first-improvement local search that
 // ends at a local optimum of one and two moves. Both take the pairs in the order of their
-// single moves' scores (order_pairs).
+// single moves' scores (order_pairs). The climb is the product's (evolver/search/climb.hpp,
+// `mixforge polish`); this tool prints every program it scores.
 #include <tbb/global_control.h>
 
 #include <algorithm>
@@ -28,14 +29,13 @@
 #include <functional>
 #include <limits>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "avalanche/chi_square.hpp"
 #include "avalanche/evaluator.hpp"
 #include "avalanche/exact_counter.hpp"
-#include "evolver/search/local_search.hpp"
+#include "evolver/search/climb.hpp"
 #include "mixer/text_form.hpp"
 
 namespace {
@@ -64,108 +64,64 @@ void tally(Part& part, const mixer::Program& q, double c, double record) {
 
 void consider(Part& part, const mixer::Program& q, double record) { tally(part, q, chi2(q), record); }
 
-// Pairs in the order of their two single moves' scores (the higher of the two, lowest
-// first): two moves that each cost little are where a lower pair is likeliest, and a climb
-// takes the first lower program it meets. Every single move around centre is in scored.
-void order_pairs(const mixer::Program& centre, const std::unordered_map<std::uint64_t, double>& scored,
-                 std::vector<mixer::Program>& pairs) {
-  const std::vector<mixer::Step>& c = centre.steps();
-  auto score_of = [&](std::vector<mixer::Step> steps) {
-    const auto it = scored.find(mixer::Program(centre.width(), std::move(steps)).hash());
-    return it == scored.end() ? std::numeric_limits<double>::infinity() : it->second;
-  };
-  auto key = [&](const mixer::Program& q) {
-    std::vector<std::size_t> at;
-    for (std::size_t i = 0; i < c.size(); ++i)
-      if (q.steps()[i] != c[i]) at.push_back(i);
-    std::vector<mixer::Step> a = c, b = c;
-    if (at.size() == 2) {
-      a[at[0]] = q.steps()[at[0]];
-      b[at[1]] = q.steps()[at[1]];
-    } else {  // two bit flips of one constant
-      const std::uint64_t x = q.steps()[at[0]].operand ^ c[at[0]].operand, low = x & (~x + 1);
-      a[at[0]].operand ^= low;
-      b[at[0]].operand ^= x ^ low;
-    }
-    return std::max(score_of(std::move(a)), score_of(std::move(b)));
-  };
-  std::vector<std::pair<double, std::size_t>> keys;
-  for (std::size_t i = 0; i < pairs.size(); ++i) keys.emplace_back(key(pairs[i]), i);
-  std::stable_sort(keys.begin(), keys.end(), [](const auto& u, const auto& v) { return u.first < v.first; });
-  std::vector<mixer::Program> sorted;
-  for (const auto& [k, i] : keys) sorted.push_back(pairs[i]);
-  pairs = std::move(sorted);
-}
-
-// --moves: single and pair moves, JIT exact scores on all cores. climb: first improvement,
-// the first lower program becomes the centre and the search starts again around it (one
-// move, then two), until a centre has no lower program one or two moves away.
+// --moves: every program one and two moves away (a survey), JIT exact scores on all cores.
+// climb: the exact climb (evolver/search/climb.hpp), until a local optimum of one and two
+// moves: the first lower program, checked by the interpreter, becomes the centre.
 int moves(int n, const char* text, const char* expect, bool climb) {
-  mixer::Program centre = mixer::parse_program(text, mixer::ParseOptions{n});
+  const mixer::Program record = mixer::parse_program(text, mixer::ParseOptions{n});
   const auto ev = avalanche::Evaluator::with_own_engine();
-  double centre_chi2 = ev->exact(centre).chi2;
+  const double record_chi2 = ev->exact(record).chi2;
   // The interpreter agrees with the JIT on the record: two implementations, one score.
-  const double interpreted = chi2(centre);
-  if (interpreted != centre_chi2) {
-    std::fprintf(stderr, "the JIT scores the record %.10g, the interpreter %.10g\n", centre_chi2, interpreted);
+  const double interpreted = chi2(record);
+  if (interpreted != record_chi2) {
+    std::fprintf(stderr, "the JIT scores the record %.10g, the interpreter %.10g\n", record_chi2, interpreted);
     return 1;
   }
-  if (expect && std::abs(centre_chi2 - std::atof(expect)) > 1e-4 * centre_chi2) {
-    std::fprintf(stderr, "the record scores %.10g, not %s\n", centre_chi2, expect);
+  if (expect && std::abs(record_chi2 - std::atof(expect)) > 1e-4 * record_chi2) {
+    std::fprintf(stderr, "the record scores %.10g, not %s\n", record_chi2, expect);
     return 1;
   }
-  std::printf("record %s  exact chi2 %.10g (JIT and interpreter agree)\n", mixer::format_short(centre).c_str(),
-              centre_chi2);
+  std::printf("record %s  exact chi2 %.10g (JIT and interpreter agree)\n", mixer::format_short(record).c_str(),
+              record_chi2);
   std::fflush(stdout);
   const auto t0 = std::chrono::steady_clock::now();
-  std::unordered_map<std::uint64_t, double> scored{{centre.hash(), centre_chi2}};
-  std::uint64_t total = 0;
-  for (bool moved = true; moved;) {
-    moved = false;
-    std::vector<Part> parts{Part("one move (neighbours)"), Part("two moves (pair_neighbours)")};
-    std::vector<mixer::Program> sets[2] = {evolver::neighbours(centre), evolver::pair_neighbours(centre)};
-    for (int k = 0; k < 2 && !moved; ++k) {
-      Part& part = parts[static_cast<std::size_t>(k)];
-      if (k == 1) order_pairs(centre, scored, sets[1]);
-      std::size_t at = 0;
-      for (const mixer::Program& q : sets[k]) {
-        ++at;
-        if (scored.contains(q.hash())) continue;  // climb: scored around an earlier centre
-        const double c = ev->exact(q).chi2;
-        scored.emplace(q.hash(), c);
-        tally(part, q, c, centre_chi2);
-        ++total;
-        const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        std::printf("%s %zu/%zu %s %.10g (%.0f s)\n", k == 0 ? "one" : "two", at, sets[k].size(),
-                    mixer::format_short(q).c_str(), c, took);
-        if (c < centre_chi2) {
-          // A lower program is checked by the interpreter before it counts.
-          const double check = chi2(q);
-          std::printf("BETTER %s exact chi2 %.10g (interpreter %.10g)\n", mixer::format_short(q).c_str(), c, check);
-          if (climb && check == c) {
-            std::printf("MOVE to %s exact chi2 %.10g, %.3f %% below the centre before (%.0f s)\n",
-                        mixer::format_short(q).c_str(), c, 100 * (1 - c / centre_chi2), took);
-            centre = q;
-            centre_chi2 = c;
-            moved = true;
-            std::fflush(stdout);
-            break;
-          }
-        }
-        std::fflush(stdout);
-      }
+  auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  evolver::ClimbOptions options;
+  options.move = climb;
+  evolver::Climb c(record, record_chi2, options);
+  // Each centre's parts, reported when the climb leaves it or ends there.
+  std::vector<Part> parts;
+  auto fresh_parts = [&] { parts = {Part("one move (neighbours)"), Part("two moves (pair_neighbours)")}; };
+  fresh_parts();
+  double centre_before = record_chi2;
+  evolver::ClimbHooks hooks;
+  hooks.progress = [&](const evolver::Climb& at, const evolver::ClimbStep& s) {
+    tally(parts[s.pair ? 1 : 0], s.program, s.chi2, centre_before);
+    const double took = seconds();
+    std::printf("%s %zu/%zu %s %.10g (%.0f s)\n", s.pair ? "two" : "one", s.index, s.count,
+                mixer::format_short(s.program).c_str(), s.chi2, took);
+    if (s.lower)
+      std::printf("BETTER %s exact chi2 %.10g (interpreter %.10g)\n", mixer::format_short(s.program).c_str(), s.chi2,
+                  *s.check);
+    if (s.moved) {
+      std::printf("MOVE to %s exact chi2 %.10g, %.3f %% below the centre before (%.0f s)\n",
+                  mixer::format_short(s.program).c_str(), s.chi2, 100 * (1 - s.chi2 / centre_before), took);
+      fresh_parts();
     }
-    if (moved) continue;
-    std::printf("around %s (exact chi2 %.10g):\n", mixer::format_short(centre).c_str(), centre_chi2);
-    for (const Part& p : parts)
-      std::printf("  %-40s %9llu programs, %6llu better, best %.10g %s\n", p.name.c_str(),
-                  static_cast<unsigned long long>(p.programs), static_cast<unsigned long long>(p.better), p.best,
-                  mixer::format_short(p.best_program).c_str());
-    if (climb) std::printf("  a local optimum of one and two moves (every program around it scored exactly)\n");
-  }
-  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("  %llu exact scores in %.1f s (%.2f s each, all cores)\n", static_cast<unsigned long long>(total), took,
-              took / double(total));
+    centre_before = at.centre_chi2();
+    std::fflush(stdout);
+  };
+  evolver::run_climb(
+      c, [&](const mixer::Program& q) { return ev->exact(q).chi2; }, chi2, hooks);
+  std::printf("around %s (exact chi2 %.10g):\n", mixer::format_short(c.centre()).c_str(), c.centre_chi2());
+  for (const Part& p : parts)
+    std::printf("  %-40s %9llu programs, %6llu better, best %.10g %s\n", p.name.c_str(),
+                static_cast<unsigned long long>(p.programs), static_cast<unsigned long long>(p.better), p.best,
+                mixer::format_short(p.best_program).c_str());
+  if (climb) std::printf("  a local optimum of one and two moves (every program around it scored exactly)\n");
+  const double took = seconds();
+  std::printf("  %llu exact scores in %.1f s (%.2f s each, all cores)\n", static_cast<unsigned long long>(c.scored()),
+              took, took / double(c.scored()));
   return 0;
 }
 

@@ -25,6 +25,7 @@ void add_apply_command(CLI::App& app);
 void add_invert_command(CLI::App& app);
 void add_export_command(CLI::App& app);
 void add_evolve_command(CLI::App& app);
+void add_polish_command(CLI::App& app);
 void add_runs_command(CLI::App& app);
 void add_serve_command(CLI::App& app);
 void add_bake_command(CLI::App& app);

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   add_invert_command(app);
   add_export_command(app);
   add_evolve_command(app);
+  add_polish_command(app);
   add_runs_command(app);
   add_serve_command(app);
 #ifdef MIXFORGE_WITH_BAKER
