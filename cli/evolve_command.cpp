@@ -13,6 +13,7 @@
 #include "cli/commands.hpp"
 #include "cli/device_option.hpp"
 #include "cli/islands.hpp"
+#include "cli/program_input.hpp"
 #include "cli/run_foreground.hpp"
 #include "evolver/manager/run_manager.hpp"
 
@@ -36,6 +37,7 @@ struct EvolveOptions {
   std::optional<int> rrc_cap;
   std::optional<double> rrc_chi2_bound;
   std::optional<std::string> kind_sequence;
+  std::vector<std::string> seed_programs;
   std::string name;
   std::string data;
   std::string config;
@@ -127,6 +129,11 @@ void run_evolve(const EvolveOptions& o) {
     }
     set("kind_sequence", seq);
   }
+  if (!o.seed_programs.empty()) {
+    nlohmann::json seeds = nlohmann::json::array();
+    for (const std::string& a : o.seed_programs) seeds.push_back(read_program_argument(a));
+    set("seed_programs", seeds);
+  }
   request.config = std::move(j);
   evolver::RunConfig config;
   try {
@@ -171,6 +178,9 @@ void add_evolve_command(CLI::App& app) {
   cmd->add_option("--threads", o->threads, "Worker threads (default: all cores)");
   cmd->add_option("--kind-sequence", o->kind_sequence,
                   "Lock programs to these step kinds, e.g. xsr,mul,xsr,mul,xsr");
+  cmd->add_option("--seed-program", o->seed_programs,
+                  "Start from this program (text or a file; repeatable): it enters the pool and is polished by "
+                  "the exact climb of `mixforge polish` inside the run (widths <= 32)");
   cmd->add_option("--bic-weight", o->bic_weight,
                   "Weight of the bit independence term in the objective (default 0: single-bit avalanche only)");
   cmd->add_option("--higher-order-weight", o->higher_order_weight,

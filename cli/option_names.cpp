@@ -13,6 +13,7 @@ struct Alias {
 };
 constexpr Alias aliases[] = {{"pool_size", "--pool"},
                              {"budget.seconds", "--seconds"},
+                             {"seed_programs", "--seed-program"},
                              {"budget.tournaments", "--tournaments"},
                              {"objective.bic_weight", "--bic-weight"},
                              {"objective.higher_order_weight", "--higher-order-weight"},

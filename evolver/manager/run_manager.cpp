@@ -123,6 +123,7 @@ struct RunManager::Impl : RunRegistry {
       p.best = best_of(std::move(p.best), a.elsewhere);  // an island run's other islands
     }
     p.checkpoint_pause_max_s = a.run->max_snapshot_pause();
+    p.climbs = a.run->climbs();
     return p;
   }
 

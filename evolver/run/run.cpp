@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "avalanche/chi_square.hpp"
+#include "avalanche/exact_counter.hpp"
 #include "evolver/search/acceptance.hpp"
 #include "evolver/search/crossover.hpp"
 #include "evolver/search/early_reject.hpp"
@@ -80,6 +81,21 @@ Run::Run(std::string id, RunConfig config, const avalanche::Evaluator& evaluator
   for (unsigned s = static_cast<unsigned>(rngs_.size()); s < workers; ++s)
     rngs_.push_back(Rng(config_.seed, s + (sessions_ << 20)).state());
   migration_rng_ = Rng(config_.seed, (std::uint64_t{1} << 40) + sessions_);
+  // Seed programs' climbs, continued from the checkpoint's centres (their places in the
+  // neighbourhoods are not kept: a resumed climb starts again around its centre, and skips
+  // nothing lower, as none of what it scored before was lower than the centre).
+  for (std::size_t i = 0; i < config_.seed_programs.size(); ++i) {
+    SeedClimb c;
+    c.status.seed = i;
+    c.status.start = config_.seed_programs[i];
+    if (from && i < from->climbs.size() && from->climbs[i].start == c.status.start) {
+      c.status = from->climbs[i];
+      c.moves_before = c.status.moves;
+      c.scored_before = c.status.scored;
+      if (c.status.centre && !c.status.done) c.climb.emplace(*c.status.centre, c.status.chi2_exact);
+    }
+    climbs_.push_back(std::move(c));
+  }
   // A checkpoint keeps no objective terms (the store has no place for them): they are a
   // function of the program and the configuration, so they are measured again, the same.
   if (from && config_.objective.enabled()) {
@@ -283,6 +299,7 @@ Checkpoint Run::snapshot() const {
     c.rngs = rngs_;
     c.best = best_;
     c.sessions = sessions_;
+    for (const SeedClimb& sc : climbs_) c.climbs.push_back(sc.status);
     // A run never started from a checkpoint without clocks has none to save: zeros would
     // make its next resume think the pool had waited since tournament 0.
     if (clocks_live_) {
@@ -315,6 +332,13 @@ RunCounters Run::counters() const {
 std::optional<Member> Run::best() const {
   std::lock_guard lk(mu_);
   return best_;
+}
+
+std::vector<ClimbStatus> Run::climbs() const {
+  std::lock_guard lk(mu_);
+  std::vector<ClimbStatus> out;
+  for (const SeedClimb& sc : climbs_) out.push_back(sc.status);
+  return out;
 }
 
 std::uint64_t Run::current_samples() const {
@@ -607,6 +631,8 @@ bool Run::exact_done_locked(std::uint64_t hash) const {
 }
 
 bool Run::local_search_wanted_locked() const {
+  // The seed programs' climbs polish the best exactly: the ranker's search waits for them.
+  if (climbs_pending_locked()) return false;
   if (!config_.local_search.enabled || exact_unaffordable_ || !best_ || !best_->estimate.exact ||
       config_.width > 32)
     return false;
@@ -654,6 +680,7 @@ std::uint64_t Run::kicks() const {
 }
 
 bool Run::kick_wanted_locked() const {
+  if (climbs_pending_locked()) return false;
   const LocalSearchConfig& c = config_.local_search;
   if (!c.enabled || !c.iterated || exact_unaffordable_ || !best_ || !best_->estimate.exact || config_.width > 32)
     return false;
@@ -761,6 +788,8 @@ void Run::worker_loop(unsigned slot) {
     Rng rng(rngs_[slot]);
     if (short_pool)
       fill_step(lk, rng);
+    else if (climb_wanted_locked())
+      climb_step(lk);
     else if (!ranking_ && counters_.tournaments >= next_leader_at_)
       leader_round(lk);
     else
@@ -1035,6 +1064,105 @@ std::size_t Run::immigrate(const std::vector<mixer::Program>& programs) {
     announce(lk);
   }
   return accepted;
+}
+
+std::optional<std::size_t> Run::climb_wanted_locked() const {
+  for (std::size_t i = 0; i < climbs_.size(); ++i)
+    if (!climbs_[i].status.done && !climbs_[i].busy) return i;
+  return std::nullopt;
+}
+
+bool Run::climbs_pending_locked() const {
+  return std::any_of(climbs_.begin(), climbs_.end(), [](const SeedClimb& c) { return !c.status.done; });
+}
+
+// On the run's threads and its cancel flag, as the ranker's exact scores (a requested stop
+// drops the score in flight). Small widths: the run's own exact score, cached.
+double Run::climb_exact(const mixer::Program& p) const {
+  if (exact_mode()) return full_score(p, 0, nullptr).chi2;
+  double chi2 = 0;
+  tbb::task_arena arena(static_cast<int>(config_.worker_threads()));
+  arena.execute([&] { chi2 = avalanche::score(evaluator_.counts_exact(p, &exact_cancel_)).chi2; });
+  return chi2;
+}
+
+double Run::climb_check(const mixer::Program& p) const {
+  double chi2 = 0;
+  tbb::task_arena arena(static_cast<int>(config_.worker_threads()));
+  arena.execute([&] { chi2 = avalanche::score(avalanche::interpreted_counts_exact(p, &exact_cancel_)).chi2; });
+  return chi2;
+}
+
+void Run::enter_pool_locked(Member m) {
+  if (pool_.contains(m.hash)) return;
+  if (!pool_.empty() && pool_.size() + pending_ >= pool_target_) {
+    std::size_t worst = 0;
+    for (std::size_t i = 1; i < pool_.size(); ++i)
+      if (pool_[i].estimate.rank() > pool_[worst].estimate.rank()) worst = i;
+    if (!(m.estimate.rank() < pool_[worst].estimate.rank())) return;
+    pool_.remove_at(worst);
+  }
+  pool_.insert(std::move(m));
+  cv_.notify_all();
+}
+
+// The seed's exact score first (it enters the pool), then one program of its climb per
+// step, so that a one-thread run stays reproducible: the steps fall where they fell.
+void Run::climb_step(std::unique_lock<std::mutex>& lk) {
+  SeedClimb& sc = climbs_[*climb_wanted_locked()];
+  sc.busy = true;
+  lk.unlock();
+  std::optional<Member> enter;
+  std::uint64_t scores = 0;
+  bool moved = false;
+  try {
+    if (!sc.climb) {
+      const mixer::Program& seed = sc.status.start;
+      const double chi2 = climb_exact(seed);
+      sc.climb.emplace(seed, chi2);
+      enter = Member{seed, seed.hash(), Estimate{chi2, 0, std::uint64_t{1} << seed.width(), true}, 0};
+      scores = 1;
+    } else if (const std::optional<ClimbStep> s =
+                   sc.climb->step([this](const mixer::Program& q) { return climb_exact(q); },
+                                  [this](const mixer::Program& q) { return climb_check(q); })) {
+      scores = 1;
+      moved = s->moved;
+      if (s->moved)
+        enter = Member{s->program, s->program.hash(),
+                       Estimate{s->chi2, 0, std::uint64_t{1} << s->program.width(), true}, 0};
+    }
+  } catch (const avalanche::EvaluationCancelled&) {
+    lk.lock();
+    sc.busy = false;
+    return;  // a requested stop: the climb goes on from here at the next start
+  } catch (...) {
+    lk.lock();
+    sc.busy = false;
+    throw;
+  }
+  if (enter) with_objective(*enter);
+  lk.lock();
+  sc.busy = false;
+  const Climb& c = *sc.climb;
+  ClimbStatus& st = sc.status;
+  if (!st.centre) sc.scored_before += 1;  // the seed's own score
+  st.centre = c.centre();
+  st.chi2_exact = c.centre_chi2();
+  st.moves = sc.moves_before + c.moves();
+  st.scored = sc.scored_before + c.scored();
+  st.pairs = c.in_pairs();
+  st.position = c.position();
+  st.neighbourhood = c.neighbourhood_size();
+  st.done = c.done();
+  if (st.done) sc.climb.reset();
+  counters_.exact_scored += scores;
+  if (moved) ++counters_.local_improvements;
+  if (enter) {
+    enter->born = counters_.tournaments;
+    enter_pool_locked(*enter);
+    consider_best_locked(*enter);
+  }
+  cv_.notify_all();
 }
 
 }  // namespace mixforge::evolver

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "avalanche/evaluator.hpp"
+#include "evolver/search/climb.hpp"
 #include "evolver/search/early_reject.hpp"
 #include "evolver/search/local_search.hpp"
 #include "evolver/search/pool.hpp"
@@ -40,6 +41,9 @@ struct Checkpoint {
   // from before they were kept: the clocks then start afresh at the resume.
   std::optional<ClockState> stagnation_clock;
   std::optional<ClockState> trap_clock;
+  // The seed programs' climbs (RunConfig::seed_programs), in seed order; empty without seeds
+  // and in checkpoints from before they were kept (their climbs then start at the seeds).
+  std::vector<ClimbStatus> climbs;
 };
 
 ScoredFunction scored_function(const Member& m);
@@ -96,6 +100,8 @@ class Run {
   // Iterated local searches started so far (local_search.iterated; not checkpointed).
   std::uint64_t kicks() const;
   std::optional<Member> best() const;
+  // The seed programs' climbs as they stand (empty without seed_programs).
+  std::vector<ClimbStatus> climbs() const;
   std::uint64_t current_samples() const;
   std::size_t pool_size() const;
   // The longest time the lock was held by snapshot() (seconds): the checkpoint's pause.
@@ -139,6 +145,14 @@ class Run {
   // The worker's steps. Each is entered with lk held and returns with it held.
   void fill_step(std::unique_lock<std::mutex>& lk, Rng& rng);
   void tournament_step(std::unique_lock<std::mutex>& lk, Rng& rng);
+  // One exact score of a seed program's climb (config_.seed_programs); its moves enter the
+  // pool and may become the best.
+  void climb_step(std::unique_lock<std::mutex>& lk);
+  std::optional<std::size_t> climb_wanted_locked() const;  // a climb no worker is stepping
+  bool climbs_pending_locked() const;                      // a climb not at its end
+  double climb_exact(const mixer::Program& p) const;       // unlocked; may throw EvaluationCancelled
+  double climb_check(const mixer::Program& p) const;       // the reference interpreter's score
+  void enter_pool_locked(Member m);                        // in place of the worst when full
   // Unlocked: a child of the winner that passes the early reject (a few attempts), else
   // the best rejected one, fully scored.
   Offspring breed(const Breeding& b, Rng& rng) const;
@@ -230,7 +244,15 @@ class Run {
   bool clocks_live_ = false;  // restored from the checkpoint or started: snapshots keep them
   std::uint64_t pool_generation_ = 0;          // full restarts in this session
   Rng migration_rng_;                          // immigrants' tournaments (not checkpointed)
-
+  // A seed program's climb: its status (shown, checkpointed) and the climb itself, stepped
+  // by one worker at a time (busy) without the lock; the status changes under it.
+  struct SeedClimb {
+    ClimbStatus status;
+    std::optional<Climb> climb;
+    std::uint64_t moves_before = 0, scored_before = 0;  // of the climb before it (a resume)
+    bool busy = false;
+  };
+  std::vector<SeedClimb> climbs_;
 
   // Session.
   Budget budget_;

@@ -107,6 +107,21 @@ struct RunSummary {
   std::vector<IslandStatus> islands;   // island runs only (rank 0 first)
 };
 
+// The exact climb of one of a run's seed programs (RunConfig::seed_programs): what the
+// run's progress shows and its checkpoint keeps (a resumed climb starts again around centre).
+struct ClimbStatus {
+  std::size_t seed = 0;                  // index in seed_programs
+  mixer::Program start;                  // that seed program
+  std::optional<mixer::Program> centre;  // none before the seed's exact score
+  double chi2_exact = 0;                 // the centre's
+  std::uint64_t moves = 0;               // centres moved to
+  std::uint64_t scored = 0;              // exact scores, the seed's included
+  bool pairs = false;                    // among the centre's pairs of moves (else its single moves)
+  std::uint64_t position = 0;            // of the centre's neighbourhood, passed so far
+  std::uint64_t neighbourhood = 0;       // programs in it
+  bool done = false;                     // a local optimum of one and two moves
+};
+
 // Sent about once a second while a run is active.
 struct Progress {
   std::string run_id;
@@ -121,6 +136,7 @@ struct Progress {
   // The longest time a checkpoint held the search's lock (copying the state; the disk
   // write happens outside it), seconds.
   double checkpoint_pause_max_s = 0;
+  std::vector<ClimbStatus> climbs;  // runs with seed programs
 };
 
 struct HistoryPoint {

@@ -124,17 +124,59 @@ nlohmann::json to_json(const RunSummary& s) {
   return j;
 }
 
+nlohmann::json to_json(const ClimbStatus& c) {
+  nlohmann::json centre = nullptr;
+  if (c.centre)
+    centre = {{"text", mixer::format_program(*c.centre)},
+              {"short", mixer::format_short(*c.centre)},
+              {"id", c.centre->id()},
+              {"chi2_exact", c.chi2_exact}};
+  return {{"seed", c.seed},
+          {"start", mixer::format_program(c.start)},
+          {"width", c.start.width()},
+          {"centre", std::move(centre)},
+          {"moves", c.moves},
+          {"scored", c.scored},
+          {"phase", c.pairs ? "pairs" : "singles"},
+          {"position", c.position},
+          {"neighbourhood", c.neighbourhood},
+          {"done", c.done}};
+}
+
+ClimbStatus climb_status_from_json(const nlohmann::json& j) {
+  ClimbStatus c;
+  const int width = j.at("width").get<int>();
+  c.seed = j.at("seed").get<std::size_t>();
+  c.start = mixer::parse_program(j.at("start").get<std::string>(), mixer::ParseOptions{width});
+  if (!j.at("centre").is_null()) {
+    c.centre = mixer::parse_program(j["centre"].at("text").get<std::string>(), mixer::ParseOptions{width});
+    c.chi2_exact = j["centre"].at("chi2_exact").get<double>();
+  }
+  c.moves = j.at("moves").get<std::uint64_t>();
+  c.scored = j.at("scored").get<std::uint64_t>();
+  c.pairs = j.at("phase").get<std::string>() == "pairs";
+  c.position = j.at("position").get<std::uint64_t>();
+  c.neighbourhood = j.at("neighbourhood").get<std::uint64_t>();
+  c.done = j.at("done").get<bool>();
+  return c;
+}
+
 nlohmann::json to_json(const Progress& p) {
-  return {{"run_id", p.run_id},
-          {"state", std::string(state_name(p.state))},
-          {"counters", to_json(p.counters)},
-          {"tournaments_per_s", p.tournaments_per_s},
-          {"scored_per_s", p.scored_per_s},
-          {"early_reject_rate", p.early_reject_rate},
-          {"current_samples", p.current_samples},
-          {"pool_size", p.pool_size},
-          {"checkpoint_pause_max_s", p.checkpoint_pause_max_s},
-          {"best", p.best ? to_json(*p.best) : nlohmann::json(nullptr)}};
+  nlohmann::json j = {{"run_id", p.run_id},
+                      {"state", std::string(state_name(p.state))},
+                      {"counters", to_json(p.counters)},
+                      {"tournaments_per_s", p.tournaments_per_s},
+                      {"scored_per_s", p.scored_per_s},
+                      {"early_reject_rate", p.early_reject_rate},
+                      {"current_samples", p.current_samples},
+                      {"pool_size", p.pool_size},
+                      {"checkpoint_pause_max_s", p.checkpoint_pause_max_s},
+                      {"best", p.best ? to_json(*p.best) : nlohmann::json(nullptr)}};
+  if (!p.climbs.empty()) {
+    j["climbs"] = nlohmann::json::array();
+    for (const ClimbStatus& c : p.climbs) j["climbs"].push_back(to_json(c));
+  }
+  return j;
 }
 
 nlohmann::json to_json(const HistoryPoint& h) {

@@ -18,6 +18,9 @@ nlohmann::json to_json(const IslandStatus& s);
 // ProgramError on malformed input.
 IslandStatus island_status_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const RunSummary& s);
+nlohmann::json to_json(const ClimbStatus& c);
+// The inverse of to_json (ClimbStatus); throws nlohmann::json::exception or ProgramError.
+ClimbStatus climb_status_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const Progress& p);
 nlohmann::json to_json(const HistoryPoint& h);
 nlohmann::json to_json(const HallOfFameEntry& e);

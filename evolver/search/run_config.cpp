@@ -12,6 +12,8 @@
 #include <string_view>
 #include <thread>
 
+#include "evolver/search/climb.hpp"
+#include "mixer/text_form.hpp"
 #include "schema/json_schema.hpp"
 
 namespace mixforge::evolver {
@@ -105,6 +107,25 @@ const std::vector<Field>& fields() {
        [](const nlohmann::json& v, RunConfig& c, const std::string& path) { c.kind_sequence = kinds_of(v, path); },
        [](const RunConfig& c) {
          return c.kind_sequence ? std::optional<nlohmann::json>(kind_names(*c.kind_sequence)) : std::nullopt;
+       }},
+      {"seed_programs",
+       [](const nlohmann::json& v, RunConfig& c, const std::string& path) {
+         // Read after width (the table's order): a text without a mask is at the run's width.
+         for (std::size_t i = 0; i < v.size(); ++i) {
+           const std::string field = path + "[" + std::to_string(i) + "]";
+           try {
+             c.seed_programs.push_back(mixer::parse_program(v[i].get<std::string>(), mixer::ParseOptions{c.width}));
+           } catch (const mixer::ParseError& e) {
+             throw ConfigError(field, "program text at line " + std::to_string(e.line()) + ", column " +
+                                          std::to_string(e.column()) + ": " + e.message());
+           }
+         }
+       },
+       [](const RunConfig& c) {
+         if (c.seed_programs.empty()) return std::optional<nlohmann::json>();
+         nlohmann::json a = nlohmann::json::array();
+         for (const mixer::Program& p : c.seed_programs) a.push_back(mixer::format_program(p));
+         return std::optional<nlohmann::json>(a);
        }},
       {"kind_weights",
        [](const nlohmann::json& v, RunConfig& c, const std::string& path) {
@@ -282,6 +303,40 @@ RunConfig run_config_from_json(const nlohmann::json& j) {
       if (std::find(c.allowed_kinds.begin(), c.allowed_kinds.end(), (*c.kind_sequence)[i]) == c.allowed_kinds.end())
         throw ConfigError("kind_sequence[" + std::to_string(i) + "]",
                           std::string(mixer::kind_name((*c.kind_sequence)[i])) + " is not one of allowed_kinds");
+  // Seed programs fit the run's shape: a given step bound or kind rule holds, one not given
+  // follows them (as it follows a kind_sequence).
+  for (std::size_t i = 0; i < c.seed_programs.size(); ++i) {
+    const mixer::Program& p = c.seed_programs[i];
+    const std::string field = "seed_programs[" + std::to_string(i) + "]";
+    const int n = static_cast<int>(p.size());
+    if (c.width > climb_max_width)
+      throw ConfigError(field, "a seed program is polished by exact scores: the run's width must be at most " +
+                                   std::to_string(climb_max_width) + ", not " + std::to_string(c.width));
+    if (p.width() != c.width)
+      throw ConfigError(field, "is " + std::to_string(p.width()) + " bits wide, the run " + std::to_string(c.width));
+    if (n > c.max_steps) {
+      if (j.contains("max_steps"))
+        throw ConfigError(field, "has " + std::to_string(n) + " steps but max_steps is " + std::to_string(c.max_steps));
+      c.max_steps = n;
+    }
+    if (n < c.min_steps) {
+      if (j.contains("min_steps"))
+        throw ConfigError(field, "has " + std::to_string(n) + " steps but min_steps is " + std::to_string(c.min_steps));
+      c.min_steps = n;
+    }
+    for (std::size_t k = 0; k < p.size(); ++k) {
+      const mixer::StepKind kind = p.steps()[k].kind;
+      if (!c.allowed_kinds.empty() &&
+          std::find(c.allowed_kinds.begin(), c.allowed_kinds.end(), kind) == c.allowed_kinds.end())
+        throw ConfigError(field, "step " + std::to_string(k + 1) + " is " + std::string(mixer::kind_name(kind)) +
+                                     ", not one of allowed_kinds");
+    }
+    if (c.kind_sequence) {
+      bool same = c.kind_sequence->size() == p.size();
+      for (std::size_t k = 0; same && k < p.size(); ++k) same = (*c.kind_sequence)[k] == p.steps()[k].kind;
+      if (!same) throw ConfigError(field, "does not have the run's kind_sequence");
+    }
+  }
   if (c.width == 1) {
     auto uses_shift = [](const std::vector<mixer::StepKind>& ks) {
       return std::any_of(ks.begin(), ks.end(), mixer::takes_shift);

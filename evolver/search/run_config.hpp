@@ -11,6 +11,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "evolver/search/objective.hpp"
+#include "mixer/program.hpp"
 #include "mixer/step.hpp"
 
 namespace mixforge::evolver {
@@ -172,6 +173,9 @@ struct RunConfig {
   int min_steps = 1;
   std::vector<mixer::StepKind> allowed_kinds;                 // empty = all nine
   std::optional<std::vector<mixer::StepKind>> kind_sequence;  // lock every program to these kinds
+  // Programs the run starts from (issue 52): each enters the pool and is polished by the
+  // exact climb (evolver/search/climb.hpp) in the run's worker steps. Widths <= 32.
+  std::vector<mixer::Program> seed_programs;
   // Relative odds of the kinds in random steps (indexed by StepKind). The defaults favour
   // xorshift-right and mul-const, the kinds good functions are made of, 3 : 1.
   std::array<double, mixer::step_kind_count> kind_weights{1, 3, 1, 1, 3, 1, 1, 1, 1};

@@ -181,6 +181,10 @@ CREATE TABLE island_checkpoints (
 // NULL where a checkpoint from before has none: its clocks start afresh at the resume.
 const char* const migration_7 = "ALTER TABLE runs ADD COLUMN clocks TEXT;";
 
+// Version 8: the seed programs' climbs of the run's checkpoint (a JSON array of
+// ClimbStatus), NULL for runs without seed programs and checkpoints from before.
+const char* const migration_8 = "ALTER TABLE runs ADD COLUMN climbs TEXT;";
+
 std::string order_sql(const PoolQuery& q) {
   const char* dir = q.descending ? " DESC" : "";
   switch (q.order) {
@@ -258,6 +262,8 @@ void Store::open_and_migrate(const std::filesystem::path& data_dir) {
         db.exec(migration_6);
       else if (version == 6)
         db.exec(migration_7);
+      else if (version == 7)
+        db.exec(migration_8);
       db.exec("PRAGMA user_version=" + std::to_string(version + 1));
       t.commit();
       if (version == 1) std::filesystem::remove(data_dir / "serve-state.json", ec_ignored);
@@ -313,7 +319,7 @@ void Store::checkpoint(const std::string& id, RunState state, const Checkpoint& 
     SQLite::Statement q(db,
                         "UPDATE runs SET state=?, updated_at=?, counters=?, current_samples=?, "
                         "next_leader_at=?, sessions=?, rng=?, best=?, owner_pid=?, error=?, "
-                        "resume_on_start=COALESCE(?, resume_on_start), clocks=? WHERE id=?");
+                        "resume_on_start=COALESCE(?, resume_on_start), clocks=?, climbs=? WHERE id=?");
     q.bind(1, std::string(state_name(state)));
     q.bind(2, unix_now());
     q.bind(3, counters_json(c.counters).dump());
@@ -336,7 +342,14 @@ void Store::checkpoint(const std::string& id, RunState state, const Checkpoint& 
       q.bind(12);
     else
       q.bind(12, clocks.dump());
-    q.bind(13, id);
+    if (c.climbs.empty()) {
+      q.bind(13);
+    } else {
+      nlohmann::json climbs = nlohmann::json::array();
+      for (const ClimbStatus& s : c.climbs) climbs.push_back(to_json(s));
+      q.bind(13, climbs.dump());
+    }
+    q.bind(14, id);
     if (q.exec() != 1) throw RunNotFound(id);
   }
   {
@@ -597,7 +610,7 @@ std::vector<Member> Store::pool(const std::string& id) {
 
 std::optional<Checkpoint> Store::load_checkpoint(const std::string& id) {
   SQLite::Statement q(impl_->db,
-                      "SELECT counters, current_samples, next_leader_at, sessions, rng, best, clocks FROM runs "
+                      "SELECT counters, current_samples, next_leader_at, sessions, rng, best, clocks, climbs FROM runs "
                       "WHERE id=?");
   q.bind(1, id);
   if (!q.executeStep()) return std::nullopt;
@@ -609,6 +622,9 @@ std::optional<Checkpoint> Store::load_checkpoint(const std::string& id) {
   c.rngs = rng_states_from_json(nlohmann::json::parse(q.getColumn(4).getString()));
   if (!q.getColumn(5).isNull()) c.best = member_from_json(nlohmann::json::parse(q.getColumn(5).getString()));
   if (!q.getColumn(6).isNull()) clocks_from_json(nlohmann::json::parse(q.getColumn(6).getString()), c);
+  if (!q.getColumn(7).isNull())
+    for (const nlohmann::json& s : nlohmann::json::parse(q.getColumn(7).getString()))
+      c.climbs.push_back(climb_status_from_json(s));
   c.pool = pool(id);
   return c;
 }

@@ -12,6 +12,7 @@
 #include "avalanche/chi_square.hpp"
 #include "avalanche/exact_counter.hpp"
 #include "evolver/search/climb.hpp"
+#include "evolver/run/run.hpp"
 #include "evolver/search/local_search.hpp"
 #include "mixer/text_form.hpp"
 #include "support/reference_functions.hpp"
@@ -240,4 +241,105 @@ TEST(Climb, OrdersPairsByTheirSingleMovesScores) {
 TEST(Climb, RefusesProgramsTooWideForExactScores) {
   const mixer::Program wide = mixer::parse_program("x ^= x >> 30; x *= 0x7feb352d7feb352d;", {64});
   EXPECT_THROW(Climb(wide, 1.0), std::invalid_argument);
+}
+
+// Runs started from seed programs (RunConfig::seed_programs): the climb inside worker steps.
+namespace {
+
+RunConfig seeded_config(bool exact) {
+  RunConfig c;
+  c.width = 16;
+  c.pool_size = 30;
+  c.seed = 5;
+  c.threads = 1;
+  c.budget.tournaments = 100;
+  if (!exact) {
+    c.precision.exact_max_width = 0;  // sampled tournaments; the climb's scores stay exact
+    c.precision.initial_samples = 256;
+    c.precision.max_samples = 1024;
+  }
+  c.seed_programs = {off_by_one_bit(mixer::parse_program(published_16_2round().text, {16}))};
+  return c;
+}
+
+std::vector<std::uint64_t> pool_hashes(const Checkpoint& c) {
+  std::vector<std::uint64_t> out;
+  for (const Member& m : c.pool) out.push_back(m.hash);
+  return out;
+}
+
+}  // namespace
+
+TEST(SeedRun, AOneThreadRunClimbsFromItsSeedToThePublishedFunctionReproducibly) {
+  const test::ReferenceMixer record = published_16_2round();
+  const mixer::Program published = mixer::parse_program(record.text, {16});
+  avalanche::Evaluator ev(nullptr);
+  std::vector<Checkpoint> ends;
+  for (int k = 0; k < 2; ++k) {
+    evolver::Run run("seeded", seeded_config(true), ev);
+    run.start(run.config().budget);
+    run.wait();
+    ASSERT_EQ(run.error(), "");
+    ends.push_back(run.snapshot());
+  }
+  const Checkpoint& c = ends[0];
+  ASSERT_TRUE(c.best);
+  EXPECT_EQ(c.best->program, published);
+  EXPECT_NEAR(c.best->estimate.chi2, record.chi2, 1e-12 * record.chi2);
+  ASSERT_EQ(c.climbs.size(), 1u);
+  EXPECT_TRUE(c.climbs[0].done);
+  EXPECT_EQ(c.climbs[0].moves, 1u);
+  EXPECT_EQ(c.climbs[0].centre, published);
+  EXPECT_GT(c.climbs[0].scored, neighbours(published).size());
+  EXPECT_NE(std::find(pool_hashes(c).begin(), pool_hashes(c).end(), published.hash()), pool_hashes(c).end());
+  // One thread: the same climb, pool and counters on every run.
+  EXPECT_EQ(pool_hashes(ends[1]), pool_hashes(c));
+  EXPECT_EQ(ends[1].counters.exact_scored, c.counters.exact_scored);
+  EXPECT_EQ(ends[1].counters.tournaments, c.counters.tournaments);
+  EXPECT_EQ(ends[1].climbs[0].scored, c.climbs[0].scored);
+}
+
+// At sampled widths the climb's scores are exact all the same, and its end is the run's best.
+TEST(SeedRun, ASampledRunsClimbIsExact) {
+  const mixer::Program published = mixer::parse_program(published_16_2round().text, {16});
+  avalanche::Evaluator ev(nullptr);
+  evolver::Run run("seeded", seeded_config(false), ev);
+  run.start(run.config().budget);
+  run.wait();
+  ASSERT_EQ(run.error(), "");
+  ASSERT_TRUE(run.best());
+  EXPECT_EQ(run.best()->program, published);
+  EXPECT_TRUE(run.best()->estimate.exact);
+  ASSERT_EQ(run.climbs().size(), 1u);
+  EXPECT_TRUE(run.climbs()[0].done);
+}
+
+// A checkpoint keeps each climb's centre: a resumed run goes on from there (here the
+// checkpoint is set back to a climb that had just scored its seed).
+TEST(SeedRun, AResumedClimbGoesOnFromItsCentre) {
+  const mixer::Program published = mixer::parse_program(published_16_2round().text, {16});
+  avalanche::Evaluator ev(nullptr);
+  Checkpoint c;
+  {
+    evolver::Run run("seeded", seeded_config(true), ev);
+    run.start(run.config().budget);
+    run.wait();
+    c = run.snapshot();
+  }
+  const mixer::Program seed = seeded_config(true).seed_programs[0];
+  ClimbStatus& st = c.climbs.at(0);
+  st.centre = seed;
+  st.chi2_exact = exact(seed);
+  st.moves = 0;
+  st.scored = 1;
+  st.done = false;
+  evolver::Run resumed("seeded", seeded_config(true), ev, c);
+  EXPECT_FALSE(resumed.climbs()[0].done);
+  resumed.start(resumed.config().budget);
+  resumed.wait();
+  ASSERT_EQ(resumed.error(), "");
+  EXPECT_TRUE(resumed.climbs()[0].done);
+  EXPECT_EQ(resumed.climbs()[0].centre, published);
+  EXPECT_EQ(resumed.climbs()[0].moves, 1u);
+  EXPECT_GT(resumed.climbs()[0].scored, 1u);
 }

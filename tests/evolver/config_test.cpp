@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "evolver/search/run_config.hpp"
+#include "mixer/text_form.hpp"
 
 using namespace mixforge;
 using namespace mixforge::evolver;
@@ -174,7 +175,41 @@ TEST(RunConfig, EveryFieldRoundTrips) {
       {"migration", {{"interval", 150}, {"migrants", 6}, {"topology", "random"}}},
       {"seed", 123456789},
       {"threads", 3}};
+  json with_seeds = j;
+  // In the text form the configuration writes back (format_program), of the kind_sequence.
+  with_seeds["seed_programs"] = {mixer::format_program(
+      mixer::parse_program("x ^= x >> 10; x *= 0x93a9b; x = (x >> 3) | (x << 17);", mixer::ParseOptions{20}))};
   EXPECT_EQ(to_json(run_config_from_json(j)), j);
+  EXPECT_EQ(to_json(run_config_from_json(with_seeds)), with_seeds);
+}
+
+// Seed programs (issue 52): read at the run's width, refused with their index and, for
+// text that is no program, its line and column; they fit the run's shape or widen it.
+TEST(RunConfig, SeedProgramsAreReadAtTheRunsWidthAndRefusedByIndex) {
+  const std::string good = "x ^= x >> 8; x *= 0xa3d3; x ^= x >> 7; x *= 0x4b2d; x ^= x >> 9;";
+  const RunConfig c = run_config_from_json({{"width", 16}, {"seed_programs", {good}}, {"max_steps", 6}});
+  ASSERT_EQ(c.seed_programs.size(), 1u);
+  EXPECT_EQ(c.seed_programs[0], mixer::parse_program(good, mixer::ParseOptions{16}));
+  // Without a given max_steps the run's grows to the longest seed.
+  const std::string seven =
+      "x ^= x >> 17; x *= 0xed5ad4bb; x ^= x >> 11; x *= 0xac4c1b51; x ^= x >> 15; "
+      "x *= 0x31848bab; x ^= x >> 14;";
+  EXPECT_EQ(run_config_from_json({{"seed_programs", {seven}}}).max_steps, 7);
+  try {
+    run_config_from_json({{"width", 16}, {"seed_programs", {good, "x ^= x >> 8;\nx *= ;"}}});
+    FAIL() << "a bad program was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.field(), "seed_programs[1]");
+    EXPECT_NE(std::string(e.what()).find("line 2, column 6"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(field_of({{"width", 16}, {"seed_programs", {"x ^= x >> 3; x &= 0xff;"}}}), "seed_programs[0]");
+  EXPECT_EQ(field_of({{"width", 40}, {"seed_programs", {"x ^= x >> 3;"}}}), "seed_programs[0]");
+  EXPECT_EQ(field_of({{"seed_programs", {good}}, {"max_steps", 4}}), "seed_programs[0]");
+  EXPECT_EQ(field_of({{"seed_programs", {good}}, {"allowed_kinds", {"xorshift-right"}}}), "seed_programs[0]");
+  EXPECT_EQ(field_of({{"seed_programs", {good}}, {"kind_sequence", {"xorshift-right", "mul-const", "xorshift-right"}}}),
+            "seed_programs[0]");
+  EXPECT_EQ(field_of({{"seed_programs", {""}}}), "seed_programs[0]");
+  EXPECT_EQ(field_of({{"seed_programs", {42}}}), "seed_programs[0]");
 }
 
 TEST(RunConfig, SchemaErrorsNameTheField) {
