@@ -5,7 +5,9 @@
 # a shift with a fraction, (d + 0.371, d - 0.613, -d - 0.293), so that the move is not a round
 # number; each copy is baked with the same options and compared with the copy at 0: the mean
 # of the lightmap (red channel, as docs/baking.md's earlier figures) and the RMSE of the whole
-# lightmap (mixforge bake --reference, the copy at 0's lightmap.exr) over the mean. Writes
+# lightmap over the mean (mixforge bake --reference: the lightmap.exr of the copy at 0, or for
+# the shifts with a fraction, of the copy moved by the fraction alone, "0+", whose atlas has the
+# same size: "(size)" where the sizes differ all the same). Writes
 # bench/results/bake/far_from_origin/${NAME}.txt (default NAME: the binary's commit).
 #
 #   bench/bake_far_from_origin.sh [MIXFORGE]
@@ -62,14 +64,15 @@ bake() {  # bake DIR [--reference EXR]: the report's path; a refused reference b
   echo "# binary: $exe${LABEL:+ ($LABEL)}"
   echo "# the Cornell box as OBJ, ${opts[*]}"
   move 0 0 0 0
-  reference="$(bake "$work/0")"
-  rows=("0 0 0 0 $reference")
+  rows=("0 0 0 0 $(bake "$work/0")")
+  move 0+ 0.371 -0.613 -0.293
+  rows+=("0+ 0.371 -0.613 -0.293 $(bake "$work/0+")")
   for d in $offsets; do
     read -r dx dy dz fx fy fz < <(python3 -c "d = float('$d'); print(d, d, -d, d + 0.371, d - 0.613, -d - 0.293)")
     move "$d" "$dx" "$dy" "$dz"
     rows+=("$d $dx $dy $dz $(bake "$work/$d" --reference "$work/0/out/lightmap.exr")")
     move "$d+" "$fx" "$fy" "$fz"
-    rows+=("$d+ $fx $fy $fz $(bake "$work/$d+" --reference "$work/0/out/lightmap.exr")")
+    rows+=("$d+ $fx $fy $fz $(bake "$work/$d+" --reference "$work/0+/out/lightmap.exr")")
   done
   printf '%s\n' "${rows[@]}" > "$work/rows"
   python3 - "$work/rows" <<'PY'
@@ -80,7 +83,7 @@ print(f"{'offset':>8} {'shift (x, y, z)':>42} {'texels':>7} {'mean R':>9} {'vs 0
 for name, x, y, z, path in rows:
     r = json.load(open(path))
     m = r["radiance"]["mean"][0]
-    rmse = "-" if name == "0" else "(size)" if r["rmse"] is None else f"{100 * r['rmse'] / m0:.3f} %"
+    rmse = "-" if name in ("0", "0+") else "(size)" if r["rmse"] is None else f"{100 * r['rmse'] / m0:.3f} %"
     shift = "(" + ", ".join(f"{float(c):.10g}" for c in (x, y, z)) + ")"
     print(f"{name:>8} {shift:>42} {r['texels']:>7} {m:>9.6f} {100 * (m / m0 - 1):>+8.3f}% {rmse:>10}")
 PY

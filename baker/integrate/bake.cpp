@@ -179,7 +179,8 @@ BakeOutput bake(const Scene& given, const BakeConfig& config, std::shared_ptr<co
   r["scene"] = {{"name", scene.name},
                 {"triangles", scene.triangles.size()},
                 {"lights", scene.lights.size()},
-                {"materials", scene.materials.size()}};
+                {"materials", scene.materials.size()},
+                {"origin", nlohmann::json::array({scene.origin.x, scene.origin.y, scene.origin.z})}};
   r["texels"] = out.atlas.texels.size();
   r["atlas"] = {{"width", out.atlas.width},
                 {"height", out.atlas.height},

@@ -1,5 +1,6 @@
 #include "baker/integrate/obj_export.hpp"
 
+#include <charconv>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -16,6 +17,21 @@ std::string num(double v) {
 }
 
 std::string vec(Vec3 v) { return num(v.x) + " " + num(v.y) + " " + num(v.z); }
+
+// A position where the scene's file had it: Scene::origin added back. About the origin, the
+// float's 9 digits; else the double sum's shortest text (9 digits of 1e7 would lose the
+// scene), which reads back as the same double and so as the same float once rebased again.
+std::string position(Vec3 v, WorldPoint origin) {
+  if (origin == WorldPoint{}) return vec(v);
+  const WorldPoint w = to_world(v, origin);
+  std::string out;
+  for (const double c : {w.x, w.y, w.z}) {
+    char buf[32];
+    const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, c);
+    out += (out.empty() ? "" : " ") + std::string(buf, end);
+  }
+  return out;
+}
 
 const char* kind_name(LightKind k) {
   switch (k) {
@@ -62,14 +78,14 @@ void write_obj(const Scene& scene, const Atlas& atlas, const std::filesystem::pa
       << " texels of " << num(atlas.options.texel_size) << " units), v up\n"
       << "mtllib lightmap.mtl\n";
   for (const Light& l : scene.lights) {
-    obj << "# mixforge_light " << kind_name(l.kind) << " position " << vec(l.position)
-        << " direction " << vec(l.direction) << " intensity " << vec(l.intensity) << " cone "
-        << num(l.cone_inner) << " " << num(l.cone_outer) << " range " << num(l.range) << "\n";
+    obj << "# mixforge_light " << kind_name(l.kind) << " position " << position(l.position, scene.origin)
+        << " direction " << vec(l.direction) << " intensity " << vec(l.intensity) << " cone " << num(l.cone_inner)
+        << " " << num(l.cone_outer) << " range " << num(l.range) << "\n";
   }
   const double w = atlas.width, h = atlas.height;
   for (std::size_t i = 0; i < scene.triangles.size(); ++i) {
     const Triangle& t = scene.triangles[i];
-    for (const Vec3& v : t.v) obj << "v " << vec(v) << "\n";
+    for (const Vec3& v : t.v) obj << "v " << position(v, scene.origin) << "\n";
     for (const Vec2& uv : atlas.triangle_uv[i]) obj << "vt " << num(uv.x / w) << " " << num(1 - uv.y / h) << "\n";
   }
   std::int64_t group = 0;

@@ -2,8 +2,9 @@
 // The baked scene as Wavefront OBJ, for another renderer or a viewer (mixforge bake --obj;
 // bench/peer_cycles.sh reads it into Blender): lightmap.obj and lightmap.mtl next to
 // lightmap.exr. Every scene triangle as the baker traced it (a Quake map's faces after the
-// hidden parts are cut away, in Quake units), with its own three vertices (positions written
-// with 9 significant digits, so that they read back as the same floats) and, as `vt`, the
+// hidden parts are cut away, in Quake units), with its own three vertices (positions where the
+// scene's file had them, Scene::origin added back, written so that they read back as the same
+// floats: 9 significant digits about the origin, the double's shortest text elsewhere) and, as `vt`, the
 // atlas coordinates of its front chart scaled to [0, 1] with v up (OBJ's and Blender's
 // convention: vt (u, v) is the point (u W, (1 - v) H) of lightmap.exr, whose first row is its
 // top). `g face_N` groups the triangles of one chart (N: the triangle's face id, or for a

@@ -1,5 +1,6 @@
 #include "baker/quake/quake_scene.hpp"
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -17,9 +18,13 @@ namespace {
 constexpr double kPi = std::numbers::pi;
 constexpr double kDegree = kPi / 180;
 
+// A direction (not rebased).
 baker::Vec3 to_baker(Vec3 v) {
   return {static_cast<float>(v.x), static_cast<float>(v.y), static_cast<float>(v.z)};
 }
+
+// A position, rebased on the scene's origin (baker/scene/rebase.hpp).
+baker::Vec3 position(Vec3 p, baker::WorldPoint origin) { return baker::to_local({p.x, p.y, p.z}, origin); }
 
 baker::Vec3 rgb(Rgb c, double scale) {
   return {static_cast<float>(c.r * scale), static_cast<float>(c.g * scale),
@@ -62,7 +67,7 @@ std::optional<Equivalent> equivalent(const PointLight& l, double scaledist) {
   }
 }
 
-std::optional<baker::Camera> camera(const QuakeMap& map) {
+std::optional<baker::Camera> camera(const QuakeMap& map, baker::WorldPoint origin) {
   for (const char* start : {"info_player_start", "info_player_deathmatch"}) {
     for (const Entity& e : map.entities) {
       if (e.classname() != start) continue;
@@ -71,8 +76,8 @@ std::optional<baker::Camera> camera(const QuakeMap& map) {
       std::sscanf(e.value("angle").c_str(), "%lf", &yaw);
       const Vec3 eye{x, y, z + 22};  // Quake's view height
       baker::Camera c;
-      c.position = to_baker(eye);
-      c.target = to_baker(eye + Vec3{std::cos(yaw * kDegree), std::sin(yaw * kDegree), 0} * 128);
+      c.position = position(eye, origin);
+      c.target = position(eye + Vec3{std::cos(yaw * kDegree), std::sin(yaw * kDegree), 0} * 128, origin);
       c.up = {0, 0, 1};
       c.vertical_fov_degrees = 73.74f;  // Quake's fov 90 across a 4:3 view
       return c;
@@ -86,8 +91,8 @@ std::optional<baker::Camera> camera(const QuakeMap& map) {
     const Vec3 dir{std::cos(pitch * kDegree) * std::cos(yaw * kDegree),
                    std::cos(pitch * kDegree) * std::sin(yaw * kDegree), -std::sin(pitch * kDegree)};
     baker::Camera c;
-    c.position = to_baker({x, y, z});
-    c.target = to_baker(Vec3{x, y, z} + dir * 128);
+    c.position = position({x, y, z}, origin);
+    c.target = position(Vec3{x, y, z} + dir * 128, origin);
     c.up = std::fabs(dir.z) > 0.999 ? baker::Vec3{1, 0, 0} : baker::Vec3{0, 0, 1};
     c.vertical_fov_degrees = 73.74f;
     return c;
@@ -166,6 +171,14 @@ QuakeScene to_scene(const QuakeMap& map, const QuakeSceneOptions& options) {
            (contents[hider] != Contents::open && contents[hider] == contents[hidden]);
   });
 
+  // Triangles in double first: the scene is rebased on their bounds before they become float.
+  struct Pending {
+    std::array<Vec3, 3> v;
+    std::uint32_t material;
+    std::int64_t face;
+  };
+  std::vector<Pending> pending;
+  baker::WorldBounds world;
   std::int64_t face_id = 0;
   for (std::size_t bi = 0; bi < brushes.size(); ++bi) {
     const Brush& brush = brushes[bi];
@@ -193,21 +206,23 @@ QuakeScene to_scene(const QuakeMap& map, const QuakeSceneOptions& options) {
       for (std::size_t g : group) groups = std::max(groups, g + 1);
       for (std::size_t p = 0; p < pieces.size(); ++p) {
         const auto& poly = pieces[p];
-        for (std::size_t i = 1; i + 1 < poly.size(); ++i) {
-          baker::Triangle t;
-          t.v[0] = to_baker(poly[0]);
-          t.v[1] = to_baker(poly[i]);
-          t.v[2] = to_baker(poly[i + 1]);
-          t.material = m;
-          t.face = face_id + static_cast<std::int64_t>(group[p]);
-          scene.triangles.push_back(t);
-        }
+        for (const Vec3& v : poly) world.add({v.x, v.y, v.z});
+        for (std::size_t i = 1; i + 1 < poly.size(); ++i)
+          pending.push_back({{poly[0], poly[i], poly[i + 1]}, m, face_id + static_cast<std::int64_t>(group[p])});
       }
       face_id += static_cast<std::int64_t>(groups);
       ++(sky ? out.sky_faces : out.faces);
       contributed = true;
     }
     out.brushes += contributed;
+  }
+  scene.origin = baker::rebase_origin(world);
+  for (const Pending& p : pending) {
+    baker::Triangle t;
+    for (int k = 0; k < 3; ++k) t.v[k] = position(p.v[k], scene.origin);
+    t.material = p.material;
+    t.face = p.face;
+    scene.triangles.push_back(t);
   }
   if (skipped_brushes > 0) {
     out.notes.push_back(map.file + ": " + std::to_string(skipped_brushes) +
@@ -240,7 +255,7 @@ QuakeScene to_scene(const QuakeMap& map, const QuakeSceneOptions& options) {
     }
     baker::Light b;
     b.kind = l.spotlight ? baker::LightKind::spot : baker::LightKind::point;
-    b.position = to_baker(l.origin);
+    b.position = position(l.origin, scene.origin);
     b.intensity = rgb(l.color, eq->intensity / 255);
     b.range = static_cast<float>(eq->range);
     if (l.spotlight) {
@@ -278,7 +293,7 @@ QuakeScene to_scene(const QuakeMap& map, const QuakeSceneOptions& options) {
     out.notes.push_back(map.file + ": worldspawn minlight " + std::to_string(lights.minlight) +
                         " has no counterpart in the baker and is ignored");
   }
-  scene.camera = camera(map);
+  scene.camera = camera(map, scene.origin);
   return out;
 }
 

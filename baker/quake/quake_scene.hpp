@@ -18,7 +18,8 @@
 // brush's is kept. This applies across all static entities (a func_wall hides what it
 // stands in too: the baker traces them all as one world). A face cut into pieces that do
 // not touch becomes one face (one chart) per connected part, so that no bilinear read or
-// dilation reaches across a wall.
+// dilation reaches across a wall. Positions (triangles, lights, camera) are rebased on the
+// triangles' bounds in double (baker/scene/rebase.hpp, Scene::origin) before they become float.
 //
 // Light units. ericw adds `color/255 * v` to a lightmap where 128 is a texture at full
 // brightness; the baker's lightmap holds irradiance / pi (what a white surface reflects),

@@ -140,7 +140,9 @@ void check_mtl(const std::filesystem::path& path) {
 
 // The OBJ statements the baker uses: v (3 coordinates, an optional w or r g b), vt, vn,
 // f (3 or more v, v/vt, v//vn or v/vt/vn; indices from 1, or negative: relative), mtllib.
-void check_obj(const std::filesystem::path& path) {
+// Returns every v's position in double, in the file's order (tinyobjloader's are floats, which
+// lose a scene far from the origin before it can be rebased).
+std::vector<WorldPoint> check_obj(const std::filesystem::path& path) {
   const std::string text = read_text(path);
   const auto lines = split_lines(text);
   // Positive indices may name elements defined further down; negative ones count back
@@ -156,6 +158,8 @@ void check_obj(const std::filesystem::path& path) {
     total[2] += key == "vn";
   }
   std::size_t seen[3] = {0, 0, 0};
+  std::vector<WorldPoint> positions;
+  positions.reserve(total[0]);
   static constexpr const char* element[3] = {"vertex", "texture coordinate", "normal"};
   for (std::size_t i = 0; i < lines.size(); ++i) {
     LineScanner s(path, lines[i], i + 1);
@@ -165,13 +169,16 @@ void check_obj(const std::filesystem::path& path) {
     if (key == "v" || key == "vt" || key == "vn") {
       const int min = key == "vt" ? 1 : 3, max = key == "v" ? 7 : 3;
       int count = 0;
+      double xyz[3] = {0, 0, 0};
       while (s.next(token, column)) {
         if (++count > max) s.fail(column, std::string(key) + " takes at most " + std::to_string(max) + " numbers");
-        s.number(token, column, "coordinate");
+        const double v = s.number(token, column, "coordinate");
+        if (count <= 3) xyz[count - 1] = v;
       }
       if (count < min)
         s.fail(key_column, std::string(key) + " needs " + std::to_string(min) + " coordinates, got " +
                                std::to_string(count));
+      if (key == "v") positions.push_back({xyz[0], xyz[1], xyz[2]});
       ++seen[key == "v" ? 0 : key == "vt" ? 1 : 2];
     } else if (key == "f") {
       int corners = 0;
@@ -217,12 +224,14 @@ void check_obj(const std::filesystem::path& path) {
       }
     }
   }
+  return positions;
 }
 
 }  // namespace
 
 Scene load_obj(const std::filesystem::path& path) {
-  check_obj(path);  // throws "file:line:column: ..." (and "file: cannot open")
+  const std::vector<WorldPoint> positions =
+      check_obj(path);  // throws "file:line:column: ..." (and "file: cannot open")
   tinyobj::ObjReaderConfig config;
   config.triangulate = false;
   config.mtl_search_path = path.parent_path().string();
@@ -255,33 +264,46 @@ Scene load_obj(const std::filesystem::path& path) {
   const std::uint32_t grey = static_cast<std::uint32_t>(scene.materials.size());
   scene.materials.push_back({"default", {0.5f, 0.5f, 0.5f}, {0, 0, 0}});
 
-  const std::size_t nv = attrib.vertices.size() / 3;
-  std::int64_t face_id = 0;
+  // Faces in double first: the scene is rebased on their bounds before positions become float.
+  struct Polygon {
+    std::vector<std::size_t> corners;  // indices into positions
+    std::uint32_t material;
+  };
+  std::vector<Polygon> polygons;
+  WorldBounds world;
+  const std::size_t nv = std::min(attrib.vertices.size() / 3, positions.size());
   for (const auto& shape : reader.GetShapes()) {
     std::size_t offset = 0;
     for (std::size_t f = 0; f < shape.mesh.num_face_vertices.size(); ++f) {
       const std::size_t count = shape.mesh.num_face_vertices[f];
       const int mat = shape.mesh.material_ids.empty() ? -1 : shape.mesh.material_ids[f];
-      std::vector<Vec3> poly;
+      Polygon poly{{}, mat >= 0 && std::size_t(mat) < materials.size() ? std::uint32_t(mat) : grey};
       for (std::size_t k = 0; k < count; ++k) {
         const int vi = shape.mesh.indices[offset + k].vertex_index;
         if (vi < 0 || std::size_t(vi) >= nv)
           throw SceneError(path.string() + ": shape '" + shape.name + "' face " + std::to_string(f + 1) +
                            ": vertex index out of range");
-        poly.push_back(vec(&attrib.vertices[3 * std::size_t(vi)]));
+        poly.corners.push_back(std::size_t(vi));
+        world.add(positions[std::size_t(vi)]);
       }
       offset += count;
-      for (std::size_t k = 1; k + 1 < poly.size(); ++k) {
-        Triangle t;
-        t.v[0] = poly[0];
-        t.v[1] = poly[k];
-        t.v[2] = poly[k + 1];
-        t.material = mat >= 0 && std::size_t(mat) < materials.size() ? std::uint32_t(mat) : grey;
-        t.face = face_id;
-        if (length(cross(t.v[1] - t.v[0], t.v[2] - t.v[0])) > 0) scene.triangles.push_back(t);
-      }
-      ++face_id;
+      polygons.push_back(std::move(poly));
     }
+  }
+  scene.origin = rebase_origin(world);
+  std::int64_t face_id = 0;
+  for (const Polygon& poly : polygons) {
+    const auto at = [&](std::size_t k) { return to_local(positions[poly.corners[k]], scene.origin); };
+    for (std::size_t k = 1; k + 1 < poly.corners.size(); ++k) {
+      Triangle t;
+      t.v[0] = at(0);
+      t.v[1] = at(k);
+      t.v[2] = at(k + 1);
+      t.material = poly.material;
+      t.face = face_id;
+      if (length(cross(t.v[1] - t.v[0], t.v[2] - t.v[0])) > 0) scene.triangles.push_back(t);
+    }
+    ++face_id;
   }
   if (scene.triangles.empty()) throw SceneError(path.string() + ": no faces with area");
   try {

@@ -3,7 +3,8 @@
 // face (one chart each); MTL `Kd` is the albedo, `Ke` the emitted radiance,
 // `mixforge_two_sided 1` makes a material two-sided (Material::two_sided); faces without
 // a material are grey (0.5). OBJ has a single UV set, so lightmap charts are always
-// generated (see docs/baking.md).
+// generated (see docs/baking.md). Positions are read in double and the scene rebased on its
+// bounds (rebase.hpp: Scene::origin) before they become float.
 #include <filesystem>
 
 #include "baker/scene/scene.hpp"

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "baker/scene/rebase.hpp"
 #include "baker/scene/vec3.hpp"
 
 namespace mixforge::baker {
@@ -72,6 +73,10 @@ struct Scene {
   std::vector<Triangle> triangles;
   std::vector<Light> lights;
   std::optional<Camera> camera;
+  // Where the positions above (triangles, lights, camera) have their 0 in the scene's file:
+  // a loader rebases a scene far from the origin (rebase.hpp), and writers of positions add
+  // this back. 0 for the built-in Cornell box and for scenes that lie about the origin.
+  WorldPoint origin{};
 };
 
 // A scene that cannot be baked; what() names the problem (and file:line when read).
