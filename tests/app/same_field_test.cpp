@@ -70,6 +70,11 @@ std::vector<Case> cases() {
        R"({"kind_sequence": ["xsr", "foo"]})", "--kind-sequence", "/kind_sequence", false},
       {"objective samples below 64", "evolve --objective-samples 8" + data, R, R"({"objective": {"samples": 8}})",
        "--objective-samples", "/objective/samples", false},
+      {"a seed program that is no program", "evolve --seed-program " + quoted("x ^= x >> 8; x *= ;") + data, R,
+       R"({"seed_programs": ["x ^= x >> 8; x *= ;"]})", "--seed-program", "/seed_programs/0"},
+      {"a seed program of another width",
+       "evolve --width 16 --seed-program " + quoted("x ^= x >> 3; x &= 0xff;") + data, R,
+       R"({"width": 16, "seed_programs": ["x ^= x >> 3; x &= 0xff;"]})", "--seed-program", "/seed_programs/0"},
   };
 #ifdef MIXFORGE_WITH_BAKER
   const std::string out = " --out " + quoted((fresh_dir("same-field") / "bake").string());

@@ -243,12 +243,13 @@ TEST(Store, MigrationImportsServeStateOnce) {
   {
     // Back to version 1's shape.
     SQLite::Database db((dir / "mixforge.db").string(), SQLite::OPEN_READWRITE);
-    db.exec("DROP INDEX pool_rank; DROP INDEX pool_born; DROP INDEX hall_of_fame_run_rank; DROP INDEX hall_of_fame_rank;"
-            "ALTER TABLE runs DROP COLUMN resume_on_start; ALTER TABLE pool DROP COLUMN rank;"
-            "ALTER TABLE pool DROP COLUMN kinds; CREATE INDEX hall_of_fame_rank ON hall_of_fame(width, chi2);"
-            "DROP TABLE notes; DROP TABLE quality_reports; ALTER TABLE runs DROP COLUMN islands;"
-              "DROP TABLE island_checkpoints; ALTER TABLE runs DROP COLUMN clocks;"
-            "PRAGMA user_version=1");
+    db.exec(
+        "DROP INDEX pool_rank; DROP INDEX pool_born; DROP INDEX hall_of_fame_run_rank; DROP INDEX hall_of_fame_rank;"
+        "ALTER TABLE runs DROP COLUMN resume_on_start; ALTER TABLE pool DROP COLUMN rank;"
+        "ALTER TABLE pool DROP COLUMN kinds; CREATE INDEX hall_of_fame_rank ON hall_of_fame(width, chi2);"
+        "DROP TABLE notes; DROP TABLE quality_reports; ALTER TABLE runs DROP COLUMN islands;"
+        "DROP TABLE island_checkpoints; ALTER TABLE runs DROP COLUMN clocks; ALTER TABLE runs DROP COLUMN climbs;"
+        "PRAGMA user_version=1");
   }
   {
     std::ofstream(dir / "serve-state.json") << R"({"running": ["r1", "gone"]})";
@@ -291,8 +292,9 @@ TEST(Store, MigrationFrom3AddsQualityReportsAndKeepsNotes) {
   {
     // Back to version 3's shape.
     SQLite::Database db((dir / "mixforge.db").string(), SQLite::OPEN_READWRITE);
-    db.exec("DROP TABLE island_checkpoints; DROP TABLE quality_reports; ALTER TABLE runs DROP COLUMN islands; "
-            "ALTER TABLE runs DROP COLUMN clocks; PRAGMA user_version=3");
+    db.exec(
+        "DROP TABLE island_checkpoints; DROP TABLE quality_reports; ALTER TABLE runs DROP COLUMN islands; "
+        "ALTER TABLE runs DROP COLUMN clocks; ALTER TABLE runs DROP COLUMN climbs; PRAGMA user_version=3");
   }
   {
     Store s(dir);
@@ -332,6 +334,7 @@ TEST(Store, IslandsOfARunRoundTripAndVersionFourMigrates) {
     SQLite::Database db((dir / "mixforge.db").string(), SQLite::OPEN_READWRITE);
     db.exec(
         "DROP TABLE island_checkpoints; ALTER TABLE runs DROP COLUMN islands; ALTER TABLE runs DROP COLUMN clocks; "
+        "ALTER TABLE runs DROP COLUMN climbs; "
         "PRAGMA user_version=4");
   }
   Store s(dir);
@@ -433,7 +436,9 @@ TEST(Store, IslandCheckpointsRoundTripAndGoWithTheirRun) {
   }
   {
     SQLite::Database db((dir / "mixforge.db").string(), SQLite::OPEN_READWRITE);
-    db.exec("DROP TABLE island_checkpoints; ALTER TABLE runs DROP COLUMN clocks; PRAGMA user_version=5");
+    db.exec(
+        "DROP TABLE island_checkpoints; ALTER TABLE runs DROP COLUMN clocks; ALTER TABLE runs DROP COLUMN climbs; "
+        "PRAGMA user_version=5");
   }
   Store s(dir);
   ASSERT_TRUE(s.run("r1"));
@@ -535,7 +540,7 @@ TEST(Store, VersionSixMigratesToCheckpointClocks) {
   }
   {
     SQLite::Database db((dir / "mixforge.db").string(), SQLite::OPEN_READWRITE);
-    db.exec("ALTER TABLE runs DROP COLUMN clocks; PRAGMA user_version=6");
+    db.exec("ALTER TABLE runs DROP COLUMN clocks; ALTER TABLE runs DROP COLUMN climbs; PRAGMA user_version=6");
   }
   Store s(dir);
   const auto old = s.load_checkpoint("r1");
@@ -550,6 +555,47 @@ TEST(Store, VersionSixMigratesToCheckpointClocks) {
   EXPECT_EQ(s.load_checkpoint("r1")->stagnation_clock, c.stagnation_clock);
   EXPECT_EQ(s.load_checkpoint("r1")->trap_clock, c.trap_clock);
   EXPECT_EQ(s.integrity_check(), "ok");
+}
+
+// The seed programs' climbs (schema version 8): kept with the checkpoint, each with its centre.
+TEST(Store, CheckpointKeepsTheSeedProgramsClimbs) {
+  const mixforge::test::TempDir tmp("store-climbs");
+  Checkpoint c;
+  c.pool = {member(0x7feb352d, 1e-3, false)};
+  ClimbStatus a;
+  a.seed = 0;
+  a.start = mixer::Program(32, {{mixer::StepKind::xorshift_right, 16}, {mixer::StepKind::mul_const, 0xf35a2d97}});
+  a.centre = mixer::Program(32, {{mixer::StepKind::xorshift_right, 16}, {mixer::StepKind::mul_const, 0x735a2d97}});
+  a.chi2_exact = 0.25;
+  a.moves = 1;
+  a.scored = 69;
+  a.pairs = true;
+  a.position = 12;
+  a.neighbourhood = 466;
+  ClimbStatus b;
+  b.seed = 1;
+  b.start = a.start;  // not scored yet: no centre
+  c.climbs = {a, b};
+  Store s(tmp.path());
+  s.create_run("r1", RunConfig{}, 1);
+  s.checkpoint("r1", RunState::paused, c, {}, 0);
+  const auto back = s.load_checkpoint("r1");
+  ASSERT_TRUE(back);
+  ASSERT_EQ(back->climbs.size(), 2u);
+  EXPECT_EQ(back->climbs[0].start, a.start);
+  EXPECT_EQ(back->climbs[0].centre, a.centre);
+  EXPECT_EQ(back->climbs[0].chi2_exact, 0.25);
+  EXPECT_EQ(back->climbs[0].moves, 1u);
+  EXPECT_EQ(back->climbs[0].scored, 69u);
+  EXPECT_TRUE(back->climbs[0].pairs);
+  EXPECT_EQ(back->climbs[0].position, 12u);
+  EXPECT_EQ(back->climbs[0].neighbourhood, 466u);
+  EXPECT_FALSE(back->climbs[0].done);
+  EXPECT_EQ(back->climbs[1].seed, 1u);
+  EXPECT_FALSE(back->climbs[1].centre);
+  // A run without seed programs keeps none.
+  s.checkpoint("r1", RunState::paused, Checkpoint{}, {}, 0);
+  EXPECT_TRUE(s.load_checkpoint("r1")->climbs.empty());
 }
 
 // Processes opening one database at once (a daemon and a CLI command, say) each open it
@@ -591,12 +637,13 @@ TEST(Store, ConnectionsOpeningTogetherMigrateOnce) {
     }
     {
       SQLite::Database db((dir / "mixforge.db").string(), SQLite::OPEN_READWRITE);
-      db.exec("DROP INDEX pool_rank; DROP INDEX pool_born; DROP INDEX hall_of_fame_run_rank; DROP INDEX hall_of_fame_rank;"
-              "ALTER TABLE runs DROP COLUMN resume_on_start; ALTER TABLE pool DROP COLUMN rank;"
-              "ALTER TABLE pool DROP COLUMN kinds; CREATE INDEX hall_of_fame_rank ON hall_of_fame(width, chi2);"
-            "DROP TABLE notes; DROP TABLE quality_reports; ALTER TABLE runs DROP COLUMN islands;"
-              "DROP TABLE island_checkpoints; ALTER TABLE runs DROP COLUMN clocks;"
-              "PRAGMA user_version=1");
+      db.exec(
+          "DROP INDEX pool_rank; DROP INDEX pool_born; DROP INDEX hall_of_fame_run_rank; DROP INDEX hall_of_fame_rank;"
+          "ALTER TABLE runs DROP COLUMN resume_on_start; ALTER TABLE pool DROP COLUMN rank;"
+          "ALTER TABLE pool DROP COLUMN kinds; CREATE INDEX hall_of_fame_rank ON hall_of_fame(width, chi2);"
+          "DROP TABLE notes; DROP TABLE quality_reports; ALTER TABLE runs DROP COLUMN islands;"
+          "DROP TABLE island_checkpoints; ALTER TABLE runs DROP COLUMN clocks; ALTER TABLE runs DROP COLUMN climbs;"
+          "PRAGMA user_version=1");
     }
     std::ofstream(dir / "serve-state.json") << R"({"running": ["r1"]})";
     open_together(dir);

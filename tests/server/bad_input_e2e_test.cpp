@@ -95,6 +95,10 @@ std::vector<Case> corpus(const std::string& run, const std::string& fn) {
       {"POST", R, "{\"name\": \"" + std::string(201, 'n') + "\"}", 422, "/name"},
       // Cross-field rules (after the schema): 422 naming the field.
       {"POST", R, R"({"min_steps": 5, "max_steps": 2})", 422, "/min_steps"},
+      {"POST", R, R"({"seed_programs": ["x ^= x >> 3;", "x *= ;"]})", 422, "/seed_programs/1"},
+      {"POST", R, R"({"width": 16, "seed_programs": ["x ^= x >> 3; x &= 0xff;"]})", 422, "/seed_programs/0"},
+      {"POST", R, R"({"width": 40, "seed_programs": ["x ^= x >> 3;"]})", 422, "/seed_programs/0"},
+      {"POST", R, R"({"seed_programs": [7]})", 422, "/seed_programs/0"},
       // Query parameters of POST /runs.
       {"POST", R + "?start=perhaps", "{}", 400, "?start"},
       {"POST", R + "?begin=true", "{}", 400, "?begin"},

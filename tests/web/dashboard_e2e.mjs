@@ -268,6 +268,49 @@ step('function-page', async () => {
   await shot('function');
 });
 
+// Polish (issue 52): the function page starts a run from its function (seed_programs),
+// whose exact climb the run page shows and whose end is that run's best; the new-run form
+// takes seed programs (a blank line between them) and shows a bad one's refusal at its field.
+step('polish', async () => {
+  assert.ok(functionId, 'the function-page step names a function');
+  const fn = await apiGet(`/api/v1/functions/${functionId}`);
+  await page.goto(`${origin()}/#/functions/${functionId}`);
+  await page.getByRole('button', { name: 'Polish (exact climb)' }).click();
+  await page.waitForURL((u) => /#\/runs\/[A-Za-z0-9_-]+$/.test(u.hash) && !u.hash.endsWith(runId), { timeout: 15000 });
+  const polishId = new URL(page.url()).hash.split('/')[2];
+  const run = await apiGet(`/api/v1/runs/${polishId}`);
+  assert.deepEqual(run.config.seed_programs, [fn.text]);
+  assert.equal(run.config.width, fn.width);
+  // The run page shows the climb; at 16 bits it reaches its local optimum within seconds.
+  await page.locator('.climb dd', { hasText: /^local optimum / }).waitFor({ timeout: 60000 });
+  const climb = (await apiGet(`/api/v1/runs/${polishId}`)).progress.climbs[0];
+  assert.ok(climb.done, JSON.stringify(climb));
+  assert.ok(climb.scored > 1, JSON.stringify(climb));
+  const best = (await apiGet(`/api/v1/runs/${polishId}/best`)).items[0];
+  assert.ok(best.exact && best.chi2_exact <= (fn.chi2_exact ?? fn.chi2), `best ${JSON.stringify(best)} against ${fn.chi2_exact}`);
+  assert.equal(best.id, climb.centre.id);
+  await shot('polish-run');
+  await apiPost(`/api/v1/runs/${polishId}/stop`);
+  // The new-run form: two programs, the second no program; then two good ones.
+  await page.goto(origin() + '/#/');
+  const form = page.getByRole('form', { name: 'Start a run' });
+  await form.waitFor();
+  allowConsole(/status of 422 /);
+  await form.locator('#f-width').fill('16');
+  await form.locator('#f-budget-seconds').fill('5');
+  await form.locator('#f-seed_programs').fill(`${fn.text}\n\nx ^= x >> 8;\nx *= ;`);
+  await form.getByRole('button', { name: 'Start run' }).click();
+  const err = form.locator('.field[data-pointer="/seed_programs"] .field-error');
+  await err.filter({ hasText: /line 2, column 6/ }).waitFor({ timeout: 10000 });
+  assert.equal(await form.locator('#f-seed_programs').getAttribute('aria-invalid'), 'true');
+  await form.locator('#f-seed_programs').fill(`${fn.text}\n\nx ^= x >> 8; x *= 0xa3d3; x ^= x >> 7; x *= 0xcb2d; x ^= x >> 9;`);
+  await form.getByRole('button', { name: 'Start run' }).click();
+  await page.waitForURL((u) => /#\/runs\/[A-Za-z0-9_-]+$/.test(u.hash) && !u.hash.endsWith(polishId), { timeout: 15000 });
+  const formed = await apiGet(`/api/v1/runs/${new URL(page.url()).hash.split('/')[2]}`);
+  assert.equal(formed.config.seed_programs.length, 2);
+  assert.equal(formed.config.seed_programs[0], fn.text);
+});
+
 step('evaluate', async () => {
   await page.goto(`${origin()}/#/evaluate`);
   await page.locator('#eval-status[data-state=ok]').waitFor({ timeout: 30000 });

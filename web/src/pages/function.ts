@@ -5,6 +5,7 @@ import { compileApply } from '../lib/apply';
 import { copyText, download, h, replace, spinner } from '../lib/dom';
 import { fixed, int, samples, sci } from '../lib/format';
 import { depthText } from '../lib/front';
+import { polishRunBody } from '../lib/polish';
 import { heatmap } from '../ui/heatmap';
 import { preview } from '../ui/preview';
 import { notesPanel } from '../ui/notes';
@@ -70,6 +71,42 @@ function rrcItem(f: FunctionDetail): HTMLElement {
       ),
     );
   return h('div', null, h('dt', null, 'RRC depth'), value);
+}
+
+// Polish: a run from this function as its seed program (seed_programs), which climbs from it
+// by exact scores (mixforge polish); the dashboard then follows that run.
+function polishPanel(f: FunctionDetail): HTMLElement {
+  const status = h('span', { class: 'small', role: 'status', 'aria-live': 'polite' });
+  const start = async (button: HTMLButtonElement) => {
+    button.disabled = true;
+    replace(status, 'starting…');
+    try {
+      const run = await call(() => api.POST('/api/v1/runs', { body: polishRunBody(f), params: { query: {} } }));
+      location.hash = `#/runs/${run.id}`;
+    } catch (e) {
+      if (!(e instanceof ApiError)) throw e;
+      replace(status, h('span', { class: 'error' }, `${e.problem.title}: ${e.problem.detail}`));
+      button.disabled = false;
+    }
+  };
+  return h(
+    'div',
+    { class: 'row' },
+    f.width > 32
+      ? h('span', { class: 'muted small' }, 'Polishing scores exactly: widths up to 32 bits.')
+      : h(
+          'button',
+          {
+            type: 'button',
+            class: 'small',
+            title:
+              'Start a run from this function: an exact local search (every shift ±1 and bit flip of a constant, then pairs of them) until no neighbour is lower',
+            onclick: (e: Event) => void start(e.currentTarget as HTMLButtonElement),
+          },
+          'Polish (exact climb)',
+        ),
+    status,
+  );
 }
 
 export async function functionPage(root: HTMLElement, id: string): Promise<Page> {
@@ -279,6 +316,7 @@ export async function functionPage(root: HTMLElement, id: string): Promise<Page>
     h('h1', { class: 'mono fn-title' }, f.short),
     message,
     scores,
+    polishPanel(f),
     h(
       'div',
       { class: 'two' },

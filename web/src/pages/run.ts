@@ -6,6 +6,7 @@ import { islandRows, migrationText, ISLAND_COLUMNS, ISLAND_NUMBER_COLUMNS } from
 import { qualitySummary } from '../lib/quality';
 import { RunStream } from '../lib/events';
 import { csv, duration, fixed, int, percent, rate, samples, sci } from '../lib/format';
+import { climbText } from '../lib/polish';
 import { download, h, replace, spinner } from '../lib/dom';
 import { Chi2Chart, REFERENCE_LINES } from '../ui/chart';
 import { controls, stateBadge } from '../ui/controls';
@@ -105,6 +106,10 @@ export async function runPage(root: HTMLElement, id: string): Promise<Page> {
       item('run time', duration(c.elapsed_s)),
       item('width / steps', `${run.config.width} / ≤ ${run.config.max_steps}`),
       item('pool', int(p.pool_size)),
+      // Seed programs' exact climbs (seed_programs; mixforge polish).
+      (p.climbs ?? []).map((cl, i) =>
+        h('div', { class: 'climb' }, h('dt', null, `climb ${i + 1}`), h('dd', { class: 'mono small' }, climbText(cl))),
+      ),
     );
   }
 

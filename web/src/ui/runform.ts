@@ -5,6 +5,7 @@
 import runSchema from '../../../schema/run.schema.json';
 import { api, call, ApiError, type RunConfig, type RunDetail } from '../api/client';
 import { h, replace } from '../lib/dom';
+import { parseSeedPrograms } from '../lib/polish';
 
 interface JsonSchema {
   type?: string | string[];
@@ -39,7 +40,10 @@ function types(s: JsonSchema): string[] {
 }
 
 // Fields shown first, open; the rest sit in a collapsed "advanced" group.
-const PRIMARY = ['name', 'width', 'max_steps', 'min_steps', 'pool_size', 'budget', 'seed', 'threads'];
+const PRIMARY = ['name', 'width', 'max_steps', 'min_steps', 'pool_size', 'budget', 'seed', 'threads', 'seed_programs'];
+
+// Fields of program text: a text area, one program per block (lib/polish.ts).
+const PROGRAM_LISTS = ['seed_programs'];
 
 const MAX_SAFE = 9007199254740991n;
 
@@ -91,7 +95,7 @@ function hint(s: JsonSchema): string {
 interface Field {
   pointer: string;
   schema: JsonSchema;
-  input: HTMLInputElement | HTMLSelectElement;
+  input: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
   error: HTMLElement;
 }
 
@@ -144,8 +148,17 @@ export class RunForm {
       return;
     }
     const id = `f${pointer.replace(/\//g, '-')}`;
-    let input: HTMLInputElement | HTMLSelectElement;
-    if (ty.includes('boolean')) {
+    let input: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
+    if (PROGRAM_LISTS.includes(name)) {
+      input = h('textarea', {
+        id,
+        name: pointer,
+        rows: 4,
+        spellcheck: false,
+        autocomplete: 'off',
+        placeholder: 'program text, e.g. x ^= x >> 16; x *= 0x21f0aaad; … (a blank line between programs)',
+      });
+    } else if (ty.includes('boolean')) {
       input = h(
         'select',
         { id, name: pointer },
@@ -192,7 +205,10 @@ export class RunForm {
       const s = f.schema;
       let v: unknown;
       if (f.input instanceof HTMLSelectElement) v = f.input.value === '' ? undefined : f.input.value === 'true';
-      else {
+      else if (f.input instanceof HTMLTextAreaElement) {
+        const programs = parseSeedPrograms(f.input.value);
+        v = programs.length ? programs : undefined;
+      } else {
         try {
           v = parseValue(s, f.input.value);
         } catch (e) {
