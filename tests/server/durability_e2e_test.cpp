@@ -58,6 +58,41 @@ TEST(DurabilityE2E, SigtermCheckpointsExitsZeroAndRunsResume) {
   EXPECT_NE(d.log().find("run.resumed run=" + ids[0]), std::string::npos) << d.log();
 }
 
+// A run whose budget (here a resume's) is spent keeps running while its background ranker
+// finishes the exact score in flight (a 32-bit one on the run's one thread takes seconds).
+// A SIGTERM in that window ends the run as finished: the next start must not continue it
+// (it did, with the run's own budget, here none: it ran until stopped).
+TEST(DurabilityE2E, ARunWhoseBudgetIsSpentEndsAtAShutdownAndIsNotResumed) {
+  Daemon d;
+  auto c = d.client();
+  auto r = c.Post("/api/v1/runs?start=false",
+                  R"({"width": 32, "pool_size": 32, "threads": 1, "precision": {"leader_interval": 50}})",
+                  "application/json");
+  ASSERT_EQ(r->status, 201) << r->body;
+  const std::string id = nlohmann::json::parse(r->body)["id"];
+  const std::string path = "/api/v1/runs/" + id;
+  r = c.Post((path + "/resume").c_str(), R"({"budget": {"tournaments": 150}})", "application/json");
+  ASSERT_EQ(r->status, 200) << r->body;
+  // The workers stop at 150 tournaments; the leader round at 50 started an exact score.
+  nlohmann::json run;
+  ASSERT_TRUE(eventually(
+      [&] {
+        run = get(d, path);
+        return run["state"] != "running" || run["counters"]["tournaments"].get<long>() >= 150;
+      },
+      240))
+      << run.dump().substr(0, 300);
+  ASSERT_EQ(run["state"], "running") << "the exact score ended before the shutdown: nothing to check here";
+  const auto [code, seconds] = d.terminate(SIGTERM);
+  EXPECT_EQ(code, 0) << d.log();
+  EXPECT_NE(d.log().find("run.state run=" + id + " state=finished"), std::string::npos) << d.log();
+  d.start();
+  run = get(d, path);
+  EXPECT_EQ(run["state"], "finished") << run.dump().substr(0, 300);
+  EXPECT_FALSE(run["active"].get<bool>());
+  EXPECT_EQ(d.log().find("run.resumed run=" + id), std::string::npos) << d.log();
+}
+
 TEST(DurabilityE2E, KillNineAtAnyMomentAndRestart) {
   Daemon d;
   auto c = d.client();
