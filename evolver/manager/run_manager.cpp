@@ -188,7 +188,10 @@ struct RunManager::Impl : RunRegistry {
   // The final state the session claims when its workers have ended.
   static RunState final_state(Active& a, const std::string& error, bool budget_spent) {
     if (a.stop_requested && a.suspend && a.state == RunState::paused) return RunState::paused;
-    if (a.stop_requested) return RunState::stopped;
+    // A shutdown while the run only finishes its last exact score (the workers stopped on
+    // the budget) ends it: a suspended run would be continued by the next start, with its
+    // own budget counted afresh (or none: forever).
+    if (a.stop_requested && !(a.suspend && budget_spent)) return RunState::stopped;
     if (!error.empty()) return RunState::failed;
     return budget_spent ? RunState::finished : RunState::stopped;
   }
@@ -264,9 +267,10 @@ struct RunManager::Impl : RunRegistry {
         suspend = a->suspend;
       }
       try {
-        // A shutdown keeps the intent to continue; every other end clears it.
+        // A shutdown keeps the intent to continue a run that has not ended on its budget;
+        // every other end clears it.
         write_checkpoint(id, *a, to, to == RunState::failed ? error : std::string(),
-                         suspend ? std::nullopt : std::optional<bool>(false));
+                         suspend && to != RunState::finished ? std::nullopt : std::optional<bool>(false));
       } catch (const std::exception& e) {
         to = RunState::failed;
         try {
