@@ -1,7 +1,7 @@
-// mixforge bake: bake a lightmap (baker/) with mixforge-cmj sampling or a baseline sampler.
-// Mixers come from the default family compiled into the baker, or from --mixers /
-// --bundle / --run (JIT-compiled); ids and runs are looked up in the database here
-// (cli/stored_functions), never in baker/.
+// mixforge bake: bake a lightmap (baker/) with mixforge-cmj sampling or a baseline sampler,
+// by the bake use case's rules (app/bake.hpp), as the daemon's bakes. Mixers come from the
+// default family compiled into the baker, or from --mixers / --bundle / --run (JIT-compiled);
+// this command reads the options, program texts and bundles, and opens the database.
 #include <CLI/CLI.hpp>
 #include <unistd.h>
 
@@ -16,18 +16,14 @@
 #include <regex>
 #include <sstream>
 
-#include "app/bake_settings.hpp"
+#include "app/bake.hpp"
 #include "avalanche/evaluator.hpp"
 #include "baker/integrate/bake.hpp"
 #include "baker/integrate/obj_export.hpp"
-#include "baker/sampling/default_mixer4.hpp"
-#include "baker/sampling/jit_mixer4.hpp"
-#include "baker/scene/scene_source.hpp"
 #include "cli/commands.hpp"
 #include "cli/program_input.hpp"
 #include "cli/stored_functions.hpp"
 #include "evolver/manager/run_manager.hpp"
-#include "jit/engine.hpp"
 #include "mixer/json_form.hpp"
 
 namespace mixforge::cli {
@@ -76,28 +72,27 @@ std::optional<double> parse_texel(const std::string& s) {
   return v;  // out of range (inf, 0 after underflow): refused by the rule
 }
 
-// A stored function's lane, as the daemon's bakes take it (server/routes_bakes.cpp): its
-// ranking score (exact, else the estimate, never below 0). A noise-corrected estimate can
-// fall below zero, which would read as "not scored" here and cost an exact scoring.
-baker::MixerInfo mixer_of(const evolver::ScoredFunction& f) {
-  return {f.program, f.rank(), f.chi2_exact.has_value() || f.exact};
-}
-
-// Each --mixers value: a FUNCTION_ID (or several, comma-separated), a file, or program text.
+// Each --mixers value: a FUNCTION_ID (or several, comma-separated) from the store, checked as
+// the daemon checks them (app/bake.hpp), or a file or program text (32-bit).
 std::vector<baker::MixerInfo> mixers_from_arguments(const Opts& o) {
   static const std::regex ids("[0-9a-f]{16}(,[0-9a-f]{16})*");
   std::vector<baker::MixerInfo> lanes;
   std::unique_ptr<evolver::RunManager> db;
-  std::unique_ptr<avalanche::Evaluator> evaluator;
-  for (const std::string& arg : o.mixers) {
+  for (std::size_t i = 0; i < o.mixers.size(); ++i) {
+    const std::string& arg = o.mixers[i];
+    const std::string value = "bake: --mixers value " + std::to_string(i + 1) + ": ";
     std::error_code ec;
     if (std::regex_match(arg, ids) && !std::filesystem::exists(arg, ec)) {
       if (!db) db = open_store(o.data, "bake");
       std::stringstream ss(arg);
       for (std::string id; std::getline(ss, id, ',');) {
-        const auto f = db->function(id);
-        if (!f) throw UsageError("bake: no function with id " + id + " in " + o.data);
-        lanes.push_back(mixer_of(*f));
+        try {
+          lanes.push_back(app::stored_lane(*db, id, "mixers"));
+        } catch (const app::StoredNotFound& e) {
+          throw UsageError(value + e.what() + " in " + o.data);
+        } catch (const app::RequestError& e) {
+          throw UsageError(value + e.what());
+        }
       }
       continue;
     }
@@ -110,12 +105,7 @@ std::vector<baker::MixerInfo> mixers_from_arguments(const Opts& o) {
   }
   // Score program texts only once every argument parsed: an exact chi2 of a 32-bit lane
   // takes tens of seconds, too long to spend before reporting a typo in a later lane.
-  for (baker::MixerInfo& m : lanes)
-    if (m.chi2 < 0) {
-      if (!evaluator) evaluator = avalanche::Evaluator::with_own_engine();
-      m.chi2 = evaluator->exact(m.program).chi2;
-      m.exact = true;
-    }
+  if (app::needs_scoring(lanes)) app::score_lanes(lanes, *avalanche::Evaluator::with_own_engine());
   return lanes;
 }
 
@@ -123,9 +113,11 @@ std::vector<baker::MixerInfo> mixers_from_arguments(const Opts& o) {
 // `mixforge export --family 32,32,32,32 --run ID` picks it.
 std::vector<baker::MixerInfo> mixers_from_run(const Opts& o) {
   const auto db = open_store(o.data, "bake");
-  std::vector<baker::MixerInfo> lanes;
-  for (const auto& f : best_family(*db, o.run, {32, 32, 32, 32}, "bake")) lanes.push_back(mixer_of(f));
-  return lanes;
+  try {
+    return app::family_lanes(*db, o.run, "run");
+  } catch (const app::RequestError& e) {  // StoredNotFound too
+    throw UsageError(std::string("bake: ") + e.what());
+  }
 }
 
 std::vector<baker::MixerInfo> mixers_from_bundle(const std::string& file) {
@@ -148,6 +140,7 @@ std::vector<baker::MixerInfo> mixers_from_bundle(const std::string& file) {
     const auto& p = j["programs"][i];
     try {
       baker::MixerInfo m{mixer::program_from_json(p.at("program")), -1, false};
+      app::check_lane_width(m.program, "bundle");
       if (p.contains("score") && p["score"].is_object()) {
         m.chi2 = p["score"].value("chi2", -1.0);
         m.exact = p["score"].value("exact", false);
@@ -184,36 +177,33 @@ class ProgressBar {
 void run(const Opts& o) {
   if (int(!o.mixers.empty()) + int(!o.bundle.empty()) + int(!o.run.empty()) > 1)
     throw UsageError("bake: give one of --mixers, --bundle and --run");
-  baker::BakeConfig config;
+  // The use case's rules (app/bake.hpp), as the daemon applies them.
+  app::BakeRequest request;
+  request.sampler = o.sampler;
+  request.settings = {o.spp, o.bounces, parse_texel(o.texel)};
+  request.seed = parse_seed(o.seed);
+  request.backend = o.backend;
+  request.light_sampling = o.light_sampling;
+  request.two_sided = o.two_sided;
+  if (!o.mixers.empty())
+    request.mixers_field = "mixers";
+  else if (!o.bundle.empty())
+    request.mixers_field = "bundle";
+  else if (!o.run.empty())
+    request.mixers_field = "run";
+  app::BakePlan plan;
   try {
-    config.sampler = baker::sampler_from_name(o.sampler);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(std::string("bake: --sampler: ") + e.what());
+    plan = app::plan_bake(request);
+  } catch (const app::RequestError& e) {
+    if (e.code() != "mixers-unused") throw;  // named by its option (cli/main.cpp)
+    throw UsageError("bake: --" + *request.mixers_field +
+                     " needs --sampler mixforge-cmj (the only sampler with mixers), got --sampler " + o.sampler);
   }
-  // Only mixforge-cmj uses mixers: others would be silently dropped (the daemon says 422).
-  if (config.sampler != baker::SamplerKind::mixforge_cmj) {
-    const char* given = !o.mixers.empty() ? "--mixers" : !o.bundle.empty() ? "--bundle" : !o.run.empty() ? "--run" : nullptr;
-    if (given)
-      throw UsageError(std::string("bake: ") + given + " needs --sampler mixforge-cmj (the only sampler with mixers), got --sampler " +
-                       o.sampler);
-  }
-  const app::CheckedBakeSettings settings = app::check_bake_settings({o.spp, o.bounces, parse_texel(o.texel)});
-  config.texel = settings.texel;
-  if (o.backend != "auto" && o.backend != "embree" && o.backend != "vulkan")
-    throw UsageError("bake: --backend must be embree, vulkan or auto, got '" + o.backend + "'");
-  config.spp = settings.spp;
-  config.bounces = settings.bounces;
-  config.backend = o.backend;
-  config.seed = parse_seed(o.seed);
-  try {
-    config.light_sampling = baker::light_sampling_from_name(o.light_sampling);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(std::string("bake: --light-sampling: ") + e.what());
-  }
-  config.two_sided = o.two_sided;
   if (o.tiles_per_batch > (1u << 16)) throw UsageError("bake: --tiles-per-batch must be 0..65536");
-  config.tiles_per_batch = o.tiles_per_batch;
-  config.auto_tries_cpu_vulkan = o.auto_tries_cpu_vulkan;
+  app::BakeRun how;
+  how.scene = o.scene;
+  how.tiles_per_batch = o.tiles_per_batch;
+  how.auto_tries_cpu_vulkan = o.auto_tries_cpu_vulkan;
   // Bad --reference and --out are bad input (exit 2), found before the bake, not after it.
   if (!o.reference.empty()) {
     try {
@@ -221,7 +211,7 @@ void run(const Opts& o) {
     } catch (const baker::ImageError& e) {
       throw UsageError(std::string("bake: --reference: ") + e.what());
     }
-    config.reference = o.reference;
+    how.reference = o.reference;
   }
   {
     std::error_code ec;
@@ -232,40 +222,31 @@ void run(const Opts& o) {
     if (::access(o.out.c_str(), W_OK) != 0) throw UsageError("bake: --out: cannot write in " + o.out);
   }
 
-  std::shared_ptr<const baker::Mixer4> mixers;
-  if (config.sampler == baker::SamplerKind::mixforge_cmj) {
-    std::vector<baker::MixerInfo> lanes;
-    if (!o.bundle.empty()) lanes = mixers_from_bundle(o.bundle);
-    else if (!o.mixers.empty()) lanes = mixers_from_arguments(o);
-    else if (!o.run.empty()) lanes = mixers_from_run(o);
-    try {
-      mixers = lanes.empty() ? baker::default_mixer4()
-                             : baker::make_jit_mixer4(lanes, std::make_shared<jit::Engine>());
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(std::string("bake: ") + e.what());
-    }
+  if (app::uses_mixers(plan.sampler)) {
+    if (!o.bundle.empty())
+      plan.lanes = mixers_from_bundle(o.bundle);
+    else if (!o.mixers.empty())
+      plan.lanes = mixers_from_arguments(o);
+    else if (!o.run.empty())
+      plan.lanes = mixers_from_run(o);
   }
 
-  baker::Scene scene;
-  try {
-    scene = baker::load_scene(o.scene);
-  } catch (const baker::SceneError& e) {
-    throw UsageError(std::string("bake: ") + e.what());
-  }
   auto bar = std::make_shared<ProgressBar>();
-  if (isatty(STDERR_FILENO)) config.progress = [bar](const baker::BakeProgress& p) { (*bar)(p); };
-  baker::BakeOutput out;
+  if (isatty(STDERR_FILENO)) how.progress = [bar](const baker::BakeProgress& p) { (*bar)(p); };
+  app::BakeResult baked;
   try {
-    out = baker::bake(scene, config, mixers);
+    baked = app::run_bake(plan, how);
   } catch (const baker::SceneError& e) {
     throw UsageError(std::string("bake: ") + e.what());
-  } catch (const std::invalid_argument& e) {
+  } catch (const std::invalid_argument& e) {  // the lanes (make_jit_mixer4), the bake's settings
     throw UsageError(std::string("bake: ") + e.what());
   } catch (const baker::BackendUnavailable& e) {
     throw UsageError(std::string("bake: --backend vulkan: ") + e.what());
   } catch (const baker::ImageError& e) {  // the reference, read after the bake: its size
     throw UsageError(std::string("bake: --reference: ") + e.what());
   }
+  const baker::BakeOutput& out = baked.output;
+  const baker::Scene& scene = baked.scene;
   baker::write_outputs(out, o.out);
   if (o.obj) baker::write_obj(scene, out.atlas, o.out);
   const auto& r = out.report;

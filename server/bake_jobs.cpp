@@ -10,16 +10,8 @@
 
 #include <tbb/task_arena.h>
 
-#include "avalanche/chi_square.hpp"
-#include "avalanche/counts.hpp"
 #include "avalanche/evaluator.hpp"
-#include "baker/integrate/bake.hpp"
-#include "baker/sampling/default_mixer4.hpp"
-#include "baker/sampling/jit_mixer4.hpp"
-#include "baker/scene/scene.hpp"
-#include "baker/scene/scene_source.hpp"
 #include "evolver/run/run_types.hpp"
-#include "jit/engine.hpp"
 #include "server/event_stream.hpp"
 #include "server/problem.hpp"
 
@@ -181,7 +173,7 @@ fs::path BakeJobs::reference_locked(const BakeSpec& spec) const {
     same_scene = in.is_open() && bytes == spec.scene_content;
   }
   // two_sided adds back charts: another atlas.
-  const bool same_texel = r.value("texel", 0.0) == spec.texel && r.value("two_sided", false) == spec.two_sided;
+  const bool same_texel = r.value("texel", 0.0) == spec.texel && r.value("two_sided", false) == spec.plan.two_sided;
   if (!same_scene || !same_texel)
     throw HttpError(422, "reference-unusable",
                     "bake " + spec.reference + " baked " + r.value("scene", nlohmann::json()).dump() + " at texel " +
@@ -384,35 +376,20 @@ void BakeJobs::run(Job& job) {
     tbb::task_arena arena(static_cast<int>(limits_.bake_threads ? limits_.bake_threads : hw - 1));
     BakeSpec& spec = job.spec;
 
-    std::vector<baker::MixerInfo> lanes;
-    for (BakeSpec::Lane& lane : spec.mixers) {
-      if (lane.chi2 < 0) {
-        if (job.phase.empty()) set_phase("scoring mixers");
-        // Exact: 2^32 inputs per lane, in the bake's arena; a cancel stops the count.
-        const avalanche::AvalancheCounts counts =
-            arena.execute([&] { return evaluator_.counts_exact(lane.program, &job.cancel); });
-        lane.chi2 = avalanche::score(counts).chi2;
-        lane.exact = true;
-      }
-      lanes.push_back({lane.program, lane.chi2, lane.exact});
+    if (app::needs_scoring(spec.plan.lanes)) {
+      set_phase("scoring mixers");
+      // Exact: 2^32 inputs per lane, in the bake's arena; a cancel stops the count.
+      arena.execute([&] { app::score_lanes(spec.plan.lanes, evaluator_, &job.cancel); });
     }
     if (job.cancel) throw baker::BakeCancelled();
 
     set_phase("baking");
-    const baker::Scene scene = baker::load_scene(spec.scene);
-    baker::BakeConfig config;
-    config.sampler = baker::sampler_from_name(spec.sampler);
-    config.spp = spec.spp;
-    config.bounces = spec.bounces;
-    config.texel = static_cast<float>(spec.texel);
-    config.seed = spec.seed;
-    config.backend = spec.backend;
-    config.light_sampling = baker::light_sampling_from_name(spec.light_sampling);
-    config.two_sided = spec.two_sided;
-    config.max_atlas_size = limits_.max_atlas_size;
-    config.cancel = &job.cancel;
-    if (!spec.reference.empty()) config.reference = job.dir / reference_file;
-    config.progress = [&](const baker::BakeProgress& p) {
+    app::BakeRun how;
+    how.scene = spec.scene;
+    how.max_atlas_size = limits_.max_atlas_size;
+    how.cancel = &job.cancel;
+    if (!spec.reference.empty()) how.reference = job.dir / reference_file;
+    how.progress = [&](const baker::BakeProgress& p) {
       const nlohmann::json pj = {{"pass", p.pass},   {"passes", p.passes}, {"texels_done", p.texels_done},
                                  {"texels", p.texels}, {"rays", p.rays},    {"seconds", p.seconds}};
       bool send = false;
@@ -427,10 +404,7 @@ void BakeJobs::run(Job& job) {
       }
       if (send) publish(job, "progress", {{"id", job.id}, {"progress", pj}});
     };
-    std::shared_ptr<const baker::Mixer4> mixers;
-    if (config.sampler == baker::SamplerKind::mixforge_cmj)
-      mixers = lanes.empty() ? baker::default_mixer4() : baker::make_jit_mixer4(lanes, std::make_shared<jit::Engine>());
-    baker::BakeOutput out = arena.execute([&] { return baker::bake(scene, config, mixers); });
+    baker::BakeOutput out = arena.execute([&] { return app::run_bake(spec.plan, how).output; });
     set_phase("writing");
     if (!spec.reference.empty()) out.report["reference"] = spec.reference;  // the bake, not a path
     baker::write_outputs(out, job.dir);

@@ -21,7 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "mixer/program.hpp"
+#include "app/bake.hpp"
 #include "server/bake_limits.hpp"
 
 namespace mixforge::avalanche {
@@ -32,27 +32,16 @@ namespace mixforge::server {
 
 class SseClient;
 
-// What a bake is made of, checked (the route turns a request body into this).
+// What a bake is made of, checked (the route turns a request body into this by the use
+// case's rules, app/bake.hpp).
 struct BakeSpec {
   std::string scene = "cornell";     // "cornell", or the uploaded file's name in the job folder
   std::string scene_format;          // "" (built in), "map" or "obj"
   std::string scene_content;         // the uploaded file
   std::map<std::string, std::string> materials;  // OBJ: .mtl files by name
-  struct Lane {
-    mixer::Program program;
-    double chi2 = -1;  // < 0: scored by the job before it bakes
-    bool exact = false;
-  };
-  std::vector<Lane> mixers;  // empty: the default family
+  app::BakePlan plan;                     // lanes without a score (chi2 < 0) are scored by the job before it bakes
   std::string mixers_source = "default";  // "default", "function_ids", "run RUN_ID", "programs"
-  std::string sampler = "mixforge-cmj";
-  std::uint32_t spp = 256;
-  std::uint32_t bounces = 2;
-  double texel = 0;
-  std::uint64_t seed = 1;
-  std::string backend = "embree";
-  std::string light_sampling = "auto";  // baker::light_sampling_from_name
-  bool two_sided = false;                // every material two-sided (BakeConfig::two_sided)
+  double texel = 0;                       // as the request gave it (0: none): a reference bake is matched by it
   std::string reference;  // a finished bake whose lightmap is the rmse reference ("": none)
   nlohmann::json request;  // the request as the job reports it (scene content left out)
 };

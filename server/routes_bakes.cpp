@@ -15,12 +15,11 @@
 #include "server/query.hpp"
 
 #ifdef MIXFORGE_WITH_BAKER
+#include "app/bake.hpp"
+#include "app/program_input.hpp"
 #include "server/bake_jobs.hpp"
 #include "server/event_stream.hpp"
-#include "app/bake_settings.hpp"
-#include "app/program_input.hpp"
 #include "server/schema_validator.hpp"
-#include "app/family_lookup.hpp"
 #endif
 
 namespace mixforge::server {
@@ -53,62 +52,39 @@ BakeJobs& jobs(ApiContext& ctx) {
 
 HttpError not_found(const std::string& id) { return HttpError(404, "bake-not-found", "no bake with id " + quoted(id)); }
 
-BakeSpec::Lane lane_of(const evolver::ScoredFunction& f) {
-  BakeSpec::Lane l;
-  l.program = f.program;
-  // The pool's ranking score (exact, else the estimate, never below 0): a sampled
-  // estimate can fall below zero, and a lane without a score would be scored again.
-  l.chi2 = f.rank();
-  l.exact = f.chi2_exact.has_value() || f.exact;
-  return l;
+// A stored function or run the body names that is not there: 404 naming the field.
+HttpError not_stored(const app::StoredNotFound& e) {
+  return HttpError(404, e.code(), e.what()).with_field(path_to_pointer(e.field()));
 }
 
-void check_width(const mixer::Program& p, const std::string& field) {
-  if (p.width() != 32)
-    throw HttpError(422, "mixer-not-32-bit",
-                    "the baker's mixers are 32-bit lanes; this program is " + std::to_string(p.width()) + "-bit")
-        .with_field(field);
-}
-
-// The body's mixers: function ids (stored, with their scores), a run's best same-kind
-// family of four 32-bit lanes (as export --family 32,32,32,32 --run picks it), or program
-// text (scored exactly by the job before it bakes).
+// The body's mixers (app/bake.hpp): function ids (stored, with their scores), a run's best
+// same-kind family of four 32-bit lanes, or program text (scored exactly by the job before
+// it bakes).
 void read_mixers(ApiContext& ctx, const nlohmann::json& m, BakeSpec& spec) {
-  if (m.contains("function_ids")) {
-    const auto& ids = m["function_ids"];
-    for (std::size_t i = 0; i < ids.size(); ++i) {
-      const std::string field = "/mixers/function_ids/" + std::to_string(i);
-      const std::string id = ids[i].get<std::string>();
-      const auto f = ctx.runs.function(id);
-      if (!f) throw HttpError(404, "function-not-found", "no function with id " + quoted(id)).with_field(field);
-      check_width(f->program, field);
-      spec.mixers.push_back(lane_of(*f));
+  std::vector<baker::MixerInfo>& lanes = spec.plan.lanes;
+  try {
+    if (m.contains("function_ids")) {
+      const auto& ids = m["function_ids"];
+      for (std::size_t i = 0; i < ids.size(); ++i)
+        lanes.push_back(
+            app::stored_lane(ctx.runs, ids[i].get<std::string>(), "mixers.function_ids[" + std::to_string(i) + "]"));
+      spec.mixers_source = "function_ids";
+    } else if (m.contains("run")) {
+      const std::string run = m["run"].get<std::string>();
+      lanes = app::family_lanes(ctx.runs, run, "mixers.run");
+      spec.mixers_source = "run " + run;
+    } else {
+      const auto& programs = m.at("programs");
+      for (std::size_t i = 0; i < programs.size(); ++i) {
+        const std::string field = "mixers.programs[" + std::to_string(i) + "]";
+        const mixer::Program p = app::program_from_value(programs[i], {32, 64, field, "mixers"});
+        app::check_lane_width(p, field);
+        lanes.push_back({p, -1, false});
+      }
+      spec.mixers_source = "programs";
     }
-    spec.mixers_source = "function_ids";
-  } else if (m.contains("run")) {
-    const std::string run = m["run"].get<std::string>();
-    std::vector<evolver::ScoredFunction> family;
-    try {
-      family = app::best_family(ctx.runs, run, {32, 32, 32, 32});
-    } catch (const evolver::RunNotFound& e) {
-      throw HttpError(404, "run-not-found", e.what()).with_field("/mixers/run");
-    } catch (const app::NoFamily& e) {
-      throw HttpError(422, "no-family", e.what()).with_field("/mixers/run");
-    } catch (const std::invalid_argument& e) {
-      throw HttpError(422, "no-family", e.what()).with_field("/mixers/run");
-    }
-    for (const auto& f : family) spec.mixers.push_back(lane_of(f));
-    spec.mixers_source = "run " + run;
-  } else {
-    const auto& programs = m.at("programs");
-    for (std::size_t i = 0; i < programs.size(); ++i) {
-      const std::string field = "/mixers/programs/" + std::to_string(i);
-      BakeSpec::Lane l;
-      l.program = app::program_from_value(programs[i], {32, 64, "mixers.programs[" + std::to_string(i) + "]", "mixers"});
-      check_width(l.program, field);
-      spec.mixers.push_back(std::move(l));
-    }
-    spec.mixers_source = "programs";
+  } catch (const app::StoredNotFound& e) {
+    throw not_stored(e);
   }
 }
 
@@ -131,33 +107,28 @@ BakeSpec read_bake_request(ApiContext& ctx, const Request& req) {
     spec.scene = body.value("scene", std::string("cornell"));
     echo["scene"] = spec.scene;
   }
-  spec.sampler = body.value("sampler", spec.sampler);
-  // The bake's rules (app/bake_settings.hpp) under this server's caps.
-  app::BakeSettings settings{body.value("spp", spec.spp), body.value("bounces", spec.bounces), std::nullopt};
-  if (body.contains("texel")) settings.texel = body["texel"].get<double>();
-  const app::CheckedBakeSettings checked =
-      app::check_bake_settings(settings, app::BakePolicy{limits.max_spp, limits.max_bounces});
-  spec.spp = checked.spp;
-  spec.bounces = checked.bounces;
-  spec.texel = settings.texel.value_or(0.0);  // as given: a reference bake is matched by it
-  spec.seed = body.value("seed", std::uint64_t{1});
-  spec.backend = body.value("backend", spec.backend);
-  spec.light_sampling = body.value("light_sampling", spec.light_sampling);
-  spec.two_sided = body.value("two_sided", false);
+  // The bake's rules (app/bake.hpp) under this server's caps.
+  app::BakeRequest request;
+  request.sampler = body.value("sampler", request.sampler);
+  request.settings = {body.value("spp", request.settings.spp), body.value("bounces", request.settings.bounces),
+                      std::nullopt};
+  if (body.contains("texel")) request.settings.texel = body["texel"].get<double>();
+  request.seed = body.value("seed", request.seed);
+  request.backend = body.value("backend", request.backend);
+  request.light_sampling = body.value("light_sampling", request.light_sampling);
+  request.two_sided = body.value("two_sided", false);
+  if (body.contains("mixers")) request.mixers_field = "mixers";
+  spec.plan = app::plan_bake(request, app::BakePolicy{limits.max_spp, limits.max_bounces});
+  spec.texel = request.settings.texel.value_or(0.0);  // as given: a reference bake is matched by it
   spec.reference = body.value("reference", std::string());
-  if (body.contains("mixers")) {
-    if (spec.sampler != "mixforge-cmj")
-      throw HttpError(422, "mixers-unused", "mixers are used by the mixforge-cmj sampler only, not " + spec.sampler)
-          .with_field("/mixers");
-    read_mixers(ctx, body["mixers"], spec);
-  }
-  echo["sampler"] = spec.sampler;
-  echo["spp"] = spec.spp;
-  echo["bounces"] = spec.bounces;
-  echo["seed"] = spec.seed;
-  echo["backend"] = spec.backend;
-  echo["light_sampling"] = spec.light_sampling;
-  echo["two_sided"] = spec.two_sided;
+  if (body.contains("mixers")) read_mixers(ctx, body["mixers"], spec);
+  echo["sampler"] = request.sampler;
+  echo["spp"] = spec.plan.spp;
+  echo["bounces"] = spec.plan.bounces;
+  echo["seed"] = spec.plan.seed;
+  echo["backend"] = spec.plan.backend;
+  echo["light_sampling"] = request.light_sampling;
+  echo["two_sided"] = spec.plan.two_sided;
   echo["mixers_source"] = spec.mixers_source;
   spec.request = std::move(echo);
   return spec;

@@ -83,6 +83,9 @@ std::vector<Case> cases() {
   c.push_back({"spp above the model", "bake --spp 2000000" + out, B, R"({"spp": 2000000})", "--spp", "/spp", false, true});
   c.push_back({"bounces above the model", "bake --bounces 65" + out, B, R"({"bounces": 65})", "--bounces", "/bounces",
                false, true});
+  c.push_back({"mixers with a sampler that takes none", "bake --sampler pcg --mixers " + quoted("x ^= x >> 16;") + out,
+               B, R"({"sampler": "pcg", "mixers": {"programs": ["x ^= x >> 16;"]}})", "--mixers", "/mixers", false,
+               true});
 #endif
   return c;
 }

@@ -249,6 +249,31 @@ TEST(BakeCli, StoredSampledScoresBelowZeroAreReportedAsTheirRank) {
   fs::remove_all(d);
 }
 
+// Stored functions are lanes only when they are 32-bit, checked before the bake as the
+// daemon checks them (app/bake.hpp: 422 mixer-not-32-bit there), naming the --mixers value.
+TEST(BakeCli, StoredFunctionsThatAreNotThirtyTwoBitAreRefused) {
+  const mixforge::test::TempDir scratch("bake-cli");
+  const fs::path d = scratch / "wide";
+  const mixforge::mixer::Program p =
+      mixforge::mixer::parse_program("x ^= x >> 33; x *= 0xff51afd7ed558ccd; x ^= x >> 33;", {64});
+  {
+    mixforge::evolver::Store store(d / "data");
+    mixforge::evolver::Member m{p, p.hash(), {1e-3, 1e-4, 1u << 20, false}, 0};
+    store.add_hall_of_fame({{mixforge::evolver::scored_function(m), "r000000000001", 1.0, 10, 1.7e9}});
+  }
+  const auto r = run_mixforge("bake --spp 1 --bounces 0 --texel 0.5 --json --mixers 27e7f85991db08f6," + p.id() +
+                              " --data " + quoted((d / "data").string()) + " --out " + quoted((d / "out").string()));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--mixers value 1: no function with id 27e7f85991db08f6"), std::string::npos) << r.output;
+  const auto wide = run_mixforge("bake --spp 1 --bounces 0 --texel 0.5 --json --mixers " + p.id() + " --data " +
+                                 quoted((d / "data").string()) + " --out " + quoted((d / "out").string()));
+  EXPECT_EQ(wide.exit_code, 2) << wide.output;
+  EXPECT_NE(wide.output.find("--mixers value 1: the baker's mixers are 32-bit lanes; this program is 64-bit"),
+            std::string::npos)
+      << wide.output;
+  EXPECT_FALSE(fs::exists(d / "out" / "report.json"));
+}
+
 // Found by exploratory testing: mixers given with a sampler that uses none were silently
 // ignored (exit 0, "mixers": []); the daemon refuses that (422), so does the CLI.
 TEST(BakeCli, MixersWithAnotherSamplerAreRefused) {

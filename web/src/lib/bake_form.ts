@@ -5,16 +5,33 @@ import { int } from './format';
 
 type BakeRequest = Schemas['bake_request'];
 
-// The form's fields -> a request; mixers only for mixforge-cmj.
-export function bakeRequest(f: {
-  sampler: string;
-  spp: string;
-  bounces: string;
-  texel: string;
-  mixers: string;
-  source: string;
-  twoSided?: boolean;
-}): BakeRequest {
+// The samplers that take mixers, as the API's schema says (bake_request's "mixers" lists them
+// as x-samplers; the daemon's rule, app/bake.hpp, is tested against it): read from the
+// OpenAPI document the daemon serves, so the form keeps no copy of the rule. null when the
+// document does not say.
+export function mixerSamplers(openapi: unknown): string[] | null {
+  let node: unknown = openapi;
+  for (const key of ['components', 'schemas', 'bake_request', 'properties', 'mixers', 'x-samplers']) {
+    if (typeof node !== 'object' || node === null) return null;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return Array.isArray(node) && node.every((s) => typeof s === 'string') ? node : null;
+}
+
+// The form's fields -> a request. Mixers only for the samplers that take them
+// (mixerSamplers); when those are not known, mixers go as given and the daemon decides.
+export function bakeRequest(
+  f: {
+    sampler: string;
+    spp: string;
+    bounces: string;
+    texel: string;
+    mixers: string;
+    source: string;
+    twoSided?: boolean;
+  },
+  samplersWithMixers: readonly string[] | null,
+): BakeRequest {
   const req: BakeRequest = {
     scene: 'cornell',
     sampler: f.sampler as BakeRequest['sampler'],
@@ -25,9 +42,9 @@ export function bakeRequest(f: {
   // Sent only when asked: the daemon's default (false) stays the request's default.
   if (f.twoSided) req.two_sided = true;
   const m = f.mixers.trim();
-  if (f.sampler === 'mixforge-cmj' && f.source === 'run' && m) req.mixers = { run: m };
-  if (f.sampler === 'mixforge-cmj' && f.source === 'functions' && m)
-    req.mixers = { function_ids: m.split(/[\s,]+/).filter(Boolean) };
+  const takesMixers = samplersWithMixers === null || samplersWithMixers.includes(f.sampler);
+  if (takesMixers && f.source === 'run' && m) req.mixers = { run: m };
+  if (takesMixers && f.source === 'functions' && m) req.mixers = { function_ids: m.split(/[\s,]+/).filter(Boolean) };
   return req;
 }
 

@@ -9,7 +9,7 @@ import { stateBadge } from '../ui/controls';
 import { convergencePanel } from '../ui/convergence';
 import { uploadedScene } from '../lib/scene_upload';
 import type { Page } from './page';
-import { backHitsText, bakeRequest } from '../lib/bake_form';
+import { backHitsText, bakeRequest, mixerSamplers } from '../lib/bake_form';
 
 type Bake = Schemas['bake'];
 
@@ -122,18 +122,28 @@ export function bakesPage(root: HTMLElement): Page {
     '/scene': sceneFiles,
     '/two_sided': twoSided,
   };
+  // Which samplers take mixers: the API's schema says (lib/bake_form.ts), read once.
+  let samplersWithMixers: Promise<string[] | null> | null = null;
+  const mixerRule = (): Promise<string[] | null> =>
+    (samplersWithMixers ??= call(() => api.GET('/api/v1/openapi.json')).then(mixerSamplers, () => {
+      samplersWithMixers = null; // not known this time: the daemon decides; asked again next time
+      return null;
+    }));
   async function submit(): Promise<void> {
     replace(formError);
     for (const el of Object.values(inputs)) el.removeAttribute('aria-invalid');
-    const body = bakeRequest({
-      sampler: sampler.value,
-      spp: spp.value,
-      bounces: bounces.value,
-      texel: texel.value,
-      mixers: mixers.value,
-      source: source.value,
-      twoSided: twoSided.checked,
-    });
+    const body = bakeRequest(
+      {
+        sampler: sampler.value,
+        spp: spp.value,
+        bounces: bounces.value,
+        texel: texel.value,
+        mixers: mixers.value,
+        source: source.value,
+        twoSided: twoSided.checked,
+      },
+      await mixerRule(),
+    );
     if (sceneKind.value === 'upload') {
       const files = await Promise.all(
         [...(sceneFiles.files ?? [])].map(async (f) => ({ name: f.name, text: await f.text() })),
