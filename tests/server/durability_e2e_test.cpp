@@ -93,6 +93,53 @@ TEST(DurabilityE2E, ARunWhoseBudgetIsSpentEndsAtAShutdownAndIsNotResumed) {
   EXPECT_EQ(d.log().find("run.resumed run=" + id), std::string::npos) << d.log();
 }
 
+// A resume's budget is the run's for that session (its own, here none, stays in the config).
+// A SIGTERM before it is spent must not lose it: the next start continues the session with
+// what is left of it (it continued with the run's own budget counted afresh: forever).
+// 20000 tournaments: a release build plays about 1300 a second on one thread, enough time
+// to stop it halfway.
+TEST(DurabilityE2E, ARestartContinuesTheBudgetOfTheResumeBeforeIt) {
+  constexpr long budget = 20000;
+  Daemon d;
+  auto c = d.client();
+  auto r = c.Post("/api/v1/runs", small_run_json(16), "application/json");
+  ASSERT_EQ(r->status, 201) << r->body;
+  const std::string id = nlohmann::json::parse(r->body)["id"];
+  const std::string path = "/api/v1/runs/" + id;
+  ASSERT_TRUE(eventually([&] { return get(d, path)["counters"]["tournaments"].get<long>() > 100; }, 300));
+  ASSERT_EQ(c.Post((path + "/stop").c_str(), "{}", "application/json")->status, 200);
+  const long at_resume = get(d, path)["counters"]["tournaments"].get<long>();
+  r = c.Post((path + "/resume").c_str(), R"({"budget": {"tournaments": 20000}})", "application/json");
+  ASSERT_EQ(r->status, 200) << r->body;
+  nlohmann::json run;
+  ASSERT_TRUE(eventually(
+      [&] {
+        run = get(d, path);
+        return run["state"] != "running" || run["counters"]["tournaments"].get<long>() - at_resume >= budget / 10;
+      },
+      300))
+      << run.dump().substr(0, 300);
+  ASSERT_EQ(run["state"], "running") << "the budget was spent before the shutdown: nothing to check here";
+  const auto [code, seconds] = d.terminate(SIGTERM);
+  EXPECT_EQ(code, 0) << d.log();
+  d.start();
+  EXPECT_NE(d.log().find("run.resumed run=" + id), std::string::npos) << d.log();
+  // Until it ends, or clearly plays past the budget (the run's own budget is none).
+  ASSERT_TRUE(eventually(
+      [&] {
+        run = get(d, path);
+        return run["state"] != "running" || run["counters"]["tournaments"].get<long>() - at_resume > 2 * budget;
+      },
+      280))
+      << run.dump().substr(0, 300);
+  EXPECT_EQ(run["state"], "finished") << run.dump().substr(0, 300);
+  const long played = run["counters"]["tournaments"].get<long>() - at_resume;
+  EXPECT_GE(played, budget);
+  EXPECT_LE(played, budget + 64) << "a worker step overshoots by a few tournaments at most";
+  EXPECT_FALSE(run["config"]["budget"].is_object() && run["config"]["budget"].contains("tournaments"))
+      << "the resume's budget is not written into the config: " << run["config"].dump();
+}
+
 TEST(DurabilityE2E, KillNineAtAnyMomentAndRestart) {
   Daemon d;
   auto c = d.client();
