@@ -9,7 +9,7 @@
 #include "avalanche/evaluator.hpp"
 #include "baker/sampling/default_mixer4.hpp"
 #include "baker/sampling/jit_mixer4.hpp"
-#include "baker/scene/scene_source.hpp"
+#include "baker/load/scene_source.hpp"
 #include "evolver/manager/run_manager.hpp"
 #include "jit/engine.hpp"
 

@@ -16,7 +16,7 @@
 #include "baker/integrate/obj_export.hpp"
 #include "baker/sampling/default_mixer4.hpp"
 #include "baker/scene/cornell_box.hpp"
-#include "baker/scene/scene_source.hpp"
+#include "baker/load/scene_source.hpp"
 #include "support/process.hpp"
 
 using namespace mixforge::baker;

@@ -15,7 +15,7 @@
 #include "baker/trace/embree_tracer.hpp"
 #include "baker/sampling/hemisphere.hpp"
 #include "baker/scene/obj_scene.hpp"
-#include "baker/scene/scene_source.hpp"
+#include "baker/load/scene_source.hpp"
 
 using namespace mixforge::baker;
 namespace fs = std::filesystem;

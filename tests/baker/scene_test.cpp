@@ -7,7 +7,7 @@
 #include "support/process.hpp"
 #include "baker/scene/cornell_box.hpp"
 #include "baker/scene/obj_scene.hpp"
-#include "baker/scene/scene_source.hpp"
+#include "baker/load/scene_source.hpp"
 
 using namespace mixforge::baker;
 namespace fs = std::filesystem;

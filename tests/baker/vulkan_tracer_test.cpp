@@ -23,7 +23,7 @@
 #include "baker/sampling/jit_mixer4.hpp"
 #include "baker/trace/mixers_glsl.hpp"
 #include "baker/scene/obj_scene.hpp"
-#include "baker/scene/scene_source.hpp"
+#include "baker/load/scene_source.hpp"
 #include "baker/trace/shaders/shader_sources.hpp"
 #include "baker/trace/vulkan_tracer.hpp"
 #include "jit/engine.hpp"

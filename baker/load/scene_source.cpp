@@ -1,4 +1,4 @@
-#include "baker/scene/scene_source.hpp"
+#include "baker/load/scene_source.hpp"
 
 #include <algorithm>
 #include <filesystem>
