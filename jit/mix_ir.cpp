@@ -11,6 +11,8 @@
 
 #include <vector>
 
+#include "mixer/interpreter.hpp"
+
 namespace mixforge::jit {
 namespace {
 
@@ -86,6 +88,20 @@ Value* emit_mix(llvm::IRBuilderBase& b, Value* x, const mixer::Program& p, bool 
 }
 
 namespace {
+
+// How many leading steps of p are affine over GF(2) on n-bit values (x ^ y maps to
+// L(x) ^ L(y) ^ L(0)): xor by a constant, xorshifts and rotations. The whole program when
+// every step is.
+std::size_t affine_prefix(const mixer::Program& p) {
+  std::size_t k = 0;
+  for (const mixer::Step& s : p.steps()) {
+    const bool affine = s.kind == mixer::StepKind::xor_const || s.kind == mixer::StepKind::xorshift_right ||
+                        s.kind == mixer::StepKind::xorshift_left || s.kind == mixer::StepKind::rotate;
+    if (!affine) break;
+    ++k;
+  }
+  return k;
+}
 
 Value* iota(IRBuilder<>& b, llvm::Type* elem, unsigned lanes) {
   std::vector<llvm::Constant*> v;
@@ -211,6 +227,10 @@ KernelSymbols emit_kernel_ir(llvm::Module& module, const mixer::Program& p, unsi
   // diffs(in, out, vectors): for each vector of inputs x (clean, < 2^n) and each input
   // bit i: f(x) ^ f(x ^ 2^i). Sample generation stays in precompiled code: 64-bit vector
   // multiplies are the slowest thing to compile.
+  // The program's leading XOR-affine steps L (affine_prefix) are hashed once per input:
+  // L(x ^ 2^i) = L(x) ^ c_i with c_i = L(2^i) ^ L(0), a constant, so the partners start at
+  // the rest R: f(x ^ 2^i) = R(L(x) ^ c_i), the same value with L's steps left out of the
+  // n partner hashes (xsr, mul, xsr, mul, xsr: 4 of 5 steps).
   if (parts & parts_diffs) {
     syms.diffs = prefix + "_diffs";
     Function* f = make_function(module, syms.diffs, b.getVoidTy(), {ptr, ptr, i64}, cpu, features);
@@ -218,13 +238,27 @@ KernelSymbols emit_kernel_ir(llvm::Module& module, const mixer::Program& p, unsi
     Value* out = f->getArg(1);
     b.SetInsertPoint(BasicBlock::Create(ctx, "entry", f));
     const llvm::Align align(narrow ? 4 : 8);
+    const std::size_t lead = affine_prefix(p);
+    const mixer::Program head(n, {p.steps().begin(), p.steps().begin() + static_cast<std::ptrdiff_t>(lead)});
+    const mixer::Program rest(n, {p.steps().begin() + static_cast<std::ptrdiff_t>(lead), p.steps().end()});
+    llvm::GlobalVariable* partner_xor = nullptr;  // c_i, as words
+    if (lead > 0) {
+      std::vector<llvm::Constant*> c;
+      for (int i = 0; i < n; ++i)
+        c.push_back(ConstantInt::get(word, mixer::apply(head, std::uint64_t{1} << i) ^ mixer::apply(head, 0)));
+      auto* table = llvm::ArrayType::get(word, static_cast<std::uint64_t>(n));
+      partner_xor = new llvm::GlobalVariable(module, table, true, llvm::GlobalValue::PrivateLinkage,
+                                             llvm::ConstantArray::get(table, c), prefix + "_partner_xor");
+    }
     emit_loop(b, f, b.getInt64(0), f->getArg(2), 1, "v", [&](Value* v) {
       Value* x = b.CreateAlignedLoad(vword, b.CreateGEP(word, in, b.CreateMul(v, b.getInt64(lanes))), align);
-      Value* h0 = emit_mix(b, x, p, true);
+      if (lead > 0) x = emit_mix(b, x, head, true);  // L(x), clean
+      Value* h0 = emit_mix(b, x, rest, true);
       Value* row = b.CreateMul(v, b.getInt64(static_cast<std::uint64_t>(n)));
       emit_loop(b, f, b.getInt64(0), b.getInt64(static_cast<std::uint64_t>(n)), 1, "bit", [&](Value* i) {
-        Value* one = b.CreateShl(ConstantInt::get(word, 1), narrow ? b.CreateTrunc(i, i32) : i);
-        Value* h = emit_mix(b, b.CreateXor(x, b.CreateVectorSplat(lanes, one)), p, true);
+        Value* one = partner_xor ? static_cast<Value*>(b.CreateLoad(word, b.CreateGEP(word, partner_xor, i)))
+                                 : b.CreateShl(ConstantInt::get(word, 1), narrow ? b.CreateTrunc(i, i32) : i);
+        Value* h = emit_mix(b, b.CreateXor(x, b.CreateVectorSplat(lanes, one)), rest, true);
         Value* at = b.CreateMul(b.CreateAdd(row, i), b.getInt64(lanes));
         b.CreateAlignedStore(b.CreateXor(h0, h), b.CreateGEP(word, out, at), align);
       });

@@ -134,5 +134,55 @@ TEST(KernelDiffs, MatchesInterpreter) {
   }
 }
 
+// The diffs kernel hashes a program's leading XOR-affine steps (xor_const, xorshifts,
+// rotate) once per input and starts the partners after them (jit/mix_ir.cpp): programs
+// that begin with 1..4 of them, or consist of them only, give the interpreter's
+// differences at every width.
+TEST(KernelDiffs, LeadingAffineStepsGiveTheSameDifferences) {
+  using mixer::StepKind;
+  const StepKind affine[] = {StepKind::xor_const, StepKind::xorshift_right, StepKind::xorshift_left, StepKind::rotate};
+  std::mt19937_64 rng(5252);
+  for (int width = 1; width <= 64; ++width)
+    for (int lead = 1; lead <= 4; ++lead)
+      for (const bool all_affine : {false, true}) {
+        std::vector<mixer::Step> steps;
+        for (int s = 0; s < lead; ++s) {
+          StepKind kind = affine[rng() % 4];
+          if (width == 1) kind = StepKind::xor_const;  // no shift amount fits
+          steps.push_back(testing::random_step(rng, width, kind));
+        }
+        if (!all_affine) {
+          const mixer::Program tail = random_program(rng, width, 3);
+          steps.push_back(testing::random_step(rng, width, StepKind::mul_const));
+          steps.insert(steps.end(), tail.steps().begin(), tail.steps().end());
+        }
+        const mixer::Program p(width, steps);
+        auto k = engine().compile(p, parts_diffs);
+        const int lanes = k->lanes();
+        const std::size_t vectors = 2;
+        std::vector<std::uint64_t> x(vectors * lanes);
+        for (auto& v : x) v = rng() & p.mask();
+        x[0] = 0;
+        x[1] = p.mask();
+        std::vector<std::uint32_t> in32(x.begin(), x.end());
+        std::vector<std::uint64_t> out64(vectors * width * lanes);
+        std::vector<std::uint32_t> out32(vectors * width * lanes);
+        if (width <= 32)
+          k->diffs(in32.data(), out32.data(), vectors);
+        else
+          k->diffs(x.data(), out64.data(), vectors);
+        for (std::size_t v = 0; v < vectors; ++v)
+          for (int l = 0; l < lanes; ++l) {
+            const std::uint64_t xv = x[v * lanes + l];
+            for (int i = 0; i < width; ++i) {
+              const std::uint64_t want = mixer::apply(p, xv) ^ mixer::apply(p, xv ^ (std::uint64_t{1} << i));
+              const std::size_t at = (v * width + i) * lanes + l;
+              ASSERT_EQ(width <= 32 ? out32[at] : out64[at], want)
+                  << p.canonical() << " v " << v << " lane " << l << " bit " << i;
+            }
+          }
+      }
+}
+
 }  // namespace
 }  // namespace mixforge::jit
