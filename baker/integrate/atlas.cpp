@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <string>
 
 #include "baker/sampling/morton.hpp"
@@ -93,31 +94,13 @@ Vec3 clear_of_edges(const Triangle& t, std::array<float, 3> b) {
   return out;
 }
 
-}  // namespace
-
-float surface_offset(const Triangle& t) {
-  float m = 0;
-  for (int c = 0; c < 3; ++c)
-    m = std::max({m, std::fabs(t.v[0][c]), std::fabs(t.v[1][c]), std::fabs(t.v[2][c])});
-  const float ulp = std::nextafter(m, INFINITY) - m;
-  return std::max(4 * ulp, 1e-30f);
-}
-
-Atlas build_atlas(const Scene& scene, const AtlasOptions& options) {
-  if (!(options.texel_size > 0) || !std::isfinite(options.texel_size))
-    throw SceneError("texel size must be a positive number");
-  Atlas atlas;
-  atlas.options = options;
-  const std::size_t nt = scene.triangles.size();
-  atlas.triangle_uv.resize(nt);
-  atlas.triangle_normal.resize(nt);
-  atlas.two_sided.resize(nt);
-  atlas.triangle_back_uv.resize(nt);
-
-  // Group triangles into faces.
+// The triangles of each chart: one chart per face (triangles of one face id, or a triangle
+// of its own), then one for the back of its two-sided triangles (back: the normal flipped).
+// Sky windows get none. Fills atlas.triangle_normal and atlas.two_sided.
+std::vector<std::pair<std::vector<std::uint32_t>, bool>> chart_sides(const Scene& scene, Atlas& atlas) {
   std::map<std::int64_t, std::vector<std::uint32_t>> faces;
   std::vector<std::vector<std::uint32_t>> groups;
-  for (std::uint32_t i = 0; i < nt; ++i) {
+  for (std::uint32_t i = 0; i < scene.triangles.size(); ++i) {
     const Triangle& t = scene.triangles[i];
     atlas.triangle_normal[i] = normalize(cross(t.v[1] - t.v[0], t.v[2] - t.v[0]));
     if (scene.materials[t.material].sky) continue;  // a window onto the sky: no texels
@@ -128,12 +111,6 @@ Atlas build_atlas(const Scene& scene, const AtlasOptions& options) {
       groups.push_back({i});
   }
   for (auto& [id, tris] : faces) groups.push_back(std::move(tris));
-
-  const float inv = 1.0f / options.texel_size;
-  const float g = static_cast<float>(options.gutter);
-  std::vector<Chart> charts;
-  charts.reserve(groups.size());
-  // Each face's front, then the back of its two-sided triangles (the normal flipped).
   std::vector<std::pair<std::vector<std::uint32_t>, bool>> sides;
   for (auto& tris : groups) {
     std::vector<std::uint32_t> back;
@@ -142,49 +119,58 @@ Atlas build_atlas(const Scene& scene, const AtlasOptions& options) {
     sides.emplace_back(std::move(tris), false);
     if (!back.empty()) sides.emplace_back(std::move(back), true);
   }
-  for (auto& [tris, back] : sides) {
-    Vec3 n{};
-    for (std::uint32_t i : tris) {
-      const Triangle& t = scene.triangles[i];
-      n += cross(t.v[1] - t.v[0], t.v[2] - t.v[0]);
-    }
-    if (length(n) == 0) continue;  // degenerate face: nothing to light
-    const Frame frame(normalize(back ? -n : n));
-    Chart c;
-    c.triangles = tris;
-    c.back = back;
-    float umin = INFINITY, vmin = INFINITY, umax = -INFINITY, vmax = -INFINITY;
-    for (std::uint32_t i : tris) {
-      std::array<Vec2, 3> uv;
-      for (int k = 0; k < 3; ++k) {
-        const Vec3 p = scene.triangles[i].v[k];
-        uv[k] = {dot(p, frame.t) * inv, dot(p, frame.b) * inv};
-        umin = std::fmin(umin, uv[k].x);
-        vmin = std::fmin(vmin, uv[k].y);
-        umax = std::fmax(umax, uv[k].x);
-        vmax = std::fmax(vmax, uv[k].y);
-      }
-      c.local.push_back(uv);
-    }
-    const double cw = std::ceil(double(umax) - umin) + 2.0 * g;
-    const double ch = std::ceil(double(vmax) - vmin) + 2.0 * g;
-    // Compared and printed as doubles: at a tiny texel size they overflow any integer.
-    if (!(cw <= options.max_size && ch <= options.max_size)) {
-      char size[96];
-      std::snprintf(size, sizeof size, "%.4g x %.4g texel chart at texel size %g", cw, ch, options.texel_size);
-      throw SceneError(std::string("a face needs a ") + size + ", above the " + std::to_string(options.max_size) +
-                       " limit: choose a larger --texel");
-    }
-    c.w = static_cast<std::uint32_t>(cw);
-    c.h = static_cast<std::uint32_t>(ch);
-    for (auto& uv : c.local)
-      for (auto& p : uv) p = {p.x - umin + g, p.y - vmin + g};
-    charts.push_back(std::move(c));
-  }
-  atlas.charts = charts.size();
-  for (const Chart& c : charts) atlas.back_charts += c.back;
+  return sides;
+}
 
-  // Shelf packing, tallest charts first.
+// A side's triangles projected onto the plane of their summed normal, in texels, with the
+// gutter around them; none for a degenerate face (nothing to light). Throws SceneError when
+// the chart is larger than options.max_size.
+std::optional<Chart> make_chart(const Scene& scene, std::vector<std::uint32_t> tris, bool back,
+                                const AtlasOptions& options) {
+  const float inv = 1.0f / options.texel_size;
+  const float g = static_cast<float>(options.gutter);
+  Vec3 n{};
+  for (std::uint32_t i : tris) {
+    const Triangle& t = scene.triangles[i];
+    n += cross(t.v[1] - t.v[0], t.v[2] - t.v[0]);
+  }
+  if (length(n) == 0) return std::nullopt;
+  const Frame frame(normalize(back ? -n : n));
+  Chart c;
+  c.triangles = std::move(tris);
+  c.back = back;
+  float umin = INFINITY, vmin = INFINITY, umax = -INFINITY, vmax = -INFINITY;
+  for (std::uint32_t i : c.triangles) {
+    std::array<Vec2, 3> uv;
+    for (int k = 0; k < 3; ++k) {
+      const Vec3 p = scene.triangles[i].v[k];
+      uv[k] = {dot(p, frame.t) * inv, dot(p, frame.b) * inv};
+      umin = std::fmin(umin, uv[k].x);
+      vmin = std::fmin(vmin, uv[k].y);
+      umax = std::fmax(umax, uv[k].x);
+      vmax = std::fmax(vmax, uv[k].y);
+    }
+    c.local.push_back(uv);
+  }
+  const double cw = std::ceil(double(umax) - umin) + 2.0 * g;
+  const double ch = std::ceil(double(vmax) - vmin) + 2.0 * g;
+  // Compared and printed as doubles: at a tiny texel size they overflow any integer.
+  if (!(cw <= options.max_size && ch <= options.max_size)) {
+    char size[96];
+    std::snprintf(size, sizeof size, "%.4g x %.4g texel chart at texel size %g", cw, ch, options.texel_size);
+    throw SceneError(std::string("a face needs a ") + size + ", above the " + std::to_string(options.max_size) +
+                     " limit: choose a larger --texel");
+  }
+  c.w = static_cast<std::uint32_t>(cw);
+  c.h = static_cast<std::uint32_t>(ch);
+  for (auto& uv : c.local)
+    for (auto& p : uv) p = {p.x - umin + g, p.y - vmin + g};
+  return c;
+}
+
+// Shelf packing, tallest charts first, into a width of about the square root of their area:
+// sets each chart's origin and the atlas's size. Throws SceneError above options.max_size.
+void pack_charts(std::vector<Chart>& charts, const AtlasOptions& options, Atlas& atlas) {
   std::vector<std::size_t> order(charts.size());
   std::iota(order.begin(), order.end(), 0);
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
@@ -218,77 +204,69 @@ Atlas build_atlas(const Scene& scene, const AtlasOptions& options) {
                      std::to_string(options.max_size) + " limit: choose a larger --texel");
   atlas.width = width;
   atlas.height = static_cast<std::uint32_t>(height);
-  atlas.index.assign(std::size_t{atlas.width} * atlas.height, -1);
+}
 
-  // Coverage: a texel belongs to its chart when its centre lies within half a texel
-  // diagonal of one of the chart's triangles; its sample point is the closest point on
-  // that triangle (never outside the surface, so rays do not start inside walls).
-  std::vector<AtlasTexel> covered;
+// Texel (px, py) of chart c when it is covered: its centre lies within half a texel diagonal
+// of one of the chart's triangles. Its sample point is the closest point on that triangle
+// (never outside the surface, so rays do not start inside walls).
+std::optional<AtlasTexel> chart_texel(const Scene& scene, const Atlas& atlas, const Chart& c, std::uint32_t px,
+                                      std::uint32_t py) {
   const float reach2 = 0.5f;  // (sqrt(2) / 2)^2
-  for (const Chart& c : charts) {
-    for (std::size_t k = 0; k < c.triangles.size(); ++k) {
-      auto& uv = (c.back ? atlas.triangle_back_uv : atlas.triangle_uv)[c.triangles[k]];
-      for (int v = 0; v < 3; ++v)
-        uv[v] = {c.local[k][v].x + float(c.ox), c.local[k][v].y + float(c.oy)};
-    }
-    for (std::uint32_t py = 0; py < c.h; ++py)
-      for (std::uint32_t px = 0; px < c.w; ++px) {
-        // Coverage is decided at the texel's centre; the sample point is the centre moved by
-        // a few thousandths of a texel. A centre lies on Quake's grid as brush corners and
-        // light origins do, and a ray from there to a light passes exactly through corner
-        // edges, which the back ends count differently (a tie either way); moved off the
-        // grid, it does not.
-        const Vec2 centre{px + 0.5f, py + 0.5f};
-        float best = INFINITY;
-        for (std::size_t k = 0; k < c.triangles.size(); ++k) {
-          const auto& l = c.local[k];
-          const auto b = closest_barycentric(centre, l[0], l[1], l[2]);
-          const Vec2 q{b[0] * l[0].x + b[1] * l[1].x + b[2] * l[2].x,
-                       b[0] * l[0].y + b[1] * l[1].y + b[2] * l[2].y};
-          best = std::min(best, dot2(sub(centre, q), sub(centre, q)));
-        }
-        if (best > reach2) continue;
-        const Vec2 p{centre.x + kSampleShift.x, centre.y + kSampleShift.y};
-        best = INFINITY;
-        AtlasTexel texel;
-        for (std::size_t k = 0; k < c.triangles.size(); ++k) {
-          const auto& l = c.local[k];
-          auto b = closest_barycentric(p, l[0], l[1], l[2]);
-          const Vec2 q{b[0] * l[0].x + b[1] * l[1].x + b[2] * l[2].x,
-                       b[0] * l[0].y + b[1] * l[1].y + b[2] * l[2].y};
-          const float d2 = dot2(sub(p, q), sub(p, q));
-          if (d2 < best) {
-            best = d2;
-            const Triangle& t = scene.triangles[c.triangles[k]];
-            // A centre outside the triangle is clamped onto its border; pull it slightly
-            // inside, so that a texel on a corner of a closed room does not start its rays
-            // in the plane of the neighbouring wall (where they could slip out).
-            // So also a point on the border itself. Then at least kEdgeClearance ray offsets
-            // from every edge, computed in double (clear_of_edges).
-            const bool border = d2 > 0 || b[0] <= 0 || b[1] <= 0 || b[2] <= 0;
-            const float inset = border ? 1e-3f : 0.0f;
-            for (float& w : b) w = w * (1 - inset) + inset / 3;
-            texel.position = clear_of_edges(t, b);
-            texel.triangle = c.triangles[k];
-          }
-        }
-        texel.x = c.ox + px;
-        texel.y = c.oy + py;
-        texel.back = c.back;
-        texel.normal = c.back ? -atlas.triangle_normal[texel.triangle] : atlas.triangle_normal[texel.triangle];
-        covered.push_back(texel);
-      }
+  // Coverage is decided at the texel's centre; the sample point is the centre moved by
+  // a few thousandths of a texel. A centre lies on Quake's grid as brush corners and
+  // light origins do, and a ray from there to a light passes exactly through corner
+  // edges, which the back ends count differently (a tie either way); moved off the
+  // grid, it does not.
+  const Vec2 centre{px + 0.5f, py + 0.5f};
+  float best = INFINITY;
+  for (std::size_t k = 0; k < c.triangles.size(); ++k) {
+    const auto& l = c.local[k];
+    const auto b = closest_barycentric(centre, l[0], l[1], l[2]);
+    const Vec2 q{b[0] * l[0].x + b[1] * l[1].x + b[2] * l[2].x, b[0] * l[0].y + b[1] * l[1].y + b[2] * l[2].y};
+    best = std::min(best, dot2(sub(centre, q), sub(centre, q)));
   }
+  if (best > reach2) return std::nullopt;
+  const Vec2 p{centre.x + kSampleShift.x, centre.y + kSampleShift.y};
+  best = INFINITY;
+  AtlasTexel texel;
+  for (std::size_t k = 0; k < c.triangles.size(); ++k) {
+    const auto& l = c.local[k];
+    auto b = closest_barycentric(p, l[0], l[1], l[2]);
+    const Vec2 q{b[0] * l[0].x + b[1] * l[1].x + b[2] * l[2].x, b[0] * l[0].y + b[1] * l[1].y + b[2] * l[2].y};
+    const float d2 = dot2(sub(p, q), sub(p, q));
+    if (d2 < best) {
+      best = d2;
+      const Triangle& t = scene.triangles[c.triangles[k]];
+      // A centre outside the triangle is clamped onto its border; pull it slightly
+      // inside, so that a texel on a corner of a closed room does not start its rays
+      // in the plane of the neighbouring wall (where they could slip out).
+      // So also a point on the border itself. Then at least kEdgeClearance ray offsets
+      // from every edge, computed in double (clear_of_edges).
+      const bool border = d2 > 0 || b[0] <= 0 || b[1] <= 0 || b[2] <= 0;
+      const float inset = border ? 1e-3f : 0.0f;
+      for (float& w : b) w = w * (1 - inset) + inset / 3;
+      texel.position = clear_of_edges(t, b);
+      texel.triangle = c.triangles[k];
+    }
+  }
+  texel.x = c.ox + px;
+  texel.y = c.oy + py;
+  texel.back = c.back;
+  texel.normal = c.back ? -atlas.triangle_normal[texel.triangle] : atlas.triangle_normal[texel.triangle];
+  return texel;
+}
 
-  // Tile-major Morton order.
+// The covered texels in tile-major Morton order into atlas.texels, with atlas.index and
+// atlas.tiles.
+void order_by_tiles(std::vector<AtlasTexel> covered, const AtlasOptions& options, Atlas& atlas) {
   const std::uint32_t tile = std::max<std::uint32_t>(options.tile, 1);
   auto key = [&](const AtlasTexel& t) {
     const std::uint64_t tk = morton2(t.x / tile, t.y / tile);
     return (tk << 32) | morton2(t.x % tile, t.y % tile);
   };
-  std::sort(covered.begin(), covered.end(),
-            [&](const AtlasTexel& a, const AtlasTexel& b) { return key(a) < key(b); });
+  std::sort(covered.begin(), covered.end(), [&](const AtlasTexel& a, const AtlasTexel& b) { return key(a) < key(b); });
   atlas.texels = std::move(covered);
+  atlas.index.assign(std::size_t{atlas.width} * atlas.height, -1);
   for (std::uint32_t i = 0; i < atlas.texels.size(); ++i) {
     const AtlasTexel& t = atlas.texels[i];
     atlas.index[std::size_t{t.y} * atlas.width + t.x] = static_cast<std::int32_t>(i);
@@ -297,6 +275,46 @@ Atlas build_atlas(const Scene& scene, const AtlasOptions& options) {
       atlas.tiles.push_back({i, i});
     atlas.tiles.back().end = i + 1;
   }
+}
+
+}  // namespace
+
+float surface_offset(const Triangle& t) {
+  float m = 0;
+  for (int c = 0; c < 3; ++c) m = std::max({m, std::fabs(t.v[0][c]), std::fabs(t.v[1][c]), std::fabs(t.v[2][c])});
+  const float ulp = std::nextafter(m, INFINITY) - m;
+  return std::max(4 * ulp, 1e-30f);
+}
+
+Atlas build_atlas(const Scene& scene, const AtlasOptions& options) {
+  if (!(options.texel_size > 0) || !std::isfinite(options.texel_size))
+    throw SceneError("texel size must be a positive number");
+  Atlas atlas;
+  atlas.options = options;
+  const std::size_t nt = scene.triangles.size();
+  atlas.triangle_uv.resize(nt);
+  atlas.triangle_normal.resize(nt);
+  atlas.two_sided.resize(nt);
+  atlas.triangle_back_uv.resize(nt);
+
+  std::vector<Chart> charts;
+  for (auto& [tris, back] : chart_sides(scene, atlas))
+    if (auto c = make_chart(scene, std::move(tris), back, options)) charts.push_back(std::move(*c));
+  atlas.charts = charts.size();
+  for (const Chart& c : charts) atlas.back_charts += c.back;
+  pack_charts(charts, options, atlas);
+
+  std::vector<AtlasTexel> covered;
+  for (const Chart& c : charts) {
+    for (std::size_t k = 0; k < c.triangles.size(); ++k) {
+      auto& uv = (c.back ? atlas.triangle_back_uv : atlas.triangle_uv)[c.triangles[k]];
+      for (int v = 0; v < 3; ++v) uv[v] = {c.local[k][v].x + float(c.ox), c.local[k][v].y + float(c.oy)};
+    }
+    for (std::uint32_t py = 0; py < c.h; ++py)
+      for (std::uint32_t px = 0; px < c.w; ++px)
+        if (auto texel = chart_texel(scene, atlas, c, px, py)) covered.push_back(*texel);
+  }
+  order_by_tiles(std::move(covered), options, atlas);
   return atlas;
 }
 
