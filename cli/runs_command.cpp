@@ -197,7 +197,9 @@ void add_runs_command(CLI::App& app) {
   s->add_option("--top", o->top, "Best functions shown")->check(CLI::Range(0, 100000));
   s->callback([o] { show(*o); });
   CLI::App* r = sub("resume", "Continue a run from its last checkpoint in the foreground", true);
-  r->add_option("--seconds", o->seconds, "Budget from now (default: the run's own budget)");
+  r->add_option("--seconds", o->seconds,
+                "Budget from now (default: what is left of the session's budget for a run that was paused or cut short "
+                "by a shutdown or crash, else the run's own budget)");
   r->add_option("--tournaments", o->tournaments, "Tournament budget from now");
   r->add_flag("--json", o->json, "Final stdout line: one JSON object");
   r->add_option("--top", o->top, "Best functions shown at the end")->check(CLI::Range(0, 100000));

@@ -27,6 +27,19 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The one rule for the budget of a resumed session (HTTP resume, `mixforge runs resume`, a
+// daemon's start): a budget given with the resume, counted from it; else, for a run whose
+// session was cut short by its process ending (marked to resume: a shutdown or a crash) or
+// that was paused, what is left of that session's budget; else the run's own, counted from
+// the resume. Without the second a restart lost a resume's budget (a run with none of its
+// own then ran until stopped).
+Budget resumed_budget(const StoredRun& r, RunState resting, const std::optional<Checkpoint>& c,
+                      const std::optional<Budget>& given) {
+  if (given) return *given;
+  if (c && c->session && (r.resume_on_start || resting == RunState::paused)) return c->session->remaining(c->counters);
+  return r.summary.config.budget;
+}
+
 }  // namespace
 
 // Locks, in the order they may be taken (never the reverse):
@@ -396,7 +409,8 @@ struct RunManager::Impl : RunRegistry {
     }
     const StoredRun r = stored(id);
     refuse_if_owned_elsewhere(r);
-    transition(id, resting_state(r), RunCommand::resume);
+    const RunState resting = resting_state(r);
+    transition(id, resting, RunCommand::resume);
     std::optional<Checkpoint> c;
     std::vector<HallOfFameEntry> hof;
     {
@@ -413,7 +427,8 @@ struct RunManager::Impl : RunRegistry {
       c->best = Member{f.program, f.program.hash(), {f.chi2, f.chi2_stderr, f.samples, f.exact}, f.born};
     }
     if (c && c->rngs.empty() && c->pool.empty()) c.reset();  // never checkpointed: start fresh
-    launch(id, r.summary.config, std::move(c), extra ? *extra : r.summary.config.budget);
+    const Budget budget = resumed_budget(r, resting, c, extra);
+    launch(id, r.summary.config, std::move(c), budget);
   }
 };
 

@@ -64,7 +64,10 @@ class RunManager {
   // Validates (ConfigError), stores, and starts it unless start is false. Returns the id.
   std::string create(const RunConfig& config, bool start = true);
   // Continues a paused, stopped, finished, failed or created run from its last checkpoint
-  // (also one whose process died). extra replaces the budget, counted from now.
+  // (also one whose process died). extra replaces the budget for this session, counted
+  // from now. Without it a run marked to resume (its process ended while it ran: a daemon
+  // shutdown or a crash) or paused continues what is left of its session's budget (the
+  // start's or an earlier resume's); any other run gets its own budget, counted from now.
   void resume(const std::string& id, std::optional<Budget> extra = std::nullopt);
   // A running run; pausing a paused run changes nothing.
   void pause(const std::string& id);

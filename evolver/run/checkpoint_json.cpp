@@ -114,6 +114,27 @@ void clocks_from_json(const nlohmann::json& j, Checkpoint& c) {
   c.trap_clock = clock_from_json(j["trap"], "clocks.trap");
 }
 
+nlohmann::json to_json(const SessionBudget& s) {
+  return {{"budget", to_json(s.budget)},
+          {"start_tournaments", s.start_tournaments},
+          {"start_elapsed_s", s.start_elapsed_s}};
+}
+
+SessionBudget session_budget_from_json(const nlohmann::json& j) {
+  auto field = [&](const char* name, auto read) { return read_field(j, "session", name, read); };
+  SessionBudget s;
+  s.budget = field("budget", [](const nlohmann::json& b) {
+    Budget out;
+    if (!b.is_object()) throw std::invalid_argument("an object is needed");
+    if (b.contains("seconds")) out.seconds = b["seconds"].get<double>();
+    if (b.contains("tournaments")) out.tournaments = b["tournaments"].get<std::uint64_t>();
+    return out;
+  });
+  s.start_tournaments = field("start_tournaments", [](const nlohmann::json& v) { return v.get<std::uint64_t>(); });
+  s.start_elapsed_s = field("start_elapsed_s", [](const nlohmann::json& v) { return v.get<double>(); });
+  return s;
+}
+
 nlohmann::json to_json(const Checkpoint& c) {
   nlohmann::json pool = nlohmann::json::array();
   for (const Member& m : c.pool) pool.push_back(to_json(m));

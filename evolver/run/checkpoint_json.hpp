@@ -21,6 +21,11 @@ nlohmann::json clocks_to_json(const Checkpoint& checkpoint);
 // Sets both clocks, or neither for null. Throws std::invalid_argument naming the part.
 void clocks_from_json(const nlohmann::json& j, Checkpoint& checkpoint);
 
+// A checkpoint's session budget: {"budget": {"seconds"?, "tournaments"?}, "start_tournaments",
+// "start_elapsed_s"}. Throws std::invalid_argument naming the field.
+nlohmann::json to_json(const SessionBudget& session);
+SessionBudget session_budget_from_json(const nlohmann::json& j);
+
 nlohmann::json to_json(const Checkpoint& checkpoint);
 // Throws std::invalid_argument naming the field on a malformed document. A document
 // without "clocks" (written before checkpoints kept them) gives a checkpoint without.

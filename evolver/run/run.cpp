@@ -66,6 +66,7 @@ Run::Run(std::string id, RunConfig config, const avalanche::Evaluator& evaluator
     rngs_ = from->rngs;
     best_ = from->best;
     sessions_ = from->sessions;
+    session_budget_ = from->session;
     if (from->stagnation_clock && from->trap_clock) {
       stagnation_.restore(*from->stagnation_clock);
       trap_clock_.restore(*from->trap_clock);
@@ -193,6 +194,16 @@ Run::ChildScore Run::score_child(const mixer::Program& p, double parent_rank, st
   return out;
 }
 
+Budget SessionBudget::remaining(const RunCounters& at) const {
+  Budget left;
+  if (budget.tournaments) {
+    const std::uint64_t spent = at.tournaments > start_tournaments ? at.tournaments - start_tournaments : 0;
+    left.tournaments = *budget.tournaments > spent ? *budget.tournaments - spent : 0;
+  }
+  if (budget.seconds) left.seconds = std::max(0.0, *budget.seconds - std::max(0.0, at.elapsed_s - start_elapsed_s));
+  return left;
+}
+
 void Run::start(const Budget& budget, NewBestCallback on_new_best) {
   std::lock_guard lk(mu_);
   if (!threads_.empty()) throw std::logic_error("a run is started once");
@@ -206,6 +217,7 @@ void Run::start(const Budget& budget, NewBestCallback on_new_best) {
     clocks_live_ = true;
   }
   session_start_tournaments_ = counters_.tournaments;
+  session_budget_ = SessionBudget{budget, session_start_tournaments_, session_start_elapsed_};
   ++sessions_;
   const unsigned workers = config_.worker_threads();
   const bool ranker = !exact_mode() && config_.width <= 32 && config_.precision.exact_leaders;
@@ -299,6 +311,7 @@ Checkpoint Run::snapshot() const {
     c.rngs = rngs_;
     c.best = best_;
     c.sessions = sessions_;
+    c.session = session_budget_;
     for (const SeedClimb& sc : climbs_) c.climbs.push_back(sc.status);
     // A run never started from a checkpoint without clocks has none to save: zeros would
     // make its next resume think the pool had waited since tournament 0.

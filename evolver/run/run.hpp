@@ -28,6 +28,18 @@
 
 namespace mixforge::evolver {
 
+// The budget of the session that wrote a checkpoint (the start's or resume's) and the
+// counters it began at: a run continued after a shutdown or a crash gets what is left of
+// it, not a budget counted afresh.
+struct SessionBudget {
+  Budget budget;
+  std::uint64_t start_tournaments = 0;
+  double start_elapsed_s = 0;  // run time (RunCounters::elapsed_s) at the session's start
+  friend bool operator==(const SessionBudget&, const SessionBudget&) = default;
+  // What is left of it at `at` (none below zero); unset parts stay unset.
+  Budget remaining(const RunCounters& at) const;
+};
+
 // Everything needed to continue a run exactly where the snapshot was taken.
 struct Checkpoint {
   std::vector<Member> pool;
@@ -44,6 +56,9 @@ struct Checkpoint {
   // The seed programs' climbs (RunConfig::seed_programs), in seed order; empty without seeds
   // and in checkpoints from before they were kept (their climbs then start at the seeds).
   std::vector<ClimbStatus> climbs;
+  // The session's budget; absent before the run's first start and in checkpoints from
+  // before it was kept (the budget is then counted afresh).
+  std::optional<SessionBudget> session;
 };
 
 ScoredFunction scored_function(const Member& m);
@@ -256,6 +271,7 @@ class Run {
 
   // Session.
   Budget budget_;
+  std::optional<SessionBudget> session_budget_;  // this session's once started, else the checkpoint's
   std::uint64_t session_start_tournaments_ = 0;
   double session_start_elapsed_ = 0;
   std::chrono::steady_clock::time_point session_start_;

@@ -185,6 +185,12 @@ const char* const migration_7 = "ALTER TABLE runs ADD COLUMN clocks TEXT;";
 // ClimbStatus), NULL for runs without seed programs and checkpoints from before.
 const char* const migration_8 = "ALTER TABLE runs ADD COLUMN climbs TEXT;";
 
+// Version 9: the budget of the session that wrote the run's checkpoint and where it began
+// (checkpoint_json.hpp's session form), so a run continued after a shutdown or a crash
+// gets what is left of it. NULL before the run's first start and for checkpoints from
+// before: the budget is then counted afresh at the resume, as it was.
+const char* const migration_9 = "ALTER TABLE runs ADD COLUMN session TEXT;";
+
 std::string order_sql(const PoolQuery& q) {
   const char* dir = q.descending ? " DESC" : "";
   switch (q.order) {
@@ -264,6 +270,8 @@ void Store::open_and_migrate(const std::filesystem::path& data_dir) {
         db.exec(migration_7);
       else if (version == 7)
         db.exec(migration_8);
+      else if (version == 8)
+        db.exec(migration_9);
       db.exec("PRAGMA user_version=" + std::to_string(version + 1));
       t.commit();
       if (version == 1) std::filesystem::remove(data_dir / "serve-state.json", ec_ignored);
@@ -319,7 +327,7 @@ void Store::checkpoint(const std::string& id, RunState state, const Checkpoint& 
     SQLite::Statement q(db,
                         "UPDATE runs SET state=?, updated_at=?, counters=?, current_samples=?, "
                         "next_leader_at=?, sessions=?, rng=?, best=?, owner_pid=?, error=?, "
-                        "resume_on_start=COALESCE(?, resume_on_start), clocks=?, climbs=? WHERE id=?");
+                        "resume_on_start=COALESCE(?, resume_on_start), clocks=?, climbs=?, session=? WHERE id=?");
     q.bind(1, std::string(state_name(state)));
     q.bind(2, unix_now());
     q.bind(3, counters_json(c.counters).dump());
@@ -349,7 +357,11 @@ void Store::checkpoint(const std::string& id, RunState state, const Checkpoint& 
       for (const ClimbStatus& s : c.climbs) climbs.push_back(to_json(s));
       q.bind(13, climbs.dump());
     }
-    q.bind(14, id);
+    if (c.session)
+      q.bind(14, to_json(*c.session).dump());
+    else
+      q.bind(14);
+    q.bind(15, id);
     if (q.exec() != 1) throw RunNotFound(id);
   }
   {
@@ -610,7 +622,8 @@ std::vector<Member> Store::pool(const std::string& id) {
 
 std::optional<Checkpoint> Store::load_checkpoint(const std::string& id) {
   SQLite::Statement q(impl_->db,
-                      "SELECT counters, current_samples, next_leader_at, sessions, rng, best, clocks, climbs FROM runs "
+                      "SELECT counters, current_samples, next_leader_at, sessions, rng, best, clocks, climbs, session "
+                      "FROM runs "
                       "WHERE id=?");
   q.bind(1, id);
   if (!q.executeStep()) return std::nullopt;
@@ -625,6 +638,7 @@ std::optional<Checkpoint> Store::load_checkpoint(const std::string& id) {
   if (!q.getColumn(7).isNull())
     for (const nlohmann::json& s : nlohmann::json::parse(q.getColumn(7).getString()))
       c.climbs.push_back(climb_status_from_json(s));
+  if (!q.getColumn(8).isNull()) c.session = session_budget_from_json(nlohmann::json::parse(q.getColumn(8).getString()));
   c.pool = pool(id);
   return c;
 }

@@ -37,8 +37,8 @@ class Store {
 
   // 2: runs.resume_on_start (serve-state.json imported), pool.kinds, paging indexes.
   // 3: notes. 4: quality_reports. 5: runs.islands. 6: island_checkpoints. 7: runs.clocks.
-  // 8: runs.climbs (the seed programs' climbs).
-  static constexpr int schema_version = 8;
+  // 8: runs.climbs (the seed programs' climbs). 9: runs.session (the session's budget).
+  static constexpr int schema_version = 9;
   const std::filesystem::path& path() const { return path_; }
 
   void create_run(const std::string& id, const RunConfig& config, double created_at);

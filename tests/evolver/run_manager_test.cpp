@@ -361,6 +361,62 @@ TEST(RunManager, ResumesInterruptedRunsFromTheStore) {
   std::filesystem::remove_all(dir);
 }
 
+// What budget a resume after a restart gives (the rule `mixforge runs resume` and the daemon
+// share): a paused run without a budget given continues what is left of its session's (here
+// a resume's), a budget given replaces it, and a stopped run gets its own afresh (none).
+TEST(RunManager, AResumeAfterARestartContinuesAPausedSessionsBudget) {
+  const mixforge::test::TempDir tmp("manager-session-budget");
+  const auto& dir = tmp.path();
+  constexpr std::uint64_t budget = 1'000'000;
+  std::string paused, stopped;
+  std::uint64_t start = 0, at_pause = 0;
+  {
+    RunManager m(options(dir));
+    paused = m.create(endless(1));
+    stopped = m.create(endless(2));
+    m.stop(paused);
+    start = m.get(paused).counters.tournaments;
+    m.resume(paused, Budget{std::nullopt, budget});
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (m.progress(paused).counters.tournaments < start + 200 && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    m.pause(paused);
+    m.stop(stopped);
+    m.resume(stopped, Budget{std::nullopt, budget});
+    m.stop(stopped);
+    m.shutdown();
+    at_pause = m.get(paused).counters.tournaments;
+    ASSERT_GT(at_pause, start);
+  }
+  auto session_of = [&](const std::string& id) {
+    Store s(dir);
+    return s.load_checkpoint(id)->session;
+  };
+  {
+    RunManager m(options(dir));
+    EXPECT_TRUE(m.resume_interrupted().empty());
+    m.resume(paused);
+    m.stop(paused);
+    m.resume(stopped);
+    m.stop(stopped);
+  }
+  auto s = session_of(paused);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->budget.tournaments, budget - (at_pause - start)) << "what was left of the resume's budget";
+  EXPECT_EQ(s->start_tournaments, at_pause);
+  s = session_of(stopped);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->budget, Budget{}) << "its own: none";
+  {
+    RunManager m(options(dir));
+    m.resume(stopped, Budget{5.0, std::nullopt});
+    m.stop(stopped);
+  }
+  s = session_of(stopped);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->budget, (Budget{5.0, std::nullopt})) << "a budget given replaces it";
+}
+
 // Progress of an inactive run counts its pool in SQL.
 TEST(RunManager, ProgressOfAStoredRun) {
   const mixforge::test::TempDir tmp8("manager-progress");

@@ -248,7 +248,8 @@ TEST(Store, MigrationImportsServeStateOnce) {
         "ALTER TABLE runs DROP COLUMN resume_on_start; ALTER TABLE pool DROP COLUMN rank;"
         "ALTER TABLE pool DROP COLUMN kinds; CREATE INDEX hall_of_fame_rank ON hall_of_fame(width, chi2);"
         "DROP TABLE notes; DROP TABLE quality_reports; ALTER TABLE runs DROP COLUMN islands;"
-        "DROP TABLE island_checkpoints; ALTER TABLE runs DROP COLUMN clocks; ALTER TABLE runs DROP COLUMN climbs;"
+        "DROP TABLE island_checkpoints; ALTER TABLE runs DROP COLUMN clocks; ALTER TABLE runs DROP COLUMN climbs; "
+        "ALTER TABLE runs DROP COLUMN session;"
         "PRAGMA user_version=1");
   }
   {
@@ -294,7 +295,8 @@ TEST(Store, MigrationFrom3AddsQualityReportsAndKeepsNotes) {
     SQLite::Database db((dir / "mixforge.db").string(), SQLite::OPEN_READWRITE);
     db.exec(
         "DROP TABLE island_checkpoints; DROP TABLE quality_reports; ALTER TABLE runs DROP COLUMN islands; "
-        "ALTER TABLE runs DROP COLUMN clocks; ALTER TABLE runs DROP COLUMN climbs; PRAGMA user_version=3");
+        "ALTER TABLE runs DROP COLUMN clocks; ALTER TABLE runs DROP COLUMN climbs; ALTER TABLE runs DROP COLUMN "
+        "session; PRAGMA user_version=3");
   }
   {
     Store s(dir);
@@ -334,7 +336,7 @@ TEST(Store, IslandsOfARunRoundTripAndVersionFourMigrates) {
     SQLite::Database db((dir / "mixforge.db").string(), SQLite::OPEN_READWRITE);
     db.exec(
         "DROP TABLE island_checkpoints; ALTER TABLE runs DROP COLUMN islands; ALTER TABLE runs DROP COLUMN clocks; "
-        "ALTER TABLE runs DROP COLUMN climbs; "
+        "ALTER TABLE runs DROP COLUMN climbs; ALTER TABLE runs DROP COLUMN session; "
         "PRAGMA user_version=4");
   }
   Store s(dir);
@@ -438,6 +440,7 @@ TEST(Store, IslandCheckpointsRoundTripAndGoWithTheirRun) {
     SQLite::Database db((dir / "mixforge.db").string(), SQLite::OPEN_READWRITE);
     db.exec(
         "DROP TABLE island_checkpoints; ALTER TABLE runs DROP COLUMN clocks; ALTER TABLE runs DROP COLUMN climbs; "
+        "ALTER TABLE runs DROP COLUMN session; "
         "PRAGMA user_version=5");
   }
   Store s(dir);
@@ -540,7 +543,9 @@ TEST(Store, VersionSixMigratesToCheckpointClocks) {
   }
   {
     SQLite::Database db((dir / "mixforge.db").string(), SQLite::OPEN_READWRITE);
-    db.exec("ALTER TABLE runs DROP COLUMN clocks; ALTER TABLE runs DROP COLUMN climbs; PRAGMA user_version=6");
+    db.exec(
+        "ALTER TABLE runs DROP COLUMN clocks; ALTER TABLE runs DROP COLUMN climbs; ALTER TABLE runs DROP COLUMN "
+        "session; PRAGMA user_version=6");
   }
   Store s(dir);
   const auto old = s.load_checkpoint("r1");
@@ -598,6 +603,84 @@ TEST(Store, CheckpointKeepsTheSeedProgramsClimbs) {
   EXPECT_TRUE(s.load_checkpoint("r1")->climbs.empty());
 }
 
+// The session's budget (schema version 9): kept with the checkpoint, so that a restart gives
+// the run what is left of it. A version-8 database migrates with its runs, pools, histories
+// and checkpoints as they were; their checkpoints have no session (counted afresh).
+TEST(Store, VersionEightMigratesToTheSessionBudgetAndKeepsItsRows) {
+  const mixforge::test::TempDir tmp("store-session");
+  const auto dir = tmp.path();
+  Checkpoint c;
+  c.pool = {member(0x7feb352d, 1e-3, false), member(0x846ca68b, 2e-3, true)};
+  c.rngs = {{1, 2, 3, 4}};
+  c.counters.tournaments = 700;
+  c.counters.elapsed_s = 12.5;
+  c.best = c.pool[0];
+  c.stagnation_clock = ClockState{0, 100, 200, 0.25};
+  c.trap_clock = ClockState{0, 0, 0, std::nullopt};
+  RunConfig config;
+  config.name = "old";
+  config.budget.seconds = 60;
+  {
+    Store s(dir);
+    s.create_run("r1", config, 1);
+    s.checkpoint("r1", RunState::stopped, c, {{12.5, 700, 900, 1e-3, false}}, 0, {}, true);
+    s.add_hall_of_fame({{scored_function(c.pool[1]), "r1", 10, 600, 2}});
+    s.put_note(NoteSubject::run, "r1", "kept", std::nullopt, 3);
+  }
+  {
+    SQLite::Database db((dir / "mixforge.db").string(), SQLite::OPEN_READWRITE);
+    db.exec("ALTER TABLE runs DROP COLUMN session; PRAGMA user_version=8");
+  }
+  {
+    Store s(dir);
+    const auto r = s.run("r1");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->summary.config.name, "old");
+    EXPECT_EQ(r->summary.config.budget.seconds, 60.0);
+    EXPECT_EQ(r->summary.state, RunState::stopped);
+    EXPECT_TRUE(r->resume_on_start);
+    const auto old = s.load_checkpoint("r1");
+    ASSERT_TRUE(old);
+    EXPECT_EQ(old->pool, c.pool);
+    EXPECT_EQ(old->counters.tournaments, 700u);
+    EXPECT_EQ(old->best, c.best);
+    EXPECT_EQ(old->stagnation_clock, c.stagnation_clock);
+    EXPECT_FALSE(old->session) << "a checkpoint from before keeps no session";
+    EXPECT_EQ(s.history("r1").size(), 1u);
+    EXPECT_EQ(s.hall_of_fame("r1", 10).size(), 1u);
+    EXPECT_EQ(s.note(NoteSubject::run, "r1")->text, "kept");
+    c.session = SessionBudget{Budget{20.0, 3000}, 500, 10.0};
+    s.checkpoint("r1", RunState::stopped, c, {}, 0);
+    EXPECT_EQ(s.load_checkpoint("r1")->session, c.session);
+    EXPECT_EQ(s.integrity_check(), "ok");
+  }
+  {
+    SQLite::Database db((dir / "mixforge.db").string(), SQLite::OPEN_READONLY);
+    EXPECT_EQ(db.execAndGet("PRAGMA user_version").getInt(), Store::schema_version);
+  }
+  // Only tournaments: seconds stay unset; a checkpoint without a session clears it.
+  Store s(dir);
+  c.session = SessionBudget{Budget{std::nullopt, 3000}, 500, 10.0};
+  s.checkpoint("r1", RunState::stopped, c, {}, 0);
+  EXPECT_EQ(s.load_checkpoint("r1")->session, c.session);
+  c.session.reset();
+  s.checkpoint("r1", RunState::stopped, c, {}, 0);
+  EXPECT_FALSE(s.load_checkpoint("r1")->session);
+}
+
+// What is left of a session's budget: each part counted from the session's start, none below zero.
+TEST(SessionBudget, RemainingIsWhatTheSessionHasNotSpent) {
+  const SessionBudget s{Budget{20.0, 3000}, 500, 51.0};
+  RunCounters at;
+  at.tournaments = 1500;
+  at.elapsed_s = 59.0;
+  EXPECT_EQ(s.remaining(at), (Budget{12.0, 2000}));
+  at.tournaments = 4000;
+  at.elapsed_s = 80.0;
+  EXPECT_EQ(s.remaining(at), (Budget{0.0, 0}));
+  EXPECT_EQ((SessionBudget{Budget{}, 500, 51.0}.remaining(at)), Budget{}) << "no budget: none left to count";
+}
+
 // Processes opening one database at once (a daemon and a CLI command, say) each open it
 // on their own connection; the schema is created or migrated exactly once. Here: 4
 // connections released together by a latch, on a fresh folder and on a version-1 file.
@@ -642,7 +725,8 @@ TEST(Store, ConnectionsOpeningTogetherMigrateOnce) {
           "ALTER TABLE runs DROP COLUMN resume_on_start; ALTER TABLE pool DROP COLUMN rank;"
           "ALTER TABLE pool DROP COLUMN kinds; CREATE INDEX hall_of_fame_rank ON hall_of_fame(width, chi2);"
           "DROP TABLE notes; DROP TABLE quality_reports; ALTER TABLE runs DROP COLUMN islands;"
-          "DROP TABLE island_checkpoints; ALTER TABLE runs DROP COLUMN clocks; ALTER TABLE runs DROP COLUMN climbs;"
+          "DROP TABLE island_checkpoints; ALTER TABLE runs DROP COLUMN clocks; ALTER TABLE runs DROP COLUMN climbs; "
+          "ALTER TABLE runs DROP COLUMN session;"
           "PRAGMA user_version=1");
     }
     std::ofstream(dir / "serve-state.json") << R"({"running": ["r1"]})";
