@@ -9,7 +9,8 @@
 #
 #   bench/scoring.sh [BUILD_DIR [PART...]]   (default build/release and every part:
 #                                            eval avalanche jit_compile rand_range;
-#                                            small_work, exact_small, fold and perf only when named)
+#                                            small_work, exact_small, fold, perf and
+#                                            exact_reference only when named)
 # OUT= writes the files to another folder (e.g. one per machine); BASELINE= see the eval part.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -22,8 +23,8 @@ mkdir -p "$out"
 targets=""
 { want eval || want perf; } && targets="$targets mixforge"
 { want avalanche || want small_work || want fold; } && targets="$targets bench_avalanche"
-for b in jit_compile rand_range exact_small; do want $b && targets="$targets bench_$b"; done
-cmake --build "$build" --target $targets
+for b in jit_compile rand_range exact_small exact_reference; do want $b && targets="$targets bench_$b"; done
+flock /tmp/mixforge-build.lock cmake --build "$build" --target $targets  # the build lock: others build here too
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 machine() {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -111,6 +112,18 @@ want exact_small && {
   "$build/bench/bench_exact_small" 2
   echo "# load after: $(load)"
 } 2>&1 | tee "$out/exact_small.txt"
+
+# Exact lowbias32 by the JIT (compile included, as `mixforge eval`) against plain
+# multithreaded reference loops, alternating (issue 52 part 5; the ratio's definition is in
+# bench/exact_reference_bench.cpp). REF_ROUNDS=2, REF_VARIANTS=perbit,pairs, REF_LOG2=32
+# (below 32 the reference runs on 2^REF_LOG2 inputs and its time is scaled: extrapolated).
+# Not in the default parts: name it.
+want exact_reference && {
+  machine | sed 's/^/# /'
+  echo "# bench_exact_reference ${REF_ROUNDS:-2} ${REF_VARIANTS:-perbit,pairs} ${REF_LOG2:-32}; load before: $(load)"
+  "$build/bench/bench_exact_reference" "${REF_ROUNDS:-2}" "${REF_VARIANTS:-perbit,pairs}" "${REF_LOG2:-32}"
+  echo "# load after: $(load)"
+} 2>&1 | tee "$out/exact_reference${REF_LOG2:+_log2_$REF_LOG2}.txt"
 
 for b in bench_avalanche bench_jit_compile bench_rand_range; do
   want "${b#bench_}" || continue
