@@ -245,6 +245,183 @@ namespace {
 // integrate_head's stop: thrown inside a work item once the deadline has passed.
 struct TrialStopped {};
 
+void check_given_head(const Atlas& atlas, const PassHead* given) {
+  if (given && (!given->complete || given->tiles > atlas.tiles.size() ||
+                given->texels.size() != (given->tiles ? atlas.tiles[given->tiles - 1].end : 0)))
+    throw std::invalid_argument("integrate: the given pass-0 head does not fit this atlas");
+}
+
+// Hemisphere rays that hit a triangle's back, and which triangles (result.back_hits), counted
+// from every worker.
+struct BackHitCounts {
+  explicit BackHitCounts(std::size_t triangles) : hit_from_behind(triangles) {}
+  std::vector<std::atomic<std::uint8_t>> hit_from_behind;
+  std::atomic<std::uint64_t> rays{0}, one_sided_rays{0};
+
+  std::vector<std::uint32_t> triangles() const {
+    std::vector<std::uint32_t> out;
+    for (std::size_t i = 0; i < hit_from_behind.size(); ++i)
+      if (hit_from_behind[i].load(std::memory_order_relaxed)) out.push_back(static_cast<std::uint32_t>(i));
+    return out;
+  }
+  BackHits totals(const Atlas& atlas) const {
+    BackHits b;
+    b.rays = rays;
+    b.one_sided_rays = one_sided_rays;
+    for (std::uint32_t i : triangles()) {
+      ++b.triangles;
+      b.one_sided_triangles += !atlas.two_sided[i];
+    }
+    return b;
+  }
+};
+
+// Pass 0's first tiles as a trial baked them (options.head): into map, the counts and the
+// progress; returns the trial's seconds.
+double take_given_head(const Atlas& atlas, const PassHead& given, Lightmap& map, BackHitCounts& back,
+                       ProgressReporter& progress) {
+  for (std::size_t i = 0; i < given.texels.size(); ++i) {
+    const AtlasTexel& t = atlas.texels[i];
+    map.texels[std::size_t{t.y} * atlas.width + t.x] = given.texels[i];
+  }
+  back.rays += given.back_rays;
+  back.one_sided_rays += given.one_sided_back_rays;
+  for (std::uint32_t tri : given.back_triangles) back.hit_from_behind[tri].store(1, std::memory_order_relaxed);
+  progress.add(given.texels.size(), given.rays);
+  return given.seconds;
+}
+
+// What a hemisphere ray that hits triangle h.triangle gathers: black on the back of a
+// one-sided triangle; on the back of a two-sided one its back chart (it emits nothing
+// there). In bounce 0 with next-event estimation, an emitter's radiance carries the MIS
+// weight against the light pdf of that point (area pdf x dist^2 / cos at the emitter).
+// Counts the back hits (per work item, added to the totals once).
+struct Gatherer {
+  const Scene& scene;
+  const Atlas& atlas;
+  const LightSampler& lights;
+  std::uint32_t pass;
+  const Lightmap* previous;  // the pass before (pass > 0)
+  bool nee;
+  MisHeuristic heuristic;
+  BackHitCounts& back;
+
+  Vec3 operator()(const Hit& h, const Ray& ray, Vec3 normal, std::uint64_t& back_tile,
+                  std::uint64_t& one_sided_tile) const {
+    const bool behind = dot(atlas.triangle_normal[h.triangle], ray.direction) >= 0;
+    if (behind) {
+      ++back_tile;
+      back.hit_from_behind[h.triangle].store(1, std::memory_order_relaxed);
+      if (!atlas.two_sided[h.triangle]) {
+        ++one_sided_tile;
+        return {};
+      }
+    }
+    const Material& m = scene.materials[scene.triangles[h.triangle].material];
+    if (pass > 0) return m.albedo * previous->bilinear(hit_uv(atlas, h, behind));
+    if (behind) return {};
+    const float pdf_area = nee ? lights.pdf_area(h.triangle) : 0.0f;
+    if (pdf_area == 0) return m.emission;
+    const float cos_light = -dot(atlas.triangle_normal[h.triangle], ray.direction);
+    const float p_light = pdf_area * (h.t * h.t) / cos_light;
+    const float p_hemisphere = dot(normal, ray.direction) * inv_pi;
+    return m.emission * mis_weight(p_hemisphere, p_light, heuristic);
+  }
+};
+
+// Next-event estimation (bounce 0): each texel of the tile's one light sample (ul[k]) as a
+// shadow ray towards the emitter, weighted by MIS against the hemisphere sample, into shadow.
+void add_light_samples(const Scene& scene, const Atlas& atlas, const LightSampler& lights, Atlas::Tile tile,
+                       const std::vector<Vec2>& ul, MisHeuristic heuristic, ShadowBatch& shadow) {
+  for (std::size_t k = 0; k < tile.end - tile.begin; ++k) {
+    const AtlasTexel& t = atlas.texels[tile.begin + k];
+    const LightSample ls = lights.sample(ul[k]);
+    Ray ray;
+    const RayStart start = ray_start(scene, t);
+    ray.origin = start.origin;
+    ray.tnear = start.tnear;
+    const Vec3 d = ls.point - ray.origin;
+    const float dist2 = dot(d, d);
+    if (!(dist2 > 0)) continue;
+    const float dist = std::sqrt(dist2);
+    ray.direction = d / dist;
+    // Stop short of the emitter itself: by 1e-4 of the way, and at least by 8 of the
+    // emitter's own ray offsets (its point's float error, far from the origin).
+    ray.tfar = std::min(dist * (1 - 1e-4f), dist - 8 * surface_offset(scene.triangles[ls.triangle]));
+    const float cos_texel = dot(t.normal, ray.direction);
+    const float cos_light = -dot(atlas.triangle_normal[ls.triangle], ray.direction);
+    if (cos_texel <= 0 || cos_light <= 0) continue;  // below the texel, or the emitter's back
+    const float p_light = ls.pdf_area * dist2 / cos_light;
+    const float p_hemisphere = cos_texel * inv_pi;
+    // Irradiance / pi: L cos / (pi p_light), MIS-weighted.
+    const float f = p_hemisphere / p_light * mis_weight(p_light, p_hemisphere, heuristic);
+    if (!(f > 0)) continue;
+    shadow.add(ray, scene.materials[scene.triangles[ls.triangle].material].emission * f, static_cast<std::uint32_t>(k));
+  }
+}
+
+// The tile's hemisphere rays of one sample: cosine-distributed from u, in each texel's frame.
+void hemisphere_rays(const Scene& scene, const Atlas& atlas, Atlas::Tile tile, const std::vector<Frame>& frames,
+                     const std::vector<Vec2>& u, std::vector<Ray>& batch) {
+  for (std::size_t k = 0; k < tile.end - tile.begin; ++k) {
+    const AtlasTexel& t = atlas.texels[tile.begin + k];
+    const RayStart start = ray_start(scene, t);
+    batch[k].origin = start.origin;
+    batch[k].tnear = start.tnear;
+    batch[k].direction = frames[k].to_world(cosine_hemisphere(u[k]));
+  }
+}
+
+// Random order (the coherence benchmark): a work item's hemisphere rays (all) traced in an
+// order shuffled by its first tile (seed), each hit gathered into its texel's sum (owner).
+// Returns the rays traced.
+std::uint64_t trace_in_random_order(const Scene& scene, const RayTracer& tracer, const Gatherer& gathered,
+                                    const std::vector<Ray>& all, const std::vector<std::uint32_t>& owner,
+                                    const std::vector<Frame>& frames, std::uint64_t seed, Vec3 sky,
+                                    std::vector<Vec3>& sum, std::uint64_t& back_tile, std::uint64_t& one_sided_tile) {
+  std::vector<std::uint32_t> perm(all.size());
+  std::iota(perm.begin(), perm.end(), 0u);
+  std::uint64_t r = splitmix64(seed);
+  for (std::size_t i = perm.size(); i > 1; --i) {  // Fisher-Yates
+    r = splitmix64(r);
+    std::swap(perm[i - 1], perm[r % i]);
+  }
+  std::vector<Ray> shuffled(all.size());
+  for (std::size_t i = 0; i < perm.size(); ++i) shuffled[i] = all[perm[i]];
+  std::vector<Hit> all_hits(all.size());
+  tracer.intersect(shuffled, all_hits, false);
+  for (std::size_t i = 0; i < perm.size(); ++i) {
+    const Hit& h = all_hits[i];
+    const std::uint32_t k = owner[perm[i]];
+    if (h.triangle == no_hit || reaches_sky(scene, h.triangle)) {
+      if (gathered.pass == 0) sum[k] += sky;
+      continue;
+    }
+    sum[k] += gathered(h, shuffled[i], frames[k].n, back_tile, one_sided_tile);
+  }
+  return all.size();
+}
+
+// integrate_head's answer: pass 0 of tiles [0, last_tile) as far as the work items went,
+// with the texels when every one finished (complete).
+void fill_head(const Atlas& atlas, const Lightmap& map, std::size_t last_tile, bool complete, const PassStats& stats,
+               std::uint32_t group, std::size_t texels_done, const BackHitCounts& back, PassHead& h) {
+  h.tiles = last_tile;
+  h.complete = complete;
+  h.texels_done = texels_done;
+  h.rays = stats.rays;
+  h.seconds = stats.seconds;
+  h.tiles_per_batch = group;
+  h.back_rays = back.rays;
+  h.one_sided_back_rays = back.one_sided_rays;
+  h.back_triangles = back.triangles();
+  if (h.complete) {
+    const std::size_t end = last_tile ? atlas.tiles[last_tile - 1].end : 0;
+    h.texels.resize(end);
+    for (std::size_t i = 0; i < end; ++i) h.texels[i] = map.at(atlas.texels[i].x, atlas.texels[i].y);
+  }
+}
+
 // The integrator's one code path. head_tiles: only pass 0 of tiles [0, head_tiles), kept
 // undilated in *head_out (integrate_head); else the whole bake, from options.head if given.
 IntegratorResult integrate_impl(const Scene& scene, const Atlas& atlas, const RayTracer& tracer,
@@ -257,9 +434,7 @@ IntegratorResult integrate_impl(const Scene& scene, const Atlas& atlas, const Ra
   const std::uint32_t spp = sampler.count();
   const std::uint32_t group = tiles_per_batch(atlas, tracer, options);
   const PassHead* given = head_only ? nullptr : options.head;
-  if (given && (!given->complete || given->tiles > atlas.tiles.size() ||
-                given->texels.size() != (given->tiles ? atlas.tiles[given->tiles - 1].end : 0)))
-    throw std::invalid_argument("integrate: the given pass-0 head does not fit this atlas");
+  check_given_head(atlas, given);
   Vec3 sky{};
   for (const Light& l : scene.lights)
     if (l.kind == LightKind::sky) sky += l.intensity;
@@ -272,9 +447,7 @@ IntegratorResult integrate_impl(const Scene& scene, const Atlas& atlas, const Ra
   const bool nee = result.light.mode == LightSampling::mis;
 
   result.lightmap = {atlas.width, atlas.height, std::vector<Vec3>(atlas.index.size())};
-  // Hemisphere rays that hit a triangle's back, and which triangles (result.back_hits).
-  std::vector<std::atomic<std::uint8_t>> hit_from_behind(scene.triangles.size());
-  std::atomic<std::uint64_t> back_rays{0}, one_sided_back_rays{0};
+  BackHitCounts back(scene.triangles.size());
   std::atomic<std::uint64_t> texels_done{0};
   for (std::uint32_t pass = 0; pass < passes; ++pass) {
     const auto t0 = Clock::now();
@@ -287,43 +460,9 @@ IntegratorResult integrate_impl(const Scene& scene, const Atlas& atlas, const Ra
     double given_seconds = 0;
     if (pass == 0 && given && given->tiles > 0) {
       first_tile = given->tiles;
-      for (std::size_t i = 0; i < given->texels.size(); ++i) {
-        const AtlasTexel& t = atlas.texels[i];
-        map.texels[std::size_t{t.y} * atlas.width + t.x] = given->texels[i];
-      }
-      back_rays += given->back_rays;
-      one_sided_back_rays += given->one_sided_back_rays;
-      for (std::uint32_t tri : given->back_triangles) hit_from_behind[tri].store(1, std::memory_order_relaxed);
-      given_seconds = given->seconds;
-      progress.add(given->texels.size(), given->rays);
+      given_seconds = take_given_head(atlas, *given, map, back, progress);
     }
-
-    // What a hemisphere ray that hits triangle h.triangle gathers: black on the back of a
-    // one-sided triangle; on the back of a two-sided one its back chart (it emits nothing
-    // there). In bounce 0 with next-event estimation, an emitter's radiance carries the MIS
-    // weight against the light pdf of that point (area pdf x dist^2 / cos at the emitter).
-    // Counts the back hits (per tile, added to the totals once).
-    auto gathered = [&](const Hit& h, const Ray& ray, Vec3 normal, std::uint64_t& back_tile,
-                        std::uint64_t& one_sided_tile) -> Vec3 {
-      const bool back = dot(atlas.triangle_normal[h.triangle], ray.direction) >= 0;
-      if (back) {
-        ++back_tile;
-        hit_from_behind[h.triangle].store(1, std::memory_order_relaxed);
-        if (!atlas.two_sided[h.triangle]) {
-          ++one_sided_tile;
-          return {};
-        }
-      }
-      const Material& m = scene.materials[scene.triangles[h.triangle].material];
-      if (pass > 0) return m.albedo * previous->bilinear(hit_uv(atlas, h, back));
-      if (back) return {};
-      const float pdf_area = nee ? lights.pdf_area(h.triangle) : 0.0f;
-      if (pdf_area == 0) return m.emission;
-      const float cos_light = -dot(atlas.triangle_normal[h.triangle], ray.direction);
-      const float p_light = pdf_area * (h.t * h.t) / cos_light;
-      const float p_hemisphere = dot(normal, ray.direction) * inv_pi;
-      return m.emission * mis_weight(p_hemisphere, p_light, options.heuristic);
-    };
+    const Gatherer gathered{scene, atlas, lights, pass, previous, nee, options.heuristic, back};
     auto stop_now = [&] {
       if (options.cancel && options.cancel->load(std::memory_order_relaxed)) throw BakeCancelled();
       if (deadline && Clock::now() > *deadline) throw TrialStopped{};
@@ -385,42 +524,11 @@ IntegratorResult integrate_impl(const Scene& scene, const Atlas& atlas, const Ra
           past_deadline();
           if (light_samples) {
             sampler.generate(light_states, sampler.pattern_index(s, light_pattern), ul);
-            for (std::size_t k = 0; k < n; ++k) {
-              const AtlasTexel& t = atlas.texels[tile.begin + k];
-              const LightSample ls = lights.sample(ul[k]);
-              Ray ray;
-              const RayStart start = ray_start(scene, t);
-              ray.origin = start.origin;
-              ray.tnear = start.tnear;
-              const Vec3 d = ls.point - ray.origin;
-              const float dist2 = dot(d, d);
-              if (!(dist2 > 0)) continue;
-              const float dist = std::sqrt(dist2);
-              ray.direction = d / dist;
-              // Stop short of the emitter itself: by 1e-4 of the way, and at least by 8 of the
-              // emitter's own ray offsets (its point's float error, far from the origin).
-              ray.tfar = std::min(dist * (1 - 1e-4f), dist - 8 * surface_offset(scene.triangles[ls.triangle]));
-              const float cos_texel = dot(t.normal, ray.direction);
-              const float cos_light = -dot(atlas.triangle_normal[ls.triangle], ray.direction);
-              if (cos_texel <= 0 || cos_light <= 0) continue;  // below the texel, or the emitter's back
-              const float p_light = ls.pdf_area * dist2 / cos_light;
-              const float p_hemisphere = cos_texel * inv_pi;
-              // Irradiance / pi: L cos / (pi p_light), MIS-weighted.
-              const float f = p_hemisphere / p_light * mis_weight(p_light, p_hemisphere, options.heuristic);
-              if (!(f > 0)) continue;
-              shadow.add(ray, scene.materials[scene.triangles[ls.triangle].material].emission * f,
-                         static_cast<std::uint32_t>(k));
-            }
+            add_light_samples(scene, atlas, lights, tile, ul, options.heuristic, shadow);
             if (shadow.size() >= shadow_batch_rays) rays += shadow.flush(tracer, light_sum);
           }
           sampler.generate(states, s, u);
-          for (std::size_t k = 0; k < n; ++k) {
-            const AtlasTexel& t = atlas.texels[tile.begin + k];
-            const RayStart start = ray_start(scene, t);
-            batch[k].origin = start.origin;
-            batch[k].tnear = start.tnear;
-            batch[k].direction = frames[k].to_world(cosine_hemisphere(u[k]));
-          }
+          hemisphere_rays(scene, atlas, tile, frames, u, batch);
           if (!options.coherent) {
             all.insert(all.end(), batch.begin(), batch.end());
             for (std::size_t k = 0; k < n; ++k) owner.push_back(static_cast<std::uint32_t>(k));
@@ -438,36 +546,16 @@ IntegratorResult integrate_impl(const Scene& scene, const Atlas& atlas, const Ra
           }
         }
         rays += shadow.flush(tracer, light_sum);
-        if (!options.coherent) {
-          std::vector<std::uint32_t> perm(all.size());
-          std::iota(perm.begin(), perm.end(), 0u);
-          std::uint64_t r = splitmix64(ti);
-          for (std::size_t i = perm.size(); i > 1; --i) {  // Fisher-Yates
-            r = splitmix64(r);
-            std::swap(perm[i - 1], perm[r % i]);
-          }
-          std::vector<Ray> shuffled(all.size());
-          for (std::size_t i = 0; i < perm.size(); ++i) shuffled[i] = all[perm[i]];
-          std::vector<Hit> all_hits(all.size());
-          tracer.intersect(shuffled, all_hits, false);
-          rays += all.size();
-          for (std::size_t i = 0; i < perm.size(); ++i) {
-            const Hit& h = all_hits[i];
-            const std::uint32_t k = owner[perm[i]];
-            if (h.triangle == no_hit || reaches_sky(scene, h.triangle)) {
-              if (pass == 0) sum[k] += sky;
-              continue;
-            }
-            sum[k] += gathered(h, shuffled[i], frames[k].n, back_tile, one_sided_tile);
-          }
-        }
+        if (!options.coherent)
+          rays += trace_in_random_order(scene, tracer, gathered, all, owner, frames, ti, sky, sum, back_tile,
+                                        one_sided_tile);
       }
       for (std::size_t k = 0; k < n; ++k) {
         const AtlasTexel& t = atlas.texels[tile.begin + k];
         map.texels[std::size_t{t.y} * atlas.width + t.x] = (sum[k] + light_sum[k]) / float(spp);
       }
-      back_rays += back_tile;
-      one_sided_back_rays += one_sided_tile;
+      back.rays += back_tile;
+      back.one_sided_rays += one_sided_tile;
       texels_done += n;
       progress.add(n, rays);
     };
@@ -483,22 +571,7 @@ IntegratorResult integrate_impl(const Scene& scene, const Atlas& atlas, const Ra
     stats.seconds = given_seconds + since(t0);
     stats.rays = progress.rays();
     if (head_only) {
-      PassHead& h = *head_out;
-      h.tiles = last_tile;
-      h.complete = !stopped;
-      h.texels_done = texels_done;
-      h.rays = stats.rays;
-      h.seconds = stats.seconds;
-      h.tiles_per_batch = group;
-      h.back_rays = back_rays;
-      h.one_sided_back_rays = one_sided_back_rays;
-      for (std::size_t i = 0; i < hit_from_behind.size(); ++i)
-        if (hit_from_behind[i].load(std::memory_order_relaxed)) h.back_triangles.push_back(static_cast<std::uint32_t>(i));
-      if (h.complete) {
-        const std::size_t end = last_tile ? atlas.tiles[last_tile - 1].end : 0;
-        h.texels.resize(end);
-        for (std::size_t i = 0; i < end; ++i) h.texels[i] = map.at(atlas.texels[i].x, atlas.texels[i].y);
-      }
+      fill_head(atlas, map, last_tile, !stopped, stats, group, texels_done, back, *head_out);
       return result;
     }
     const auto t1 = Clock::now();
@@ -508,13 +581,7 @@ IntegratorResult integrate_impl(const Scene& scene, const Atlas& atlas, const Ra
     result.passes.push_back(std::move(map));
     result.stats.push_back(stats);
   }
-  result.back_hits.rays = back_rays;
-  result.back_hits.one_sided_rays = one_sided_back_rays;
-  for (std::size_t i = 0; i < hit_from_behind.size(); ++i)
-    if (hit_from_behind[i].load(std::memory_order_relaxed)) {
-      ++result.back_hits.triangles;
-      result.back_hits.one_sided_triangles += !atlas.two_sided[i];
-    }
+  result.back_hits = back.totals(atlas);
   return result;
 }
 
