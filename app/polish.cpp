@@ -7,19 +7,21 @@
 
 #include "app/program_input.hpp"
 #include "app/request_error.hpp"
-#include "avalanche/chi_square.hpp"
+#include "avalanche/stats/chi_square.hpp"
 #include "avalanche/counts.hpp"
-#include "avalanche/exact_counter.hpp"
+#include "avalanche/count/exact_counter.hpp"
 #include "mixer/text_form.hpp"
 
 namespace mixforge::app {
 
+namespace {
 void check_polish_width(const mixer::Program& program, const std::string& width_field) {
   if (program.width() > evolver::climb_max_width)
     throw RequestError(width_field, "evaluation-too-costly",
                        "polishing scores programs exactly: it needs a width of at most " +
                            std::to_string(evolver::climb_max_width) + " bits, not " + std::to_string(program.width()));
 }
+}  // namespace
 
 PolishPlan plan_polish(const PolishRequest& r) {
   if (r.seconds && !(std::isfinite(*r.seconds) && *r.seconds > 0))

@@ -1,10 +1,11 @@
 #pragma once
 // The polish use case (issue 52): the exact climb (evolver/search/climb.hpp) from a user's
-// program, until a local optimum of one and two moves or a time limit. One rule set for
-// `mixforge polish` and for a run's seed_programs (what the daemon starts from the
-// dashboard's Polish button): the program is read by app/program_input's rules and must
-// be exactly scorable (at most climb_max_width bits); refusals are RequestErrors naming
-// "program", "width" or "seconds" (a run's seed programs: "seed_programs[i]").
+// program, until a local optimum of one and two moves or a time limit (`mixforge polish`).
+// The program is read by app/program_input's rules and must be exactly scorable (at most
+// climb_max_width bits); refusals are RequestErrors naming "program", "width" or "seconds".
+// The daemon's form of a polish is a run with seed_programs: those are checked by the run
+// configuration's rules (evolver/search/run_config.cpp, "seed_programs[i]"), against the
+// same climb_max_width, and climbed by the same Climb inside the run.
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -36,11 +37,6 @@ struct PolishPlan {
 // or wider than an exact score allows) or "seconds" (not a finite number > 0).
 PolishPlan plan_polish(const PolishRequest& request);
 
-// The climb's width rule for a program already read (run configurations use it for
-// seed_programs): throws RequestError naming width_field when it is wider than
-// climb_max_width.
-void check_polish_width(const mixer::Program& program, const std::string& width_field);
-
 struct PolishResult {
   mixer::Program start;
   double start_chi2 = 0;
@@ -56,7 +52,7 @@ struct PolishResult {
 using PolishProgress = std::function<void(const evolver::Climb&, const evolver::ClimbStep&, double seconds)>;
 
 // Runs the climb. Every lower program is checked by the reference interpreter
-// (avalanche/exact_counter.hpp) before the climb moves there. stop (may be null): once
+// (avalanche/count/exact_counter.hpp) before the climb moves there. stop (may be null): once
 // set, the exact score in flight is dropped and the climb ends where it is.
 PolishResult polish(const avalanche::Evaluator& evaluator, const PolishPlan& plan, const std::atomic<bool>* stop,
                     const PolishProgress& progress = {});

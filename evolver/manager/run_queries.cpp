@@ -88,6 +88,7 @@ Progress RunQueries::progress(const std::string& id) const {
   p.best = s.best;
   std::lock_guard lk(runs_.store_mu);
   p.pool_size = runs_.store->pool_count(id);
+  if (!s.config.seed_programs.empty()) p.climbs = runs_.store->climbs(id);  // where they ended
   return p;
 }
 

@@ -620,6 +620,16 @@ std::vector<Member> Store::pool(const std::string& id) {
   return out;
 }
 
+std::vector<ClimbStatus> Store::climbs(const std::string& id) {
+  SQLite::Statement q(impl_->db, "SELECT climbs FROM runs WHERE id=?");
+  q.bind(1, id);
+  std::vector<ClimbStatus> out;
+  if (!q.executeStep() || q.getColumn(0).isNull()) return out;
+  for (const nlohmann::json& s : nlohmann::json::parse(q.getColumn(0).getString()))
+    out.push_back(climb_status_from_json(s));
+  return out;
+}
+
 std::optional<Checkpoint> Store::load_checkpoint(const std::string& id) {
   SQLite::Statement q(impl_->db,
                       "SELECT counters, current_samples, next_leader_at, sessions, rng, best, clocks, climbs, session "

@@ -63,6 +63,8 @@ class Store {
   std::vector<StoredRun> runs();
   std::optional<StoredRun> run(const std::string& id);
   // The last checkpoint (empty pool and no RNG state before the first one).
+  // The seed programs' climbs of the run's last checkpoint (empty: none, or no such run).
+  std::vector<ClimbStatus> climbs(const std::string& id);
   std::optional<Checkpoint> load_checkpoint(const std::string& id);
   std::vector<Member> pool(const std::string& id);
   // Filtered, ordered and paged in SQL.

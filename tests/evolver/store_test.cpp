@@ -598,9 +598,13 @@ TEST(Store, CheckpointKeepsTheSeedProgramsClimbs) {
   EXPECT_FALSE(back->climbs[0].done);
   EXPECT_EQ(back->climbs[1].seed, 1u);
   EXPECT_FALSE(back->climbs[1].centre);
+  ASSERT_EQ(s.climbs("r1").size(), 2u);  // the column alone, for a stored run's progress
+  EXPECT_EQ(s.climbs("r1")[0].centre, a.centre);
+  EXPECT_TRUE(s.climbs("rnone").empty());
   // A run without seed programs keeps none.
   s.checkpoint("r1", RunState::paused, Checkpoint{}, {}, 0);
   EXPECT_TRUE(s.load_checkpoint("r1")->climbs.empty());
+  EXPECT_TRUE(s.climbs("r1").empty());
 }
 
 // The session's budget (schema version 9): kept with the checkpoint, so that a restart gives

@@ -62,6 +62,11 @@ TEST(PolishE2E, ARunFromASeedProgramClimbsToTheKnownLowerFunction) {
 
   // The climb's end is the run's best, stored like any best.
   ASSERT_TRUE(eventually([&] { return body_json(c.Get(("/api/v1/runs/" + id).c_str()))["state"] == "finished"; }));
+  // A finished run's progress still says where its climbs ended (the stored checkpoint).
+  const nlohmann::json ended = body_json(c.Get(("/api/v1/runs/" + id).c_str()));
+  ASSERT_EQ(ended["progress"]["climbs"].size(), 1u) << ended.dump().substr(0, 2000);
+  EXPECT_TRUE(ended["progress"]["climbs"][0]["done"].get<bool>());
+  EXPECT_EQ(ended["progress"]["climbs"][0]["centre"]["short"], published);
   const nlohmann::json best = body_json(c.Get(("/api/v1/runs/" + id + "/best").c_str()));
   ASSERT_FALSE(best["items"].empty()) << best.dump();
   EXPECT_EQ(best["items"][0]["short"], published);
