@@ -422,6 +422,126 @@ void fill_head(const Atlas& atlas, const Lightmap& map, std::size_t last_tile, b
   }
 }
 
+// One pass's state, shared by its work items.
+struct PassContext {
+  const Scene& scene;
+  const Atlas& atlas;
+  const RayTracer& tracer;
+  const Sampler& sampler;
+  const IntegratorOptions& options;
+  const LightSampler& lights;
+  const Gatherer& gathered;
+  std::uint32_t pass;
+  std::uint32_t spp;
+  bool nee;     // next-event estimation in bounce 0
+  bool gather;  // hemisphere rays (bounces, emitters or a sky)
+  Vec3 sky;
+  std::size_t first_tile, last_tile;  // the tiles baked here
+  std::uint32_t group;                // tiles per work item
+  std::optional<Clock::time_point> deadline;
+  Lightmap& map;
+  BackHitCounts& back;
+  std::atomic<std::uint64_t>& texels_done;
+  ProgressReporter& progress;
+
+  void stop_now() const {
+    if (options.cancel && options.cancel->load(std::memory_order_relaxed)) throw BakeCancelled();
+    past_deadline();
+  }
+  // The deadline every sample batch: a trial's work item may be all its tiles, and a clock
+  // read costs nothing beside a batch's rays.
+  void past_deadline() const {
+    if (deadline && Clock::now() > *deadline) throw TrialStopped{};
+  }
+};
+
+// Work item gi of a pass: `group` consecutive tiles, whose texels are one range of the atlas,
+// into p.map.
+void bake_work_item(const PassContext& p, std::size_t gi) {
+  p.stop_now();
+  const std::size_t first = p.first_tile + gi * p.group, last = std::min(first + p.group, p.last_tile);
+  const std::size_t ti = first;  // the random order's shuffle seed (one tile per work item)
+  const Atlas::Tile tile{p.atlas.tiles[first].begin, p.atlas.tiles[last - 1].end};
+  const std::size_t n = tile.end - tile.begin;
+  std::uint64_t rays = 0, back_tile = 0, one_sided_tile = 0;
+  std::vector<Vec3> sum(n);
+  // Next-event estimation's light, apart from sum: each texel adds its light samples in
+  // the order they were drawn, wherever the shadow batches were flushed (their size
+  // follows the work item's), so the texel's sum does not depend on tiles_per_batch.
+  std::vector<Vec3> light_sum(n);
+  if (p.pass == 0) {
+    const std::vector<Vec3> direct = direct_analytic(p.scene, p.atlas, tile.begin, tile.end, p.tracer, rays);
+    for (std::size_t k = 0; k < n; ++k)
+      sum[k] = direct[k] * float(p.spp);  // divided by spp below with the gathered light
+  }
+  if (p.gather) {
+    std::vector<SamplerState> states(n);
+    std::vector<Vec2> u(n);
+    std::vector<Ray> batch(n);
+    std::vector<Hit> hits(n);
+    std::vector<Frame> frames;
+    frames.reserve(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      const AtlasTexel& t = p.atlas.texels[tile.begin + k];
+      states[k] = p.sampler.start(t.x, t.y, p.pass, hemisphere_pattern);
+      frames.emplace_back(t.normal);
+    }
+    // Next-event estimation (bounce 0): one light sample per hemisphere sample, from the
+    // sampler's light pattern (its own scramble and stratum order).
+    const bool light_samples = p.pass == 0 && p.nee;
+    std::vector<SamplerState> light_states(light_samples ? n : 0);
+    std::vector<Vec2> ul(light_samples ? n : 0);
+    for (std::size_t k = 0; k < light_states.size(); ++k) {
+      const AtlasTexel& t = p.atlas.texels[tile.begin + k];
+      light_states[k] = p.sampler.start(t.x, t.y, p.pass, light_pattern);
+    }
+    ShadowBatch shadow;
+    // Random order (benchmark): the tile's n x spp hemisphere rays are generated the same
+    // way, then traced in a shuffled order (shadow rays keep their order).
+    std::vector<Ray> all;
+    std::vector<std::uint32_t> owner;
+    for (std::uint32_t s = 0; s < p.spp; ++s) {
+      // Every 16 sample batches: cheap, and a cancel lands in milliseconds.
+      if (s % 16 == 0) p.stop_now();
+      p.past_deadline();
+      if (light_samples) {
+        p.sampler.generate(light_states, p.sampler.pattern_index(s, light_pattern), ul);
+        add_light_samples(p.scene, p.atlas, p.lights, tile, ul, p.options.heuristic, shadow);
+        if (shadow.size() >= shadow_batch_rays) rays += shadow.flush(p.tracer, light_sum);
+      }
+      p.sampler.generate(states, s, u);
+      hemisphere_rays(p.scene, p.atlas, tile, frames, u, batch);
+      if (!p.options.coherent) {
+        all.insert(all.end(), batch.begin(), batch.end());
+        for (std::size_t k = 0; k < n; ++k) owner.push_back(static_cast<std::uint32_t>(k));
+        continue;
+      }
+      p.tracer.intersect(batch, hits, true);
+      rays += n;
+      for (std::size_t k = 0; k < n; ++k) {
+        const Hit& h = hits[k];
+        if (h.triangle == no_hit || reaches_sky(p.scene, h.triangle)) {
+          if (p.pass == 0) sum[k] += p.sky;
+          continue;
+        }
+        sum[k] += p.gathered(h, batch[k], frames[k].n, back_tile, one_sided_tile);
+      }
+    }
+    rays += shadow.flush(p.tracer, light_sum);
+    if (!p.options.coherent)
+      rays += trace_in_random_order(p.scene, p.tracer, p.gathered, all, owner, frames, ti, p.sky, sum, back_tile,
+                                    one_sided_tile);
+  }
+  for (std::size_t k = 0; k < n; ++k) {
+    const AtlasTexel& t = p.atlas.texels[tile.begin + k];
+    p.map.texels[std::size_t{t.y} * p.atlas.width + t.x] = (sum[k] + light_sum[k]) / float(p.spp);
+  }
+  p.back.rays += back_tile;
+  p.back.one_sided_rays += one_sided_tile;
+  p.texels_done += n;
+  p.progress.add(n, rays);
+}
+
 // The integrator's one code path. head_tiles: only pass 0 of tiles [0, head_tiles), kept
 // undilated in *head_out (integrate_head); else the whole bake, from options.head if given.
 IntegratorResult integrate_impl(const Scene& scene, const Atlas& atlas, const RayTracer& tracer,
@@ -463,105 +583,31 @@ IntegratorResult integrate_impl(const Scene& scene, const Atlas& atlas, const Ra
       given_seconds = take_given_head(atlas, *given, map, back, progress);
     }
     const Gatherer gathered{scene, atlas, lights, pass, previous, nee, options.heuristic, back};
-    auto stop_now = [&] {
-      if (options.cancel && options.cancel->load(std::memory_order_relaxed)) throw BakeCancelled();
-      if (deadline && Clock::now() > *deadline) throw TrialStopped{};
-    };
-    // The deadline every sample batch: a trial's work item may be all its tiles, and a clock
-    // read costs nothing beside a batch's rays.
-    auto past_deadline = [&] {
-      if (deadline && Clock::now() > *deadline) throw TrialStopped{};
-    };
-
-    // A work item: `group` consecutive tiles, whose texels are one range of the atlas.
+    const PassContext context{.scene = scene,
+                              .atlas = atlas,
+                              .tracer = tracer,
+                              .sampler = sampler,
+                              .options = options,
+                              .lights = lights,
+                              .gathered = gathered,
+                              .pass = pass,
+                              .spp = spp,
+                              .nee = nee,
+                              .gather = gather,
+                              .sky = sky,
+                              .first_tile = first_tile,
+                              .last_tile = last_tile,
+                              .group = group,
+                              .deadline = deadline,
+                              .map = map,
+                              .back = back,
+                              .texels_done = texels_done,
+                              .progress = progress};
     const std::size_t groups = (last_tile - first_tile + group - 1) / group;
-    auto work = [&](std::size_t gi) {
-      stop_now();
-      const std::size_t first = first_tile + gi * group, last = std::min(first + group, last_tile);
-      const std::size_t ti = first;  // the random order's shuffle seed (one tile per work item)
-      const Atlas::Tile tile{atlas.tiles[first].begin, atlas.tiles[last - 1].end};
-      const std::size_t n = tile.end - tile.begin;
-      std::uint64_t rays = 0, back_tile = 0, one_sided_tile = 0;
-      std::vector<Vec3> sum(n);
-      // Next-event estimation's light, apart from sum: each texel adds its light samples in
-      // the order they were drawn, wherever the shadow batches were flushed (their size
-      // follows the work item's), so the texel's sum does not depend on tiles_per_batch.
-      std::vector<Vec3> light_sum(n);
-      if (pass == 0) {
-        const std::vector<Vec3> direct = direct_analytic(scene, atlas, tile.begin, tile.end, tracer, rays);
-        for (std::size_t k = 0; k < n; ++k)
-          sum[k] = direct[k] * float(spp);  // divided by spp below with the gathered light
-      }
-      if (gather) {
-        std::vector<SamplerState> states(n);
-        std::vector<Vec2> u(n);
-        std::vector<Ray> batch(n);
-        std::vector<Hit> hits(n);
-        std::vector<Frame> frames;
-        frames.reserve(n);
-        for (std::size_t k = 0; k < n; ++k) {
-          const AtlasTexel& t = atlas.texels[tile.begin + k];
-          states[k] = sampler.start(t.x, t.y, pass, hemisphere_pattern);
-          frames.emplace_back(t.normal);
-        }
-        // Next-event estimation (bounce 0): one light sample per hemisphere sample, from the
-        // sampler's light pattern (its own scramble and stratum order).
-        const bool light_samples = pass == 0 && nee;
-        std::vector<SamplerState> light_states(light_samples ? n : 0);
-        std::vector<Vec2> ul(light_samples ? n : 0);
-        for (std::size_t k = 0; k < light_states.size(); ++k) {
-          const AtlasTexel& t = atlas.texels[tile.begin + k];
-          light_states[k] = sampler.start(t.x, t.y, pass, light_pattern);
-        }
-        ShadowBatch shadow;
-        // Random order (benchmark): the tile's n x spp hemisphere rays are generated the same
-        // way, then traced in a shuffled order (shadow rays keep their order).
-        std::vector<Ray> all;
-        std::vector<std::uint32_t> owner;
-        for (std::uint32_t s = 0; s < spp; ++s) {
-          // Every 16 sample batches: cheap, and a cancel lands in milliseconds.
-          if (s % 16 == 0) stop_now();
-          past_deadline();
-          if (light_samples) {
-            sampler.generate(light_states, sampler.pattern_index(s, light_pattern), ul);
-            add_light_samples(scene, atlas, lights, tile, ul, options.heuristic, shadow);
-            if (shadow.size() >= shadow_batch_rays) rays += shadow.flush(tracer, light_sum);
-          }
-          sampler.generate(states, s, u);
-          hemisphere_rays(scene, atlas, tile, frames, u, batch);
-          if (!options.coherent) {
-            all.insert(all.end(), batch.begin(), batch.end());
-            for (std::size_t k = 0; k < n; ++k) owner.push_back(static_cast<std::uint32_t>(k));
-            continue;
-          }
-          tracer.intersect(batch, hits, true);
-          rays += n;
-          for (std::size_t k = 0; k < n; ++k) {
-            const Hit& h = hits[k];
-            if (h.triangle == no_hit || reaches_sky(scene, h.triangle)) {
-              if (pass == 0) sum[k] += sky;
-              continue;
-            }
-            sum[k] += gathered(h, batch[k], frames[k].n, back_tile, one_sided_tile);
-          }
-        }
-        rays += shadow.flush(tracer, light_sum);
-        if (!options.coherent)
-          rays += trace_in_random_order(scene, tracer, gathered, all, owner, frames, ti, sky, sum, back_tile,
-                                        one_sided_tile);
-      }
-      for (std::size_t k = 0; k < n; ++k) {
-        const AtlasTexel& t = atlas.texels[tile.begin + k];
-        map.texels[std::size_t{t.y} * atlas.width + t.x] = (sum[k] + light_sum[k]) / float(spp);
-      }
-      back.rays += back_tile;
-      back.one_sided_rays += one_sided_tile;
-      texels_done += n;
-      progress.add(n, rays);
-    };
     bool stopped = false;
     try {
-      tbb::parallel_for(std::size_t{0}, groups, work, tbb::simple_partitioner());
+      tbb::parallel_for(
+          std::size_t{0}, groups, [&](std::size_t gi) { bake_work_item(context, gi); }, tbb::simple_partitioner());
     } catch (const TrialStopped&) {
       stopped = true;
     }
