@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "app/family_lookup.hpp"
-#include "avalanche/chi_square.hpp"
+#include "avalanche/stats/chi_square.hpp"
 #include "avalanche/counts.hpp"
 #include "avalanche/evaluator.hpp"
 #include "baker/sampling/default_mixer4.hpp"

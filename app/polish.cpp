@@ -7,9 +7,9 @@
 
 #include "app/program_input.hpp"
 #include "app/request_error.hpp"
-#include "avalanche/chi_square.hpp"
+#include "avalanche/stats/chi_square.hpp"
 #include "avalanche/counts.hpp"
-#include "avalanche/exact_counter.hpp"
+#include "avalanche/count/exact_counter.hpp"
 #include "mixer/text_form.hpp"
 
 namespace mixforge::app {

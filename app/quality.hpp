@@ -1,6 +1,6 @@
 #pragma once
 // The quality use case: a function's report beyond single-bit avalanche (bit independence,
-// higher-order avalanche, counter-mode dieharder; avalanche/quality.hpp). The rules (which
+// higher-order avalanche, counter-mode dieharder; avalanche/quality/quality.hpp). The rules (which
 // size, which options go with a stored function or with program text, when a report is
 // costly) live here; the entry points differ only in their QualityPolicy, below. Errors
 // are RequestErrors naming "size", "width", "refresh" or "program".
@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "avalanche/quality.hpp"
+#include "avalanche/quality/quality.hpp"
 
 namespace mixforge::app {
 

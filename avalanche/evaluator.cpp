@@ -5,14 +5,14 @@
 #include <optional>
 #include <stdexcept>
 
-#include "avalanche/device.hpp"
-#include "avalanche/exact_counter.hpp"
-#include "avalanche/interpreted_counter.hpp"
+#include "avalanche/gpu/device.hpp"
+#include "avalanche/count/exact_counter.hpp"
+#include "avalanche/count/interpreted_counter.hpp"
 #if MIXFORGE_WITH_JIT
-#include "avalanche/cuda_driver.hpp"
-#include "avalanche/gpu_counter.hpp"
-#include "avalanche/jit_counts.hpp"
-#include "avalanche/sampled_counter.hpp"
+#include "avalanche/gpu/cuda_driver.hpp"
+#include "avalanche/gpu/gpu_counter.hpp"
+#include "avalanche/count/jit_counts.hpp"
+#include "avalanche/count/sampled_counter.hpp"
 #include "jit/engine.hpp"
 #endif
 
@@ -204,10 +204,10 @@ StagedScore Evaluator::staged(const mixer::Program& program, const StagedOptions
 double normal_quantile(double p) {
   // Acklam's rational approximation (relative error < 1.2e-9), upper tail part suffices
   // for p in (0.5, 1) but the full form keeps it honest everywhere.
-  static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+  static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,  -2.759285104469687e+02,
                              1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00};
   static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
-                             6.680131188771972e+01,  -1.328068155288572e+01};
+                             6.680131188771972e+01, -1.328068155288572e+01};
   static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
                              -2.549732539343734e+00, 4.374664141464968e+00,  2.938163982698783e+00};
   static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,

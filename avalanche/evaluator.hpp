@@ -7,9 +7,9 @@
 #include <memory>
 
 #include "avalanche/batch_function.hpp"
-#include "avalanche/chi_square.hpp"
+#include "avalanche/stats/chi_square.hpp"
 #include "avalanche/counts.hpp"
-#include "avalanche/grouped_counts.hpp"
+#include "avalanche/count/grouped_counts.hpp"
 #include "mixer/program.hpp"
 
 namespace mixforge::jit {
@@ -40,23 +40,23 @@ struct StagedOptions {
 };
 
 struct StagedScore {
-  Score score;             // at the last stage run
-  int stage = 0;           // index of the last stage run
-  int stages = 0;          // stages the schedule has
-  bool rejected = false;   // stopped early: worse than the threshold
+  Score score;            // at the last stage run
+  int stage = 0;          // index of the last stage run
+  int stages = 0;         // stages the schedule has
+  bool rejected = false;  // stopped early: worse than the threshold
 };
 
 class Evaluator {
  public:
   // engine may be null: then the interpreter hashes and the SIMD counting kernels count
-  // (avalanche/interpreted_counter.hpp; slower than a kernel, but nothing to compile: for
+  // (avalanche/count/interpreted_counter.hpp; slower than a kernel, but nothing to compile: for
   // small tasks, tests, and builds without the JIT).
   explicit Evaluator(jit::Engine* engine);
   // Owns a JIT engine of its own when mixforge was built with the JIT (the usual case).
   static std::unique_ptr<Evaluator> with_own_engine();
   bool uses_jit() const;
   // From now on exact counts, and sampled counts of at least min_samples samples, run on
-  // this GPU (avalanche/gpu_counter.hpp: the same counts, bit for bit). Call before the
+  // this GPU (avalanche/gpu/gpu_counter.hpp: the same counts, bit for bit). Call before the
   // evaluator is shared between threads; null goes back to the CPU.
   // A new program costs the GPU 50-400 ms of PTX compile and module load before it counts
   // (bench_gpu on an H100: first call minus warm call), and the CPU samples about 10 ns a
@@ -88,7 +88,7 @@ class Evaluator {
 
   // Samples [acc.trials(), acc.trials() + count) of the stream with this seed, added to acc
   // in acc.chunks(count) contiguous chunks (one compile for all of them). Sampled scores take
-  // their standard error from these groups (avalanche/grouped_counts.hpp).
+  // their standard error from these groups (avalanche/count/grouped_counts.hpp).
   void extend_sampled(GroupedCounts& acc, const mixer::Program& program, std::uint64_t seed, std::uint64_t count) const;
 
   // f applied in batches: the JIT's apply kernel (compiled here, held by the function),

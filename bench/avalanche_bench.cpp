@@ -27,14 +27,14 @@
 #include <string>
 #include <vector>
 
-#include "avalanche/chi_square.hpp"
-#include "avalanche/counting_kernels.hpp"
+#include "avalanche/stats/chi_square.hpp"
+#include "avalanche/count/counting_kernels.hpp"
 #include "avalanche/evaluator.hpp"
-#include "avalanche/exact_counter.hpp"
-#include "avalanche/interpreted_counter.hpp"
-#include "avalanche/jit_counts.hpp"
-#include "avalanche/reference_counts.hpp"
-#include "avalanche/sampled_counter.hpp"
+#include "avalanche/count/exact_counter.hpp"
+#include "avalanche/count/interpreted_counter.hpp"
+#include "avalanche/count/jit_counts.hpp"
+#include "avalanche/count/reference_counts.hpp"
+#include "avalanche/count/sampled_counter.hpp"
 #include "jit/engine.hpp"
 
 namespace {

@@ -51,7 +51,7 @@
 #include <thread>
 #include <vector>
 
-#include "avalanche/device.hpp"
+#include "avalanche/gpu/device.hpp"
 #include "avalanche/evaluator.hpp"
 #include "evolver/search/early_reject.hpp"
 #include "evolver/search/mutation.hpp"

@@ -38,8 +38,8 @@
 #include <thread>
 #include <vector>
 
-#include "avalanche/chi_square.hpp"
-#include "avalanche/jit_counts.hpp"
+#include "avalanche/stats/chi_square.hpp"
+#include "avalanche/count/jit_counts.hpp"
 #include "jit/engine.hpp"
 
 namespace {

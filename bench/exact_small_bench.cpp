@@ -22,9 +22,9 @@
 #include <string>
 #include <vector>
 
-#include "avalanche/exact_counter.hpp"
-#include "avalanche/interpreted_counter.hpp"
-#include "avalanche/jit_counts.hpp"
+#include "avalanche/count/exact_counter.hpp"
+#include "avalanche/count/interpreted_counter.hpp"
+#include "avalanche/count/jit_counts.hpp"
 #include "jit/engine.hpp"
 
 namespace {

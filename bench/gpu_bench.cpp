@@ -27,9 +27,9 @@
 #include <string>
 #include <vector>
 
-#include "avalanche/cuda_driver.hpp"
+#include "avalanche/gpu/cuda_driver.hpp"
 #include "avalanche/evaluator.hpp"
-#include "avalanche/gpu_counter.hpp"
+#include "avalanche/gpu/gpu_counter.hpp"
 #include "jit/count_kernels.hpp"
 #include "evolver/search/random_program.hpp"
 #include "evolver/search/rng.hpp"

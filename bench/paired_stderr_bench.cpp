@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "avalanche/evaluator.hpp"
-#include "avalanche/chi_square.hpp"
-#include "avalanche/grouped_counts.hpp"
+#include "avalanche/stats/chi_square.hpp"
+#include "avalanche/count/grouped_counts.hpp"
 #include "mixer/text_form.hpp"
 
 namespace {

@@ -1,5 +1,5 @@
 // bench_record_neighbourhood: how far around a record its shape was searched exhaustively,
-// by exact scores (the tiled interpreter, avalanche/exact_counter.hpp), one thread:
+// by exact scores (the tiled interpreter, avalanche/count/exact_counter.hpp), one thread:
 //   shifts      every combination of the shift amounts (1..n-1 each), constants fixed
 //               (above 2e5 combinations: every value of every two shift amounts)
 //   constant k  every value of constant k alone (odd for a multiplier), the rest fixed
@@ -32,9 +32,9 @@
 #include <utility>
 #include <vector>
 
-#include "avalanche/chi_square.hpp"
+#include "avalanche/stats/chi_square.hpp"
 #include "avalanche/evaluator.hpp"
-#include "avalanche/exact_counter.hpp"
+#include "avalanche/count/exact_counter.hpp"
 #include "evolver/search/climb.hpp"
 #include "mixer/text_form.hpp"
 

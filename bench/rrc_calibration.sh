@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 51 part 1, "Calibration": the RRC depth battery (avalanche/rrc/) on published
+# Issue 51 part 1, "Calibration": the RRC depth battery (avalanche/quality/rrc/) on published
 # functions whose depth tests-for-randomness (TFR, github.com/jonmaiga/tests-for-randomness)
 # gives, at cap 2^24 (16 bits: 2^14, the battery's own cap for that width). One
 # `bench_rrc_depth --cap 24 --json NAME=TEXT` per function (so the load average can be read
@@ -100,7 +100,7 @@ if [ "${TABLE_ONLY:-0}" != 1 ]; then
   trap 'rm -f "$frozen"' EXIT
   cp "$build/bench/bench_rrc_depth" "$frozen" && chmod 755 "$frozen"
   commit="$(git -C "$here/.." rev-parse --short HEAD)"
-  [ -z "$(git -C "$here/.." status --porcelain -- avalanche/rrc avalanche/evaluator.cpp avalanche/batch_function.cpp mixer jit bench/rrc_depth.cpp)" ] ||
+  [ -z "$(git -C "$here/.." status --porcelain -- avalanche/quality/rrc avalanche/evaluator.cpp avalanche/batch_function.cpp mixer jit bench/rrc_depth.cpp)" ] ||
     commit="$commit (with uncommitted changes to the battery's sources)"
   {
     echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"

@@ -1,4 +1,4 @@
-// bench_rrc_depth: the RRC depth of mixers (avalanche/rrc/rrc_battery.hpp), one line each,
+// bench_rrc_depth: the RRC depth of mixers (avalanche/quality/rrc/rrc_battery.hpp), one line each,
 // for the calibration table against the published TFR figures (bench/rrc_calibration.sh).
 // Usage: bench_rrc_depth [--cap LOG2] [--json] NAME=PROGRAM_TEXT ...
 #include <cstdio>
@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "avalanche/evaluator.hpp"
-#include "avalanche/rrc/rrc_battery.hpp"
+#include "avalanche/quality/rrc/rrc_battery.hpp"
 #include "mixer/text_form.hpp"
 
 using namespace mixforge;

@@ -5,7 +5,7 @@ For each program: its exact chi2, then K sampled scores (seeds 1..K, N samples e
 `mixforge eval --json`; prints the empirical standard deviation of chi2_corrected, the mean
 reported chi2_stderr, their ratio, and the standard deviation of z = (corrected - exact) /
 stderr (1 when stderr is right). Writes bench/results/stderr/calibration.txt.
-The standard error comes from 32 groups of disjoint samples (avalanche/grouped_counts.hpp);
+The standard error comes from 32 groups of disjoint samples (avalanche/count/grouped_counts.hpp);
 the cell-by-cell formula it replaced measured 4.19 / 2.74 / 1.82 / 1.13 here.
 
 usage: bench/stderr_calibration.py [MIXFORGE] [K] [N]

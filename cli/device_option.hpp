@@ -1,8 +1,8 @@
 #pragma once
-// `--device cpu|gpu|auto` of eval, evolve and serve (avalanche/device.hpp).
+// `--device cpu|gpu|auto` of eval, evolve and serve (avalanche/gpu/device.hpp).
 #include <string>
 
-#include "avalanche/device.hpp"
+#include "avalanche/gpu/device.hpp"
 
 namespace CLI { class App; }
 

@@ -1,7 +1,7 @@
-// mixforge quality: judge a function beyond single-bit avalanche (avalanche/quality.hpp):
+// mixforge quality: judge a function beyond single-bit avalanche (avalanche/quality/quality.hpp):
 // exact single-bit avalanche, bit independence, higher-order avalanche, the second-order
 // differential, counter-mode
-// dieharder runs and, with --rrc, the RRC depth (avalanche/rrc/rrc_battery.hpp). A
+// dieharder runs and, with --rrc, the RRC depth (avalanche/quality/rrc/rrc_battery.hpp). A
 // FUNCTION_ID's report is cached in the database (as the daemon does).
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -17,7 +17,7 @@
 #include "app/quality.hpp"
 #include "avalanche/counts.hpp"
 #include "avalanche/evaluator.hpp"
-#include "avalanche/quality.hpp"
+#include "avalanche/quality/quality.hpp"
 #include "cli/commands.hpp"
 #include "cli/program_input.hpp"
 #include "cli/stored_functions.hpp"

@@ -89,7 +89,7 @@ Value* transpose(IRBuilder<>& b, const Warp& w, Value* v, unsigned same_at = 0) 
   return v;
 }
 
-// SplitMix64's output function on the counter (avalanche/sample_stream.hpp), lane-wise.
+// SplitMix64's output function on the counter (avalanche/count/sample_stream.hpp), lane-wise.
 Value* sample_input(IRBuilder<>& b, const Warp& w, Value* seed, Value* index) {
   Type* i64 = b.getInt64Ty();
   auto k = [&](std::uint64_t v) { return w.constant(i64, v); };

@@ -13,7 +13,7 @@
 //   must be multiples of exact_granule(n, options), or end = 2^n. Over [0, 2^n) the counts
 //   equal the CPU's exact counts (each pair {x, x ^ 2^i} counted from both sides, trials 2^n).
 // - count_kernel_sampled (any width): index k is the input sample_input(seed, k) & mask
-//   (avalanche/sample_stream.hpp), so counts equal the CPU's sampled counts of the same
+//   (avalanche/count/sample_stream.hpp), so counts equal the CPU's sampled counts of the same
 //   samples bit for bit; trials = end - first.
 #include <cstdint>
 #include <span>

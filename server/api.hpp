@@ -7,7 +7,7 @@
 #include <mutex>
 #include <string>
 
-#include "avalanche/device.hpp"
+#include "avalanche/gpu/device.hpp"
 #include "evolver/manager/quality_cache.hpp"
 #include "server/response_cache.hpp"
 #include "server/router.hpp"

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "avalanche/device.hpp"
+#include "avalanche/gpu/device.hpp"
 #include "server/api.hpp"
 #include "server/bake_limits.hpp"
 #include "server/logging.hpp"

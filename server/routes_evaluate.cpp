@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "avalanche/chi_square.hpp"
+#include "avalanche/stats/chi_square.hpp"
 #include "avalanche/evaluator.hpp"
 #include "evolver/search/run_config.hpp"
 #include "mixer/json_form.hpp"

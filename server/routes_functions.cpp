@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "avalanche/chi_square.hpp"
+#include "avalanche/stats/chi_square.hpp"
 #include "avalanche/evaluator.hpp"
 #include "evolver/manager/run_manager.hpp"
 #include "evolver/run/run_types_json.hpp"

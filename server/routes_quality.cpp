@@ -1,5 +1,5 @@
 // GET /api/v1/functions/{id}/quality[?size=quick|standard&refresh=true&rrc=true&rrc_cap_log2=N]: a stored
-// function's quality report (avalanche/quality.hpp), computed on demand and cached in the
+// function's quality report (avalanche/quality/quality.hpp), computed on demand and cached in the
 // store. The cheap part runs on the read lane (it looks the function and the cached report
 // up): a cached report is answered there and takes no scoring slot. Otherwise the report
 // is admitted to the evaluation queue like POST /evaluate (429 when it is full; wide
@@ -14,7 +14,7 @@
 #include "app/request_error.hpp"
 #include "avalanche/counts.hpp"
 #include "avalanche/evaluator.hpp"
-#include "avalanche/quality.hpp"
+#include "avalanche/quality/quality.hpp"
 #include "evolver/manager/quality_cache.hpp"
 #include "evolver/manager/run_manager.hpp"
 #include "server/api.hpp"

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "avalanche/quality.hpp"
+#include "avalanche/quality/quality.hpp"
 
 namespace mixforge::avalanche {
 class Evaluator;
@@ -49,7 +49,7 @@ class SharedComputations {
 std::optional<nlohmann::json> cached_quality_report(RunManager& runs, const std::string& function_id,
                                                     const std::string& key);
 
-// The report (to_json of avalanche/quality.hpp) with "cached" (true: read from the store)
+// The report (to_json of avalanche/quality/quality.hpp) with "cached" (true: read from the store)
 // and "computed_at" (Unix seconds). refresh: compute even when cached. Errors as
 // assess_quality; a report that is not stored (computation failed) is not cached.
 nlohmann::json stored_function_quality(RunManager& runs, const avalanche::Evaluator& evaluator,

@@ -26,7 +26,7 @@
 #include <string_view>
 #include <vector>
 
-#include "avalanche/device.hpp"
+#include "avalanche/gpu/device.hpp"
 #include "evolver/store/note.hpp"
 #include "evolver/search/run_config.hpp"
 #include "evolver/run/run_types.hpp"
@@ -50,7 +50,7 @@ class RunManager {
     jit::Engine* engine = nullptr;
     bool interpreter_only = false;
     // Exact scores and large sampled ones run on its GPU when it has one; under auto a
-    // GPU that fails hands over to the CPU (avalanche/device.hpp, Evaluator::use_device).
+    // GPU that fails hands over to the CPU (avalanche/gpu/device.hpp, Evaluator::use_device).
     avalanche::DeviceSelection device;
     double checkpoint_interval_s = 5;
     double progress_interval_s = 1;

@@ -8,8 +8,8 @@
 #include <ctime>
 #include <limits>
 
-#include "avalanche/chi_square.hpp"
-#include "avalanche/exact_counter.hpp"
+#include "avalanche/stats/chi_square.hpp"
+#include "avalanche/count/exact_counter.hpp"
 #include "evolver/search/acceptance.hpp"
 #include "evolver/search/crossover.hpp"
 #include "evolver/search/early_reject.hpp"

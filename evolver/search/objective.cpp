@@ -6,9 +6,9 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "avalanche/bit_independence.hpp"
-#include "avalanche/higher_order_avalanche.hpp"
-#include "avalanche/rrc/rrc_battery.hpp"
+#include "avalanche/stats/bit_independence.hpp"
+#include "avalanche/stats/higher_order_avalanche.hpp"
+#include "avalanche/quality/rrc/rrc_battery.hpp"
 #include "evolver/search/rng.hpp"
 
 namespace mixforge::evolver {

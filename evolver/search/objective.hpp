@@ -1,7 +1,7 @@
 #pragma once
 // The run's optional objective beyond single-bit avalanche (issue 11): the bit
 // independence criterion and higher-order (2- and 3-bit flip) avalanche of
-// avalanche/bit_independence.hpp and avalanche/higher_order_avalanche.hpp, added to the
+// avalanche/stats/bit_independence.hpp and avalanche/stats/higher_order_avalanche.hpp, added to the
 // avalanche chi2 with the weights of the run configuration:
 //
 //   total = chi2 + bic_weight * max(bic, 0) + higher_order_weight * max(higher_order, 0)
@@ -17,7 +17,7 @@
 //    Binomial(n, 1/2) for 2- and 3-bit flips, summed: (X2 - dof) / N for each.
 // Negative estimates are sampling noise and count as 0 in the total.
 //
-// The RRC term (issue 51) rewards depth in Evensen's RRC streams (avalanche/rrc/):
+// The RRC term (issue 51) rewards depth in Evensen's RRC streams (avalanche/quality/rrc/):
 //
 //   rrc = rrc_weight * (rrc_cap_log2 - survived),  survived = the longest length passed
 //

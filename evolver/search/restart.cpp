@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "avalanche/chi_square.hpp"
+#include "avalanche/stats/chi_square.hpp"
 
 namespace mixforge::evolver {
 

@@ -1,5 +1,5 @@
 #pragma once
-// A cached quality report (avalanche/quality.hpp) as the store keeps it: its JSON text and
+// A cached quality report (avalanche/quality/quality.hpp) as the store keeps it: its JSON text and
 // when it was made.
 #include <string>
 

@@ -2,9 +2,9 @@
 
 #include <cmath>
 
-#include "avalanche/chi_square.hpp"
+#include "avalanche/stats/chi_square.hpp"
 #include "avalanche/evaluator.hpp"
-#include "avalanche/reference_counts.hpp"
+#include "avalanche/count/reference_counts.hpp"
 #include "mixer/text_form.hpp"
 
 using namespace mixforge;

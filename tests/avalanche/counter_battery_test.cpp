@@ -5,7 +5,7 @@
 
 #include <cstdlib>
 
-#include "avalanche/counter_battery.hpp"
+#include "avalanche/quality/counter_battery.hpp"
 #include "avalanche/evaluator.hpp"
 #include "mixer/text_form.hpp"
 

@@ -11,10 +11,10 @@
 #include <random>
 #include <sstream>
 
-#include "avalanche/cuda_driver.hpp"
-#include "avalanche/device.hpp"
+#include "avalanche/gpu/cuda_driver.hpp"
+#include "avalanche/gpu/device.hpp"
 #include "avalanche/evaluator.hpp"
-#include "avalanche/gpu_counter.hpp"
+#include "avalanche/gpu/gpu_counter.hpp"
 #include "jit/count_kernels.hpp"
 #include "jit/warp_simulator.hpp"
 #include "mixer/text_form.hpp"

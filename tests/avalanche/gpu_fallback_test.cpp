@@ -13,10 +13,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "avalanche/cuda_driver.hpp"
-#include "avalanche/device.hpp"
+#include "avalanche/gpu/cuda_driver.hpp"
+#include "avalanche/gpu/device.hpp"
 #include "avalanche/evaluator.hpp"
-#include "avalanche/gpu_counter.hpp"
+#include "avalanche/gpu/gpu_counter.hpp"
 #include "support/random_program.hpp"
 #include "support/same_counts.hpp"
 

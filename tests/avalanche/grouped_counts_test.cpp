@@ -1,5 +1,5 @@
 // Sampled scores take their standard error from groups of disjoint samples
-// (avalanche/grouped_counts.hpp): checked against the spread of scores over many seeds,
+// (avalanche/count/grouped_counts.hpp): checked against the spread of scores over many seeds,
 // around the exact score computed by the reference loops, for a poor and a good program.
 #include <gtest/gtest.h>
 
@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "avalanche/evaluator.hpp"
-#include "avalanche/grouped_counts.hpp"
-#include "avalanche/reference_counts.hpp"
+#include "avalanche/count/grouped_counts.hpp"
+#include "avalanche/count/reference_counts.hpp"
 #include "mixer/text_form.hpp"
 
 namespace mixforge::avalanche {

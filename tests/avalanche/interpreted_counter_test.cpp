@@ -1,15 +1,15 @@
-// The interpreter with the SIMD counting kernels (avalanche/interpreted_counter.hpp) gives
+// The interpreter with the SIMD counting kernels (avalanche/count/interpreted_counter.hpp) gives
 // the reference loops' counts, integer for integer: every width, ranges that cut a vector
 // and a block, and the evaluator without an engine, which scores with it.
 #include <gtest/gtest.h>
 
 #include <random>
 
-#include "avalanche/counting_kernels.hpp"
+#include "avalanche/count/counting_kernels.hpp"
 #include "avalanche/evaluator.hpp"
-#include "avalanche/exact_counter.hpp"
-#include "avalanche/interpreted_counter.hpp"
-#include "avalanche/reference_counts.hpp"
+#include "avalanche/count/exact_counter.hpp"
+#include "avalanche/count/interpreted_counter.hpp"
+#include "avalanche/count/reference_counts.hpp"
 #include "mixer/interpreter.hpp"
 #include "mixer/text_form.hpp"
 #include "support/random_program.hpp"

@@ -2,8 +2,8 @@
 // or two each).
 #include <gtest/gtest.h>
 
-#include "avalanche/chi_square.hpp"
-#include "avalanche/jit_counts.hpp"
+#include "avalanche/stats/chi_square.hpp"
+#include "avalanche/count/jit_counts.hpp"
 #include "jit/engine.hpp"
 #include "mixer/text_form.hpp"
 #include "support/reference_functions.hpp"

@@ -6,11 +6,11 @@
 #include <new>
 #include <random>
 
-#include "avalanche/counting_kernels.hpp"
-#include "avalanche/exact_counter.hpp"
-#include "avalanche/jit_counts.hpp"
-#include "avalanche/reference_counts.hpp"
-#include "avalanche/sampled_counter.hpp"
+#include "avalanche/count/counting_kernels.hpp"
+#include "avalanche/count/exact_counter.hpp"
+#include "avalanche/count/jit_counts.hpp"
+#include "avalanche/count/reference_counts.hpp"
+#include "avalanche/count/sampled_counter.hpp"
 #include "jit/engine.hpp"
 #include "support/random_program.hpp"
 #include "support/same_counts.hpp"

@@ -6,11 +6,11 @@
 #include <cmath>
 #include <numeric>
 
-#include "avalanche/bit_independence.hpp"
-#include "avalanche/chi2_distribution.hpp"
+#include "avalanche/stats/bit_independence.hpp"
+#include "avalanche/stats/chi2_distribution.hpp"
 #include "avalanche/evaluator.hpp"
-#include "avalanche/higher_order_avalanche.hpp"
-#include "avalanche/sample_stream.hpp"
+#include "avalanche/stats/higher_order_avalanche.hpp"
+#include "avalanche/count/sample_stream.hpp"
 #include "mixer/text_form.hpp"
 #include "mixer/width.hpp"
 

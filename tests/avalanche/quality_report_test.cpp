@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "avalanche/evaluator.hpp"
-#include "avalanche/quality.hpp"
+#include "avalanche/quality/quality.hpp"
 #include "mixer/text_form.hpp"
 #include "support/reference_functions.hpp"
 

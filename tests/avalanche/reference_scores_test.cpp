@@ -6,9 +6,9 @@
 
 #include <gtest/gtest.h>
 
-#include "avalanche/chi_square.hpp"
+#include "avalanche/stats/chi_square.hpp"
 #include "avalanche/evaluator.hpp"
-#include "avalanche/jit_counts.hpp"
+#include "avalanche/count/jit_counts.hpp"
 #include "jit/engine.hpp"
 #include "mixer/text_form.hpp"
 #include "support/reference_functions.hpp"

@@ -1,4 +1,4 @@
-// The RRC depth battery (avalanche/rrc/): its streams, its statistics against exact
+// The RRC depth battery (avalanche/quality/rrc/): its streams, its statistics against exact
 // values, its calibration on an ideal function, and depths of published functions against
 // the published figures (tests-for-randomness, jonmaiga; cap 2^24 there).
 #include <gtest/gtest.h>
@@ -7,10 +7,10 @@
 #include <cmath>
 #include <numeric>
 
-#include "avalanche/chi2_distribution.hpp"
+#include "avalanche/stats/chi2_distribution.hpp"
 #include "avalanche/evaluator.hpp"
-#include "avalanche/rrc/rrc_battery.hpp"
-#include "avalanche/rrc/stream_tests.hpp"
+#include "avalanche/quality/rrc/rrc_battery.hpp"
+#include "avalanche/quality/rrc/stream_tests.hpp"
 #include "mixer/text_form.hpp"
 #include "support/reference_functions.hpp"
 

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "avalanche/evaluator.hpp"
-#include "avalanche/rrc/rrc_battery.hpp"
+#include "avalanche/quality/rrc/rrc_battery.hpp"
 #include "mixer/text_form.hpp"
 #include "support/reference_functions.hpp"
 

@@ -10,8 +10,8 @@
 #include <set>
 
 #include "avalanche/evaluator.hpp"
-#include "avalanche/sample_stream.hpp"
-#include "avalanche/second_order_differential.hpp"
+#include "avalanche/count/sample_stream.hpp"
+#include "avalanche/stats/second_order_differential.hpp"
 #include "mixer/text_form.hpp"
 #include "mixer/width.hpp"
 

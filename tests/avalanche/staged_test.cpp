@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "avalanche/evaluator.hpp"
-#include "avalanche/reference_counts.hpp"
+#include "avalanche/count/reference_counts.hpp"
 #include "mixer/text_form.hpp"
 
 using namespace mixforge;

@@ -9,8 +9,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "avalanche/chi_square.hpp"
-#include "avalanche/exact_counter.hpp"
+#include "avalanche/stats/chi_square.hpp"
+#include "avalanche/count/exact_counter.hpp"
 #include "evolver/search/climb.hpp"
 #include "evolver/run/run.hpp"
 #include "evolver/search/local_search.hpp"

@@ -5,8 +5,8 @@
 #include <set>
 
 #include "avalanche/evaluator.hpp"
-#include "avalanche/reference_counts.hpp"
-#include "avalanche/chi_square.hpp"
+#include "avalanche/count/reference_counts.hpp"
+#include "avalanche/stats/chi_square.hpp"
 #include "evolver/run/run.hpp"
 #include "evolver/search/crossover.hpp"
 #include "evolver/search/local_search.hpp"

@@ -4,7 +4,7 @@
 // 02f649b) with MIXFORGE_PRINT_GOLDEN=1. The memetic operators (issue 39) came later and
 // are off here (plain_tournament). These runs' sampled scores (at most 2^10 samples: early
 // reject's, and the 12-bit pool's) fill fewer than 8 sample groups and keep the
-// cell-by-cell standard error (avalanche/grouped_counts.hpp), so they are unchanged.
+// cell-by-cell standard error (avalanche/count/grouped_counts.hpp), so they are unchanged.
 #include <gtest/gtest.h>
 
 #include <cstdio>

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "avalanche/counter_battery.hpp"
+#include "avalanche/quality/counter_battery.hpp"
 #include "tests/server/daemon_process.hpp"
 #include "tests/server/in_process_daemon.hpp"
 
