@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "evolver/run/run_types_json.hpp"
+#include "mixer/text_form.hpp"
 #include "evolver/store/stored_objective.hpp"
 
 namespace mixforge::cli {
@@ -42,16 +43,39 @@ void print_progress(const evolver::Progress& p) {
                   p.best->bias);
     best = b;
   }
-  std::snprintf(line, sizeof line,
-                "\r%7.1fs  %s tourn/s  %s scored/s  reject %4.1f%%  N=%s  best %s   ",
-                p.counters.elapsed_s, human_rate(p.tournaments_per_s).c_str(),
-                human_rate(p.scored_per_s).c_str(), 100 * p.early_reject_rate,
-                p.current_samples ? std::to_string(p.current_samples).c_str() : "exact", best.c_str());
+  // Runs with seed programs: how far their climbs are (moves, and how many are at a local optimum).
+  std::string climbs;
+  if (!p.climbs.empty()) {
+    std::uint64_t moves = 0;
+    std::size_t done = 0;
+    for (const evolver::ClimbStatus& c : p.climbs) {
+      moves += c.moves;
+      done += c.done ? 1 : 0;
+    }
+    climbs = "  climbs " + std::to_string(done) + "/" + std::to_string(p.climbs.size()) + " done, " +
+             std::to_string(moves) + " moves";
+  }
+  std::snprintf(line, sizeof line, "\r%7.1fs  %s tourn/s  %s scored/s  reject %4.1f%%  N=%s  best %s%s   ",
+                p.counters.elapsed_s, human_rate(p.tournaments_per_s).c_str(), human_rate(p.scored_per_s).c_str(),
+                100 * p.early_reject_rate, p.current_samples ? std::to_string(p.current_samples).c_str() : "exact",
+                best.c_str(), climbs.c_str());
   std::fputs(line, stderr);
   std::fflush(stderr);
 }
 
 }  // namespace
+
+std::string climb_line(const evolver::ClimbStatus& c) {
+  std::string out = "climb " + std::to_string(c.seed + 1) + ": ";
+  if (!c.centre) return out + "from " + mixer::format_short(c.start) + ", its exact score not taken yet";
+  char chi2[64];
+  std::snprintf(chi2, sizeof chi2, " chi2 %.10g (exact), ", c.chi2_exact);
+  out += mixer::format_short(*c.centre) + chi2 + std::to_string(c.moves) + (c.moves == 1 ? " move, " : " moves, ") +
+         std::to_string(c.scored) + " exact scores, ";
+  if (c.done) return out + "local optimum of one and two moves";
+  return out + (c.pairs ? "pairs " : "single moves ") + std::to_string(c.position) + "/" +
+         std::to_string(c.neighbourhood) + " around it";
+}
 
 std::string data_directory(const std::string& option) {
   if (!option.empty()) return option;

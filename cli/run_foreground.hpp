@@ -24,4 +24,8 @@ std::string data_directory(const std::string& option);
 // objective (empty when f has no terms): a line under the function's heading.
 std::string objective_line(const evolver::ScoredFunction& f);
 
+// "climb 1: xsr 8, mul 0xa3d3, ... chi2 0.006733454764 (exact), 1 move, 120 exact scores, local
+// optimum" for the climb from seed program `index` (0-based) of a run with seed_programs.
+std::string climb_line(const evolver::ClimbStatus& c);
+
 }  // namespace mixforge::cli

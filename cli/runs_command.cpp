@@ -106,6 +106,9 @@ void show(const RunsOptions& o) {
               << "scored       " << r.counters.scored << " (" << r.counters.early_rejects << " early rejects), "
               << r.counters.exact_scored << " exact leader scores\n"
               << "elapsed      " << r.counters.elapsed_s << " s\n";
+    // Seed programs' climbs, where they are (a stored run: where they ended).
+    if (!r.config.seed_programs.empty())
+      for (const evolver::ClimbStatus& c : m.progress(o.id).climbs) std::cout << climb_line(c) << "\n";
     if (!r.islands.empty()) {
       std::cout << "islands      " << r.islands.size() << ", "
                 << (r.config.migration ? describe_migration(*r.config.migration)

@@ -45,6 +45,14 @@ TEST(PolishCli, EvolveFromASeedProgramEndsAtTheSameFunction) {
   const nlohmann::json j = last_line(r.output);
   EXPECT_EQ(j["best"][0]["text"], published_text);
   EXPECT_TRUE(j["best"][0]["exact"].get<bool>());
+  // `runs show` says where the stored run's climb ended.
+  const std::string run_id = j["run_id"];
+  const auto show = run_mixforge("runs show " + run_id + " --data " + scratch.path().string());
+  ASSERT_EQ(show.exit_code, 0) << show.output;
+  EXPECT_NE(show.output.find(
+                "climb 1: xsr 8, mul 0xa3d3, xsr 7, mul 0x4b2d, xsr 9 chi2 0.006733454764 (exact), 1 move, "),
+            std::string::npos)
+      << show.output;
 }
 
 TEST(PolishCli, BadInputNamesTheOption) {
