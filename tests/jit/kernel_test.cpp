@@ -21,11 +21,39 @@ std::vector<std::uint64_t> test_inputs(std::mt19937_64& rng, int width, std::siz
   const std::uint64_t m = mixer::width_mask(width);
   std::vector<std::uint64_t> in{0, m, ~std::uint64_t{0}, m >> 1, (m >> 1) + 1};
   for (int k = 0; k < 64; ++k) {
-    in.push_back(std::uint64_t{1} << k);          // high bits beyond the width must be ignored
+    in.push_back(std::uint64_t{1} << k);  // high bits beyond the width must be ignored
     in.push_back(m ^ (std::uint64_t{1} << k));
   }
   for (std::size_t k = 0; k < random_count; ++k) in.push_back(rng());
   return in;  // 133 + random_count: odd, so the scalar tail runs too
+}
+
+// The diffs kernel of p on `vectors` vectors of random inputs (0 and the mask among them)
+// gives the interpreter's f(x) ^ f(x ^ 1 << i) for every lane and input bit.
+void expect_diffs_of_interpreter(const mixer::Program& p, const Kernel& k, std::size_t vectors, std::mt19937_64& rng) {
+  const int width = p.width();
+  const int lanes = k.lanes();
+  std::vector<std::uint64_t> x(vectors * lanes);
+  for (auto& v : x) v = rng() & p.mask();
+  x[0] = 0;
+  x[1] = p.mask();
+  std::vector<std::uint32_t> in32(x.begin(), x.end());
+  std::vector<std::uint64_t> out64(vectors * width * lanes);
+  std::vector<std::uint32_t> out32(vectors * width * lanes);
+  if (width <= 32)
+    k.diffs(in32.data(), out32.data(), vectors);
+  else
+    k.diffs(x.data(), out64.data(), vectors);
+  for (std::size_t v = 0; v < vectors; ++v)
+    for (int l = 0; l < lanes; ++l) {
+      const std::uint64_t xv = x[v * lanes + l];
+      for (int i = 0; i < width; ++i) {
+        const std::uint64_t want = mixer::apply(p, xv) ^ mixer::apply(p, xv ^ (std::uint64_t{1} << i));
+        const std::size_t at = (v * width + i) * lanes + l;
+        const std::uint64_t got = width <= 32 ? out32[at] : out64[at];
+        ASSERT_EQ(got, want) << p.canonical() << " v " << v << " lane " << l << " bit " << i;
+      }
+    }
 }
 
 TEST(KernelApply, MatchesInterpreterForEveryWidthAndKind) {
@@ -107,30 +135,7 @@ TEST(KernelDiffs, MatchesInterpreter) {
   std::mt19937_64 rng(4242);
   for (int width = 1; width <= 64; ++width) {
     mixer::Program p = random_program(rng, width, 5);
-    auto k = engine().compile(p);
-    const int lanes = k->lanes();
-    const std::size_t vectors = 3;
-    std::vector<std::uint64_t> x(vectors * lanes);
-    for (auto& v : x) v = rng() & p.mask();
-    x[0] = 0;
-    x[1] = p.mask();
-    std::vector<std::uint32_t> in32(x.begin(), x.end());
-    std::vector<std::uint64_t> out64(vectors * width * lanes);
-    std::vector<std::uint32_t> out32(vectors * width * lanes);
-    if (width <= 32)
-      k->diffs(in32.data(), out32.data(), vectors);
-    else
-      k->diffs(x.data(), out64.data(), vectors);
-    for (std::size_t v = 0; v < vectors; ++v)
-      for (int l = 0; l < lanes; ++l) {
-        const std::uint64_t xv = x[v * lanes + l];
-        for (int i = 0; i < width; ++i) {
-          const std::uint64_t want = mixer::apply(p, xv) ^ mixer::apply(p, xv ^ (std::uint64_t{1} << i));
-          const std::size_t at = (v * width + i) * lanes + l;
-          const std::uint64_t got = width <= 32 ? out32[at] : out64[at];
-          ASSERT_EQ(got, want) << p.canonical() << " v " << v << " lane " << l << " bit " << i;
-        }
-      }
+    expect_diffs_of_interpreter(p, *engine().compile(p), 3, rng);
   }
 }
 
@@ -157,30 +162,7 @@ TEST(KernelDiffs, LeadingAffineStepsGiveTheSameDifferences) {
           steps.insert(steps.end(), tail.steps().begin(), tail.steps().end());
         }
         const mixer::Program p(width, steps);
-        auto k = engine().compile(p, parts_diffs);
-        const int lanes = k->lanes();
-        const std::size_t vectors = 2;
-        std::vector<std::uint64_t> x(vectors * lanes);
-        for (auto& v : x) v = rng() & p.mask();
-        x[0] = 0;
-        x[1] = p.mask();
-        std::vector<std::uint32_t> in32(x.begin(), x.end());
-        std::vector<std::uint64_t> out64(vectors * width * lanes);
-        std::vector<std::uint32_t> out32(vectors * width * lanes);
-        if (width <= 32)
-          k->diffs(in32.data(), out32.data(), vectors);
-        else
-          k->diffs(x.data(), out64.data(), vectors);
-        for (std::size_t v = 0; v < vectors; ++v)
-          for (int l = 0; l < lanes; ++l) {
-            const std::uint64_t xv = x[v * lanes + l];
-            for (int i = 0; i < width; ++i) {
-              const std::uint64_t want = mixer::apply(p, xv) ^ mixer::apply(p, xv ^ (std::uint64_t{1} << i));
-              const std::size_t at = (v * width + i) * lanes + l;
-              ASSERT_EQ(width <= 32 ? out32[at] : out64[at], want)
-                  << p.canonical() << " v " << v << " lane " << l << " bit " << i;
-            }
-          }
+        expect_diffs_of_interpreter(p, *engine().compile(p, parts_diffs), 2, rng);
       }
 }
 
