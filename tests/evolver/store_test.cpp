@@ -28,6 +28,20 @@ Member member(std::uint64_t mul, double chi2, bool exact) {
                         {mixer::StepKind::xorshift_right, 15}});
   return Member{p, p.hash(), {chi2, exact ? 0.0 : chi2 / 10, exact ? (1ull << 32) : 65536, exact}, 17};
 }
+
+// The data directory's database back in version 1's shape (every later table, column and
+// index dropped), as a database written before the migrations would be. The runs stay.
+void back_to_version_one(const std::filesystem::path& dir) {
+  SQLite::Database db((dir / "mixforge.db").string(), SQLite::OPEN_READWRITE);
+  db.exec(
+      "DROP INDEX pool_rank; DROP INDEX pool_born; DROP INDEX hall_of_fame_run_rank; DROP INDEX hall_of_fame_rank;"
+      "ALTER TABLE runs DROP COLUMN resume_on_start; ALTER TABLE pool DROP COLUMN rank;"
+      "ALTER TABLE pool DROP COLUMN kinds; CREATE INDEX hall_of_fame_rank ON hall_of_fame(width, chi2);"
+      "DROP TABLE notes; DROP TABLE quality_reports; ALTER TABLE runs DROP COLUMN islands;"
+      "DROP TABLE island_checkpoints; ALTER TABLE runs DROP COLUMN clocks; ALTER TABLE runs DROP COLUMN climbs; "
+      "ALTER TABLE runs DROP COLUMN session;"
+      "PRAGMA user_version=1");
+}
 }  // namespace
 
 TEST(Store, CheckpointRoundTrip) {
@@ -127,7 +141,9 @@ std::vector<Member> varied_pool(int n) {
     mixer::Program p(32, steps);
     const bool exact = rng.chance(0.3);
     const double chi2 = std::ldexp(1.0 + rng.uniform(), -static_cast<int>(rng.below(12)));
-    pool.push_back(Member{p, p.hash(), {chi2, exact ? 0 : chi2 * rng.uniform() * 2, exact ? 1ull << 32 : 4096, exact},
+    pool.push_back(Member{p,
+                          p.hash(),
+                          {chi2, exact ? 0 : chi2 * rng.uniform() * 2, exact ? 1ull << 32 : 4096, exact},
                           rng.below(1000)});
   }
   return pool;
@@ -146,7 +162,8 @@ TEST(Store, PoolPagesInSqlMatchTheQueryInMemory) {
   // Distinct programs only (the pool's rule).
   std::vector<Member> unique;
   for (const Member& m : c.pool)
-    if (std::none_of(unique.begin(), unique.end(), [&](const Member& u) { return u.hash == m.hash; })) unique.push_back(m);
+    if (std::none_of(unique.begin(), unique.end(), [&](const Member& u) { return u.hash == m.hash; }))
+      unique.push_back(m);
   c.pool = unique;
   s.checkpoint("r1", RunState::stopped, c, {}, 0);
   EXPECT_EQ(s.pool_count("r1"), c.pool.size());
@@ -240,21 +257,8 @@ TEST(Store, MigrationImportsServeStateOnce) {
     s.create_run("r2", RunConfig{}, 1.7e9 + 1);
     s.checkpoint("r1", RunState::running, c, {}, 0);
   }
-  {
-    // Back to version 1's shape.
-    SQLite::Database db((dir / "mixforge.db").string(), SQLite::OPEN_READWRITE);
-    db.exec(
-        "DROP INDEX pool_rank; DROP INDEX pool_born; DROP INDEX hall_of_fame_run_rank; DROP INDEX hall_of_fame_rank;"
-        "ALTER TABLE runs DROP COLUMN resume_on_start; ALTER TABLE pool DROP COLUMN rank;"
-        "ALTER TABLE pool DROP COLUMN kinds; CREATE INDEX hall_of_fame_rank ON hall_of_fame(width, chi2);"
-        "DROP TABLE notes; DROP TABLE quality_reports; ALTER TABLE runs DROP COLUMN islands;"
-        "DROP TABLE island_checkpoints; ALTER TABLE runs DROP COLUMN clocks; ALTER TABLE runs DROP COLUMN climbs; "
-        "ALTER TABLE runs DROP COLUMN session;"
-        "PRAGMA user_version=1");
-  }
-  {
-    std::ofstream(dir / "serve-state.json") << R"({"running": ["r1", "gone"]})";
-  }
+  back_to_version_one(dir);
+  { std::ofstream(dir / "serve-state.json") << R"({"running": ["r1", "gone"]})"; }
   {
     Store s(dir);
     EXPECT_EQ(s.runs_to_resume(), std::vector<std::string>{"r1"});
@@ -722,17 +726,7 @@ TEST(Store, ConnectionsOpeningTogetherMigrateOnce) {
       s.create_run("r1", RunConfig{}, 1.7e9);
       s.checkpoint("r1", RunState::running, c, {}, 0);
     }
-    {
-      SQLite::Database db((dir / "mixforge.db").string(), SQLite::OPEN_READWRITE);
-      db.exec(
-          "DROP INDEX pool_rank; DROP INDEX pool_born; DROP INDEX hall_of_fame_run_rank; DROP INDEX hall_of_fame_rank;"
-          "ALTER TABLE runs DROP COLUMN resume_on_start; ALTER TABLE pool DROP COLUMN rank;"
-          "ALTER TABLE pool DROP COLUMN kinds; CREATE INDEX hall_of_fame_rank ON hall_of_fame(width, chi2);"
-          "DROP TABLE notes; DROP TABLE quality_reports; ALTER TABLE runs DROP COLUMN islands;"
-          "DROP TABLE island_checkpoints; ALTER TABLE runs DROP COLUMN clocks; ALTER TABLE runs DROP COLUMN climbs; "
-          "ALTER TABLE runs DROP COLUMN session;"
-          "PRAGMA user_version=1");
-    }
+    back_to_version_one(dir);
     std::ofstream(dir / "serve-state.json") << R"({"running": ["r1"]})";
     open_together(dir);
     Store s(dir);
