@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <stdexcept>
 
 #include "app/program_input.hpp"
 #include "app/request_error.hpp"
@@ -30,6 +31,11 @@ PolishPlan plan_polish(const PolishRequest& r) {
   rules.width = r.width;
   rules.field = r.field;
   PolishPlan plan{program_from_document(r.program, rules).program, r.seconds};
+  try {
+    plan.move_order = evolver::parse_move_order(r.move_order);
+  } catch (const std::invalid_argument& e) {
+    throw RequestError("move_order", "out-of-range", e.what());
+  }
   check_polish_width(plan.program, "width");
   return plan;
 }
@@ -51,7 +57,9 @@ PolishResult polish(const avalanche::Evaluator& evaluator, const PolishPlan& pla
   try {
     out.start_chi2 = out.best_chi2 = exact(plan.program);
     out.scored = 1;
-    evolver::Climb climb(plan.program, out.start_chi2);
+    evolver::ClimbOptions options;
+    options.order = plan.move_order;
+    evolver::Climb climb(plan.program, out.start_chi2, options);
     evolver::ClimbHooks hooks;
     hooks.keep_going = [&] { return !(stop && stop->load()) && !(plan.seconds && seconds() >= *plan.seconds); };
     hooks.progress = [&](const evolver::Climb& c, const evolver::ClimbStep& s) {

@@ -26,15 +26,18 @@ struct PolishRequest {
   std::optional<int> width;       // given beside it
   std::optional<double> seconds;  // the time limit; none: until a local optimum
   std::string field = "program";  // where the program sits in the request
+  std::string move_order = "informed";  // the single moves' order: "informed" or "fixed"
 };
 
 struct PolishPlan {
   mixer::Program program;
   std::optional<double> seconds;
+  evolver::MoveOrder move_order = evolver::MoveOrder::informed;
 };
 
 // Throws RequestError naming field (not a program), "width" (differs from the program's,
-// or wider than an exact score allows) or "seconds" (not a finite number > 0).
+// or wider than an exact score allows), "seconds" (not a finite number > 0) or
+// "move_order" (neither "informed" nor "fixed").
 PolishPlan plan_polish(const PolishRequest& request);
 
 struct PolishResult {

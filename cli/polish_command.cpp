@@ -30,6 +30,7 @@ struct PolishOptions {
   std::string program;
   std::optional<int> width;
   std::optional<double> seconds;
+  std::string move_order = "informed";
   bool json = false;
 };
 
@@ -38,16 +39,19 @@ void run(const PolishOptions& o) {
   request.program = read_program_argument(o.program);
   request.width = o.width;
   request.seconds = o.seconds;
+  request.move_order = o.move_order;
   const app::PolishPlan plan = app::plan_polish(request);
   const auto evaluator = avalanche::Evaluator::with_own_engine();
   g_polish_stop.store(false);
   std::signal(SIGINT, on_polish_signal);
   std::signal(SIGTERM, on_polish_signal);
+  const std::string order(evolver::move_order_name(plan.move_order));
   if (plan.seconds)
-    std::printf("polish %s (%d bits), at most %g s\n", mixer::format_short(plan.program).c_str(), plan.program.width(),
-                *plan.seconds);
+    std::printf("polish %s (%d bits, %s move order), at most %g s\n", mixer::format_short(plan.program).c_str(),
+                plan.program.width(), order.c_str(), *plan.seconds);
   else
-    std::printf("polish %s (%d bits)\n", mixer::format_short(plan.program).c_str(), plan.program.width());
+    std::printf("polish %s (%d bits, %s move order)\n", mixer::format_short(plan.program).c_str(), plan.program.width(),
+                order.c_str());
   std::fflush(stdout);
   double last_line = -1;
   bool started = false;
@@ -97,6 +101,11 @@ void add_polish_command(CLI::App& app) {
   cmd->add_option("program", o->program, "program text, a file holding it, or - for stdin")->required();
   cmd->add_option("--width", o->width, "the program's width (default: its mask's, else 32)");
   cmd->add_option("--seconds", o->seconds, "stop after this many seconds (default: at the local optimum)");
+  cmd->add_option("--move-order", o->move_order,
+                  "informed (default): the single moves likeliest to be lower first (a multiplier's top bits, "
+                  "outer shifts), learned from the climb's own scores; fixed: shifts, then each constant's bits "
+                  "from the lowest")
+      ->check(CLI::IsMember({"informed", "fixed"}));
   cmd->add_flag("--json", o->json,
                 "last stdout line: {\"start\", \"best\": {\"text\", \"chi2_exact\", ...}, "
                 "\"moves\", \"scored\", \"seconds\", \"local_optimum\"}");

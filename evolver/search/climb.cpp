@@ -21,6 +21,7 @@ Climb::Climb(mixer::Program start, double start_chi2, ClimbOptions options)
 
 void Climb::around_centre() {
   around_ = neighbours(centre_);
+  if (o_.order == MoveOrder::informed) stats_.order(centre_, around_);
   next_ = 0;
   in_pairs_ = false;
 }
@@ -53,12 +54,15 @@ std::optional<ClimbStep> Climb::step(const ExactScore& exact, const ExactScore& 
     scores_.emplace(q.hash(), s.chi2);
     ++scored_;
     ++next_;
+    if (!in_pairs_) stats_.observe(centre_, centre_chi2_, q, s.chi2);
     if (s.lower && o_.move && *s.check == s.chi2) {
       centre_ = q;
       centre_chi2_ = s.chi2;
       ++moves_;
       s.moved = true;
       around_centre();
+    } else if (!in_pairs_ && o_.order == MoveOrder::informed) {
+      stats_.order(centre_, around_, next_);  // what this score taught, for the moves left
     }
     s.program = q;
     return s;

@@ -1,7 +1,8 @@
 #pragma once
 // The exact climb (issue 52): a first-improvement local search on exact scores. Around a
 // centre, every program one move away (neighbours(): shifts +-1, single-bit flips of
-// constants) is scored exactly in order; the first lower one, once a second scorer (the
+// constants) is scored exactly, in the order of options.order (evolver/search/
+// move_order.hpp: by default the moves likeliest to be lower first); the first lower one, once a second scorer (the
 // reference interpreter) agrees on its score, becomes the centre and the search starts
 // again around it. At a centre none of whose single moves is lower, every pair of moves
 // (pair_neighbours()) follows, in the order of their single moves' scores (order_pairs).
@@ -18,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "evolver/search/move_order.hpp"
 #include "mixer/program.hpp"
 
 namespace mixforge::evolver {
@@ -34,6 +36,9 @@ struct ClimbOptions {
   // False: a survey. Every program one and two moves from the start is scored and none
   // becomes the centre (bench_record_neighbourhood --moves).
   bool move = true;
+  // The single moves' order: neighbours()' own (fixed), or by the expected cost of their
+  // class, learned as the climb scores (informed).
+  MoveOrder order = MoveOrder::informed;
 };
 
 // What one step did.
@@ -90,6 +95,7 @@ class Climb {
   // scored again (it was not below that centre, so not below this lower one), and the
   // pairs are ordered by their singles' scores.
   std::unordered_map<std::uint64_t, double> scores_;
+  MoveStats stats_;  // what the single moves' scores taught (options.order informed)
 };
 
 // Orders pairs (pair_neighbours(centre)) by their two single moves' scores, the higher of

@@ -39,6 +39,8 @@ TEST(PolishRules, RefusalsNameTheField) {
   EXPECT_EQ(field_of({one_flip_away, 16, -1.0}), "seconds");
   EXPECT_EQ(field_of({one_flip_away, 16, std::numeric_limits<double>::quiet_NaN()}), "seconds");
   EXPECT_EQ(field_of({one_flip_away, 16, std::numeric_limits<double>::infinity()}), "seconds");
+  EXPECT_EQ(field_of({one_flip_away, 16, std::nullopt, "program", "fixed"}), "(accepted)");
+  EXPECT_EQ(field_of({one_flip_away, 16, std::nullopt, "program", "sideways"}), "move_order");
   try {
     app::plan_polish({"x ^= x >> 3;\nx *= ;", std::nullopt, std::nullopt});
   } catch (const app::RequestError& e) {

@@ -62,6 +62,7 @@ TEST(PolishCli, BadInputNamesTheOption) {
            {"polish --width 40 " + quoted("x ^= x >> 3; x *= 0x9e3779b9;"), "--width"},
            {"polish --width 16 " + quoted("x ^= x >> 3; x &= 0xff;"), "PROGRAM"},
            {"polish " + quoted("x ^= x >> 3;\nx *= ;"), "PROGRAM"},
+           {"polish --width 16 --move-order sideways " + quoted(one_flip_away), "--move-order"},
        }) {
     const auto r = run_mixforge(args);
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;

@@ -1,0 +1,90 @@
+#include "evolver/search/move_order.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace mixforge::evolver {
+
+namespace {
+
+// The prior's expected log2(chi2 / centre chi2) per class, worth prior_weight scores each.
+// Read off the single moves around f35a2d97 and triple32 (bench/results/records/
+// neighbourhood32.txt, climb32x3.txt): a multiplier's eighths 0-3 cost 1.5-2.4 (2-round)
+// and 0.25-0.4 (3-round), eighth 4-5 about 0.8 and 0.12-0.27, eighth 6 0.42 and 0.11,
+// eighth 7 0.22 and 0.18; outer shifts 2.2 and 0.18, inner 3.8 and 0.29. The values below
+// keep that ranking; the climb's own scores outweigh them after a few moves of a class.
+constexpr std::array<double, move_class_count> prior_log2 = {
+    1.6, 1.6, 1.5, 1.4, 0.8, 0.7, 0.4, 0.2,  // multiplier bits, low eighth first
+    1.6, 1.6, 1.5, 1.4, 1.0, 0.9, 0.8, 0.7,  // other constants: no survey, a weaker slope
+    1.0, 2.0,                                // outer shifts, inner shifts
+};
+constexpr double prior_weight = 2;
+
+// A ratio of exact chi2s, in log2, kept finite (a chi2 of 0 happens only in toy widths).
+double log2_ratio(double chi2, double centre_chi2) {
+  const double r = std::log2(std::max(chi2, 1e-300) / std::max(centre_chi2, 1e-300));
+  return std::clamp(r, -16.0, 16.0);
+}
+
+}  // namespace
+
+std::string_view move_order_name(MoveOrder order) { return order == MoveOrder::fixed ? "fixed" : "informed"; }
+
+MoveOrder parse_move_order(std::string_view name) {
+  if (name == "fixed") return MoveOrder::fixed;
+  if (name == "informed") return MoveOrder::informed;
+  throw std::invalid_argument("move order must be \"fixed\" or \"informed\", not \"" + std::string(name) + "\"");
+}
+
+int move_class(const mixer::Program& centre, const mixer::Program& q) {
+  const std::vector<mixer::Step>& a = centre.steps();
+  const std::vector<mixer::Step>& b = q.steps();
+  if (a.size() != b.size()) throw std::invalid_argument("move_class: programs of different lengths");
+  std::size_t at = a.size();
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i] != b[i]) {
+      if (at != a.size()) throw std::invalid_argument("move_class: more than one step differs");
+      at = i;
+    }
+  if (at == a.size()) throw std::invalid_argument("move_class: no step differs");
+  const mixer::Step& s = a[at];
+  if (mixer::takes_shift(s.kind)) return at == 0 || at + 1 == a.size() ? 16 : 17;
+  const std::uint64_t flipped = s.operand ^ b[at].operand;
+  // The highest flipped bit (one for a single move), by eighth of the width.
+  int bit = 63;
+  while (bit > 0 && !((flipped >> bit) & 1)) --bit;
+  const int eighth = std::min(7, bit * 8 / centre.width());
+  return (s.kind == mixer::StepKind::mul_const ? 0 : 8) + eighth;
+}
+
+MoveStats::MoveStats() {
+  for (int c = 0; c < move_class_count; ++c) {
+    sum_[c] = prior_log2[c] * prior_weight;
+    count_[c] = prior_weight;
+  }
+}
+
+void MoveStats::observe(const mixer::Program& centre, double centre_chi2, const mixer::Program& q, double chi2) {
+  const int c = move_class(centre, q);
+  sum_[c] += log2_ratio(chi2, centre_chi2);
+  count_[c] += 1;
+}
+
+double MoveStats::expected(int c) const { return sum_.at(c) / count_.at(c); }
+
+void MoveStats::order(const mixer::Program& centre, std::vector<mixer::Program>& moves, std::size_t from) const {
+  if (from >= moves.size()) return;
+  std::vector<std::pair<double, std::size_t>> keys;
+  keys.reserve(moves.size() - from);
+  for (std::size_t i = from; i < moves.size(); ++i) keys.emplace_back(expected(move_class(centre, moves[i])), i);
+  std::stable_sort(keys.begin(), keys.end(), [](const auto& u, const auto& v) { return u.first < v.first; });
+  std::vector<mixer::Program> sorted;
+  sorted.reserve(keys.size());
+  for (const auto& [k, i] : keys) sorted.push_back(std::move(moves[i]));
+  std::move(sorted.begin(), sorted.end(), moves.begin() + static_cast<std::ptrdiff_t>(from));
+}
+
+}  // namespace mixforge::evolver

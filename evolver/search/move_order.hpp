@@ -1,0 +1,55 @@
+#pragma once
+// The order in which the exact climb scores a centre's single moves (issue 52 part 3).
+// First improvement pays only for the moves scored before the lower one, and at 32 bits the
+// lower ones are not spread evenly: around the published 2- and 3-round functions a flip of
+// a multiplier's top bits costs 1.0-1.5x the centre's chi2, of its low bits 2-24x, and
+// every move of both records' climbs was in bits 27-31 (bench/results/records/README.md).
+// neighbours() lists the low bits first, so the lower move was the 68th of 68.
+//
+// informed: moves fall into classes (an outer or inner shift; a constant's bit, by eighth
+// of the word), and are scored in the order of their class's expected log2(chi2 / centre
+// chi2), lowest first. The expectation starts from a prior (the surveys' ranking: top
+// eighths of multipliers, then outer shifts, then the low bits and inner shifts) and is
+// learned from every exact score of the climb itself, so a function whose low bits are
+// where it gains moves them forward after a few scores. Deterministic: ties keep
+// neighbours()' order. The set of moves is the same; only the order differs.
+#include <array>
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
+#include "mixer/program.hpp"
+
+namespace mixforge::evolver {
+
+enum class MoveOrder { fixed, informed };
+
+std::string_view move_order_name(MoveOrder order);
+// "fixed" or "informed"; throws std::invalid_argument naming both otherwise.
+MoveOrder parse_move_order(std::string_view name);
+
+// Classes of the single moves of neighbours(): 0-7 a multiplier's bit by eighth of the word
+// (7: the top bits), 8-15 another constant's, 16 a shift of the first or last step, 17 a
+// shift of an inner step.
+inline constexpr int move_class_count = 18;
+// The class of the one move from centre to neighbour (one step differs). Throws
+// std::invalid_argument when they differ at no step or at more than one.
+int move_class(const mixer::Program& centre, const mixer::Program& neighbour);
+
+class MoveStats {
+ public:
+  MoveStats();
+  // One exact score of a single move: learns its class's log2(chi2 / centre_chi2).
+  void observe(const mixer::Program& centre, double centre_chi2, const mixer::Program& neighbour, double chi2);
+  // The expected log2(chi2 / centre chi2) of a move of class c.
+  double expected(int c) const;
+  // Sorts moves[from..] (single moves of centre) by their class's expectation, lowest
+  // first; stable.
+  void order(const mixer::Program& centre, std::vector<mixer::Program>& moves, std::size_t from = 0) const;
+
+ private:
+  std::array<double, move_class_count> sum_{};    // of observed log2 ratios, the prior's included
+  std::array<double, move_class_count> count_{};  // observations, the prior's weight included
+};
+
+}  // namespace mixforge::evolver
