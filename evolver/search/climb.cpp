@@ -21,7 +21,10 @@ Climb::Climb(mixer::Program start, double start_chi2, ClimbOptions options)
 
 void Climb::around_centre() {
   around_ = neighbours(centre_);
-  if (o_.order == MoveOrder::informed) stats_.order(centre_, around_);
+  if (o_.order == MoveOrder::informed) {
+    for (mixer::Program& q : top_bit_pairs(centre_)) around_.push_back(std::move(q));
+    stats_.order(centre_, around_);
+  }
   next_ = 0;
   in_pairs_ = false;
 }
@@ -46,7 +49,7 @@ std::optional<ClimbStep> Climb::step(const ExactScore& exact, const ExactScore& 
     }
     ClimbStep s;
     s.chi2 = exact(q);
-    s.pair = in_pairs_;
+    s.pair = in_pairs_ || (o_.order == MoveOrder::informed && move_class(centre_, q) == top_bit_pair_class);
     s.index = next_ + 1;
     s.count = around_.size();
     s.lower = s.chi2 < centre_chi2_;

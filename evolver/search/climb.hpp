@@ -1,8 +1,9 @@
 #pragma once
 // The exact climb (issue 52): a first-improvement local search on exact scores. Around a
 // centre, every program one move away (neighbours(): shifts +-1, single-bit flips of
-// constants) is scored exactly, in the order of options.order (evolver/search/
-// move_order.hpp: by default the moves likeliest to be lower first); the first lower one, once a second scorer (the
+// constants; informed, also two top bits of a multiplier: top_bit_pairs()) is scored
+// exactly, in the order of options.order (evolver/search/move_order.hpp: by default the
+// moves likeliest to be lower first); the first lower one, once a second scorer (the
 // reference interpreter) agrees on its score, becomes the centre and the search starts
 // again around it. At a centre none of whose single moves is lower, every pair of moves
 // (pair_neighbours()) follows, in the order of their single moves' scores (order_pairs).
@@ -45,7 +46,7 @@ struct ClimbOptions {
 struct ClimbStep {
   mixer::Program program;  // the program scored
   double chi2 = 0;         // its exact chi2
-  bool pair = false;       // two moves from the centre (else one)
+  bool pair = false;       // two moves from the centre (else one): a pair, or a top-bit pair
   std::size_t index = 0;   // its place in the centre's neighbourhood, 1-based
   std::size_t count = 0;   // programs in that neighbourhood
   bool lower = false;      // below the centre's chi2

@@ -1,6 +1,7 @@
 #include "evolver/search/move_order.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -20,6 +21,7 @@ constexpr std::array<double, move_class_count> prior_log2 = {
     1.6, 1.6, 1.5, 1.4, 0.8, 0.7, 0.4, 0.2,  // multiplier bits, low eighth first
     1.6, 1.6, 1.5, 1.4, 1.0, 0.9, 0.8, 0.7,  // other constants: no survey, a weaker slope
     1.0, 2.0,                                // outer shifts, inner shifts
+    0.3,                                     // two top-eighth bits of a multiplier
 };
 constexpr double prior_weight = 2;
 
@@ -53,11 +55,32 @@ int move_class(const mixer::Program& centre, const mixer::Program& q) {
   const mixer::Step& s = a[at];
   if (mixer::takes_shift(s.kind)) return at == 0 || at + 1 == a.size() ? 16 : 17;
   const std::uint64_t flipped = s.operand ^ b[at].operand;
-  // The highest flipped bit (one for a single move), by eighth of the width.
-  int bit = 63;
-  while (bit > 0 && !((flipped >> bit) & 1)) --bit;
-  const int eighth = std::min(7, bit * 8 / centre.width());
-  return (s.kind == mixer::StepKind::mul_const ? 0 : 8) + eighth;
+  auto eighth_of = [&](int bit) { return std::min(7, bit * 8 / centre.width()); };
+  const int high = 63 - std::countl_zero(flipped);
+  if (std::popcount(flipped) == 2) {
+    const int low = std::countr_zero(flipped);
+    if (s.kind != mixer::StepKind::mul_const || eighth_of(low) != 7)
+      throw std::invalid_argument("move_class: a pair of bits outside a multiplier's top eighth");
+    return top_bit_pair_class;
+  }
+  if (std::popcount(flipped) != 1) throw std::invalid_argument("move_class: not one or two bits of a constant");
+  return (s.kind == mixer::StepKind::mul_const ? 0 : 8) + eighth_of(high);
+}
+
+std::vector<mixer::Program> top_bit_pairs(const mixer::Program& p) {
+  std::vector<mixer::Program> out;
+  const int n = p.width();
+  const int from = (n * 7 + 7) / 8;  // the lowest bit whose eighth (bit * 8 / n) is 7
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (p.steps()[i].kind != mixer::StepKind::mul_const) continue;
+    for (int a = from; a < n; ++a)
+      for (int b = a + 1; b < n; ++b) {
+        std::vector<mixer::Step> s = p.steps();
+        s[i].operand ^= (std::uint64_t{1} << a) | (std::uint64_t{1} << b);
+        out.emplace_back(n, std::move(s));
+      }
+  }
+  return out;
 }
 
 MoveStats::MoveStats() {

@@ -12,7 +12,8 @@
 // eighths of multipliers, then outer shifts, then the low bits and inner shifts) and is
 // learned from every exact score of the climb itself, so a function whose low bits are
 // where it gains moves them forward after a few scores. Deterministic: ties keep
-// neighbours()' order. The set of moves is the same; only the order differs.
+// neighbours()' order. The informed neighbourhood adds the top-bit pairs (below) to
+// neighbours(); the pairs phase after it is the same in both orders.
 #include <array>
 #include <cstddef>
 #include <string_view>
@@ -28,13 +29,20 @@ std::string_view move_order_name(MoveOrder order);
 // "fixed" or "informed"; throws std::invalid_argument naming both otherwise.
 MoveOrder parse_move_order(std::string_view name);
 
-// Classes of the single moves of neighbours(): 0-7 a multiplier's bit by eighth of the word
-// (7: the top bits), 8-15 another constant's, 16 a shift of the first or last step, 17 a
-// shift of an inner step.
-inline constexpr int move_class_count = 18;
-// The class of the one move from centre to neighbour (one step differs). Throws
-// std::invalid_argument when they differ at no step or at more than one.
+// Classes of the moves: 0-7 a multiplier's bit by eighth of the word (7: the top bits),
+// 8-15 another constant's, 16 a shift of the first or last step, 17 a shift of an inner
+// step, 18 two bits of one multiplier's top eighth (top_bit_pairs()).
+inline constexpr int move_class_count = 19;
+inline constexpr int top_bit_pair_class = 18;
+// The class of the move from centre to neighbour (one step differs: one bit or shift, or a
+// top-bit pair). Throws std::invalid_argument when they differ at no step, at more than
+// one, or by another pair of bits.
 int move_class(const mixer::Program& centre, const mixer::Program& neighbour);
+
+// Every program two bit flips of one multiplier's top eighth away from p (bits 28-31 at 32
+// bits: 6 per multiplier): the two last moves of triple32's climb were such pairs, and the
+// informed order scores them with the single moves instead of after all of them.
+std::vector<mixer::Program> top_bit_pairs(const mixer::Program& p);
 
 class MoveStats {
  public:

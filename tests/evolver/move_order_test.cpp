@@ -56,6 +56,8 @@ TEST(MoveClass, ShiftsByPlaceAndConstantBitsByEighth) {
   EXPECT_EQ(move_class(x, with_operand(x, 0, 0x1234 ^ 0x1)), 8);
   EXPECT_EQ(move_class(x, with_operand(x, 1, 0xa3d3 ^ 0x4000)), 7);
   EXPECT_EQ(move_class(x, with_operand(x, 1, 0xa3d3 ^ 0x2000)), 6);
+  EXPECT_EQ(move_class(f35, with_operand(f35, 3, 0xf35a2d97 ^ 0xa0000000)), top_bit_pair_class);  // bits 29, 31
+  EXPECT_THROW(move_class(f35, with_operand(f35, 3, 0xf35a2d97 ^ 0x80000002)), std::invalid_argument);
   EXPECT_THROW(move_class(f35, f35), std::invalid_argument);
   EXPECT_THROW(move_class(f35, with_operand(with_operand(f35, 0, 15), 2, 16)), std::invalid_argument);
 }
@@ -73,6 +75,22 @@ TEST(MoveOrderName, ParsesBothAndNamesThemOtherwise) {
     EXPECT_NE(what.find("\"informed\""), std::string::npos) << what;
     EXPECT_NE(what.find("sideways"), std::string::npos) << what;
   }
+}
+
+// Two of bits 28-31 of each multiplier at 32 bits (6 each), 14+15 at 16, none at 8 (one bit).
+TEST(TopBitPairs, TwoBitsOfEachMultipliersTopEighth) {
+  const std::vector<mixer::Program> pairs = top_bit_pairs(f35);
+  ASSERT_EQ(pairs.size(), 12u);
+  for (const mixer::Program& q : pairs) EXPECT_EQ(move_class(f35, q), top_bit_pair_class) << mixer::format_short(q);
+  EXPECT_EQ(pairs.front(), with_operand(f35, 1, 0x21f0aaad ^ 0x30000000));
+  EXPECT_EQ(pairs.back(), with_operand(f35, 3, 0xf35a2d97 ^ 0xc0000000));
+  const mixer::Program p16 = mixer::parse_program("x ^= x >> 8; x *= 0xa3d3; x ^= x >> 7; x *= 0x4b2d;", {16});
+  ASSERT_EQ(top_bit_pairs(p16).size(), 2u);
+  EXPECT_EQ(top_bit_pairs(p16)[0], with_operand(p16, 1, 0xa3d3 ^ 0xc000));
+  EXPECT_TRUE(top_bit_pairs(mixer::parse_program("x ^= x >> 5; x *= 0xa3;", {8})).empty());
+  // Every one is also among pair_neighbours(): the pairs phase skips them once scored.
+  const std::vector<std::uint64_t> all = hashes(pair_neighbours(f35));
+  for (const mixer::Program& q : pairs) EXPECT_TRUE(std::binary_search(all.begin(), all.end(), q.hash()));
 }
 
 // Before any score: the multipliers' top eighth first (where both 32-bit records' climbs
@@ -130,6 +148,8 @@ TEST(MoveOrderClimb, FindsATopBitMoveSoonerThanTheFixedOrder) {
     ASSERT_TRUE(run_climb(climb, exact, exact));
     EXPECT_EQ(climb.centre(), published) << move_order_name(order);
     for (const mixer::Program& q : neighbours(published)) EXPECT_GE(exact(q), climb.centre_chi2());
+    // Informed: the single moves and the top-bit pairs of both multipliers (14+15 each).
+    EXPECT_EQ(climb.neighbourhood_size(), neighbours(published).size() + (order == MoveOrder::informed ? 2 : 0));
   }
   EXPECT_EQ(scored_to_move[0], 36u);  // 6 shift moves, 15 bits of the first multiplier, 15 of the second
   EXPECT_LE(scored_to_move[1], 4u) << "the top eighth of both multipliers is 4 moves";
