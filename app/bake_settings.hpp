@@ -1,7 +1,7 @@
 #pragma once
 // The bake use case's numeric rules (samples per texel, bounces, texel size), one set for
 // the command line and the daemon. The daemon caps cost below the model's limits
-// (server/bake_limits.hpp); that cap is its policy, the rules are these.
+// (server/jobs/bake_limits.hpp); that cap is its policy, the rules are these.
 #include <cstdint>
 #include <optional>
 

@@ -1,7 +1,7 @@
 #include "server/daemon.hpp"
 
 #ifdef MIXFORGE_WITH_BAKER
-#include "server/bake_jobs.hpp"
+#include "server/jobs/bake_jobs.hpp"
 #endif
 
 #include <algorithm>
@@ -17,16 +17,16 @@
 
 #include "avalanche/evaluator.hpp"
 #include "evolver/manager/run_manager.hpp"
-#include "server/auth.hpp"
-#include "server/evaluation_queue.hpp"
-#include "server/event_stream.hpp"
-#include "server/http_policy.hpp"
-#include "server/http_server.hpp"
-#include "server/metrics.hpp"
-#include "server/problem.hpp"
-#include "server/schema_validator.hpp"
-#include "server/static_files.hpp"
-#include "server/worker_pool.hpp"
+#include "server/http/auth.hpp"
+#include "server/http/evaluation_queue.hpp"
+#include "server/http/event_stream.hpp"
+#include "server/http/http_policy.hpp"
+#include "server/http/http_server.hpp"
+#include "server/http/metrics.hpp"
+#include "server/http/problem.hpp"
+#include "server/api/schema_validator.hpp"
+#include "server/http/static_files.hpp"
+#include "server/http/worker_pool.hpp"
 
 namespace mixforge::server {
 

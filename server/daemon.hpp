@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "avalanche/gpu/device.hpp"
-#include "server/api.hpp"
-#include "server/bake_limits.hpp"
-#include "server/logging.hpp"
+#include "server/api/api.hpp"
+#include "server/jobs/bake_limits.hpp"
+#include "server/http/logging.hpp"
 
 namespace mixforge::evolver { class RunManager; }
 

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "evolver/search/run_config.hpp"
-#include "server/embedded_schemas.hpp"
+#include "server/api/embedded_schemas.hpp"
 #include "tests/contract/contract_validator.hpp"
 
 namespace {

@@ -8,9 +8,9 @@
 #include <string>
 
 #include "app/request_error.hpp"
-#include "server/problem.hpp"
-#include "server/request_parsing.hpp"
-#include "server/schema_validator.hpp"
+#include "server/http/problem.hpp"
+#include "server/api/request_parsing.hpp"
+#include "server/api/schema_validator.hpp"
 
 using namespace mixforge;
 

@@ -19,9 +19,9 @@ FLAGS="-std=c++20 -O1 -gline-tables-only -fsanitize=fuzzer-no-link,address,undef
 
 # Compile a group of sources as one translation unit (each #included once: the headers
 # they share are parsed once, about 3x faster than one clang run per file) into
-# WORK/obj/NAME.o; again only when one of them, a header of mixer/, server/, evolver/ (its
-# rooms too: evolver/search/, ...) or schema/, or this script (its flags), is newer than the
-# object. Line tables only: enough for
+# WORK/obj/NAME.o; again only when one of them, a header of mixer/, server/, evolver/ (their
+# rooms too: server/http/, server/api/, evolver/search/, a room's room: -maxdepth 3) or
+# schema/, or this script (its flags), is newer than the object. Line tables only: enough for
 # the sanitizers' stack traces, and full debug info took about a third of the compile time.
 compile_group() {
   name=$1; shift
@@ -33,7 +33,7 @@ compile_group() {
   stale=""
   if [ ! -f "$obj" ] || [ "$unit" -nt "$obj" ]; then stale=1; fi
   for f in "$@" "$0"; do [ "$f" -nt "$obj" ] && stale=1; done
-  if [ -z "$stale" ] && [ -n "$(find "$SRC/server" "$SRC/app" "$SRC/mixer" "$SRC/evolver" "$SRC/schema" -maxdepth 2 -name '*.hpp' -newer "$obj" 2>/dev/null | head -1)" ]; then
+  if [ -z "$stale" ] && [ -n "$(find "$SRC/server" "$SRC/app" "$SRC/mixer" "$SRC/evolver" "$SRC/schema" -maxdepth 3 -name '*.hpp' -newer "$obj" 2>/dev/null | head -1)" ]; then
     stale=1
   fi
   if [ -n "$stale" ] && ! $CXX $FLAGS -c "$unit" -o "$obj"; then
@@ -46,7 +46,7 @@ compile_group() {
 MIXER_SRC=""
 for f in step program interpreter inverse text_form json_form; do MIXER_SRC="$MIXER_SRC $SRC/mixer/$f.cpp"; done
 SERVER_SRC=""
-for f in http_types problem query schema_validator request_parsing; do SERVER_SRC="$SERVER_SRC $SRC/server/$f.cpp"; done
+for f in http/http_types http/problem http/query api/schema_validator api/request_parsing; do SERVER_SRC="$SERVER_SRC $SRC/server/$f.cpp"; done
 for f in request_error program_input evaluate run_creation; do SERVER_SRC="$SERVER_SRC $SRC/app/$f.cpp"; done
 SERVER_SRC="$SERVER_SRC $BIN/server/embedded_schemas.cpp $BIN/server/embedded_openapi.cpp"
 SERVER_SRC="$SERVER_SRC $SRC/evolver/search/run_config.cpp $BIN/evolver/run_config_schema.cpp $SRC/schema/json_schema.cpp"

@@ -3,7 +3,7 @@
 
 #include "avalanche/evaluator.hpp"
 #include "mixer/text_form.hpp"
-#include "server/schema_validator.hpp"
+#include "server/api/schema_validator.hpp"
 #include "support/reference_functions.hpp"
 #include "tests/server/daemon_process.hpp"
 

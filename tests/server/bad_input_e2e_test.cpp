@@ -3,7 +3,7 @@
 // up and no run is half-created.
 #include <gtest/gtest.h>
 
-#include "server/schema_validator.hpp"
+#include "server/api/schema_validator.hpp"
 #include "tests/server/daemon_process.hpp"
 
 namespace mixforge::test {

@@ -8,7 +8,7 @@
 
 #include "avalanche/evaluator.hpp"
 #include "mixer/text_form.hpp"
-#include "server/schema_validator.hpp"
+#include "server/api/schema_validator.hpp"
 #include "tests/server/daemon_process.hpp"
 
 namespace mixforge::test {

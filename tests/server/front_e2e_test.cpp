@@ -3,7 +3,7 @@
 // one the front of chi2 and steps. Every answer is checked against its schema.
 #include <gtest/gtest.h>
 
-#include "server/schema_validator.hpp"
+#include "server/api/schema_validator.hpp"
 #include "tests/server/daemon_process.hpp"
 
 namespace mixforge::test {

@@ -4,7 +4,7 @@
 // Bad seed programs are refused with the field named.
 #include <gtest/gtest.h>
 
-#include "server/schema_validator.hpp"
+#include "server/api/schema_validator.hpp"
 #include "tests/server/daemon_process.hpp"
 #include "tests/server/sse_reader.hpp"
 

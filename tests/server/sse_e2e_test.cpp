@@ -6,7 +6,7 @@
 
 #include <atomic>
 
-#include "server/schema_validator.hpp"
+#include "server/api/schema_validator.hpp"
 #include "tests/server/daemon_process.hpp"
 #include "tests/server/sse_reader.hpp"
 

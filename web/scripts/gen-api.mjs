@@ -3,7 +3,7 @@
 // Usage: node scripts/gen-api.mjs [OPENAPI_JSON] [OUT_D_TS]
 // OPENAPI_JSON defaults to ../schema/openapi.json. When the document is the source form
 // (components.schemas empty, references to sibling *.schema.json files) it is bundled
-// here the way the daemon serves it (server/schema_validator.cpp openapi_document), with
+// here the way the daemon serves it (server/api/schema_validator.cpp openapi_document), with
 // every reference rewritten to a local #/components/schemas/... pointer.
 import fs from 'node:fs';
 import path from 'node:path';
