@@ -54,12 +54,17 @@ raw, md, limit = sys.argv[1:]
 targets = {"triple32": "xsr 17, mul 0xad5ad4bb, xsr 11, mul 0xac4c1b51, xsr 15, mul 0xb9848bab, xsr 14",
            "f35a2d97": "xsr 16, mul 0x21f0aaad, xsr 15, mul 0x735a2d97, xsr 15"}
 rows = []
+checkpoints = [25, 50, 100, 200, 450]
 for path in sorted(glob.glob(os.path.join(raw, "*.log"))):
     name, order = os.path.basename(path)[:-4].rsplit("-", 1)
     lines = open(path).read().splitlines()
     head, tail = lines[0], lines[-1]
     body = [l for l in lines if not l.startswith("# ")]
-    result = json.loads(body[-1])
+    try:
+        result = json.loads(body[-1])
+    except (ValueError, IndexError):
+        print(f"{path}: no JSON line (a climb still running or killed): left out", file=sys.stderr)
+        continue
     moves = [l for l in body if " move to " in l]
     target = targets[name]
     reached = next((l for l in moves if f"move to {target} " in l), None)
@@ -69,8 +74,22 @@ for path in sorted(glob.glob(os.path.join(raw, "*.log"))):
         i = body.index(reached)
         m = re.search(r"\((\d+) scored", body[i - 1])
         scored_at = int(m.group(1)) if m else None
+    # The centre's exact chi2 after k exact scores (the start's included): a move line
+    # follows the step line that scored its program.
+    start_chi2 = result["start"]["chi2_exact"]
+    centre_after, centre, scored = {}, start_chi2, 1
+    for l in body:
+        m = re.search(r"\((\d+) scored", l)
+        if m:
+            scored = int(m.group(1))
+        elif " move to " in l:
+            centre = float(re.search(r"exact chi2 (\S+)", l).group(1))
+        centre_after[scored] = centre
+    def after(k):
+        ks = [s for s in centre_after if s <= k]
+        return centre_after[max(ks)] if ks and max(centre_after) >= k else None
     rows.append(dict(name=name, order=order, r=result, moves=len(moves), at=at, scored_at=scored_at, target=target,
-                     head=head[2:], tail=tail[2:], log=os.path.basename(path)))
+                     head=head[2:], tail=tail[2:], log=os.path.basename(path), after=[after(k) for k in checkpoints]))
 with open(md, "w") as o:
     o.write("# mixforge polish re-finding the two 32-bit climbs' functions, in each order of single moves\n\n")
     o.write(f"- command: bench/polish.sh (`mixforge polish --json --move-order ORDER --seconds {limit} PROGRAM`, "
@@ -84,6 +103,12 @@ with open(md, "w") as o:
                 f"{'yes' if at is not None else 'no'} | {f'{at:.0f} s' if at is not None else '-'} | "
                 f"{scored_at if scored_at is not None else '-'} | {w['moves']} | `{r['best']['short']}` | "
                 f"{r['best']['chi2_exact']:.10e} |\n")
+    o.write("\n## The centre's exact chi2 after k exact scores (the start's included; - : the climb ended before)\n\n")
+    o.write("| start | order | " + " | ".join(f"k = {k}" for k in checkpoints) + " |\n")
+    o.write("|---|---|" + "---|" * len(checkpoints) + "\n")
+    for w in rows:
+        o.write(f"| {w['name']} | {w['order']} | " +
+                " | ".join(f"{v:.6e}" if v is not None else "-" for v in w["after"]) + " |\n")
     o.write("\n## The logs\n\n")
     for w in rows:
         o.write(f"- [refind32/{w['log']}](refind32/{w['log']}): {w['head']}; {w['tail']}\n")
