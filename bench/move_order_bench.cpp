@@ -126,7 +126,7 @@ int main(int argc, char** argv) {
   }
   const auto ev = avalanche::Evaluator::with_own_engine();
   evolver::Rng rng(seed, 0x6d6f76650000ull + static_cast<std::uint64_t>(width));
-  const std::uint64_t mask = width == 64 ? ~0ull : (std::uint64_t{1} << width) - 1;
+  const std::uint64_t mask = (std::uint64_t{1} << width) - 1;  // width <= 32
   std::printf(
       "| start | fixed: scores to best / to end | informed | fixed end chi2 | informed end chi2 | informed / fixed "
       "chi2 |\n");

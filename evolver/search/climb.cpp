@@ -97,14 +97,7 @@ void order_pairs(const mixer::Program& centre, const std::unordered_map<std::uin
     }
     return std::max(score_of(std::move(a)), score_of(std::move(b)));
   };
-  std::vector<std::pair<double, std::size_t>> keys;
-  keys.reserve(pairs.size());
-  for (std::size_t i = 0; i < pairs.size(); ++i) keys.emplace_back(key(pairs[i]), i);
-  std::stable_sort(keys.begin(), keys.end(), [](const auto& u, const auto& v) { return u.first < v.first; });
-  std::vector<mixer::Program> sorted;
-  sorted.reserve(pairs.size());
-  for (const auto& [k, i] : keys) sorted.push_back(std::move(pairs[i]));
-  pairs = std::move(sorted);
+  sort_programs_by(pairs, 0, key);
 }
 
 bool run_climb(Climb& climb, const ExactScore& exact, const ExactScore& check, const ClimbHooks& hooks) {

@@ -108,19 +108,25 @@ double MoveStats::expected(int c) const { return sum_.at(c) / count_.at(c); }
 double MoveStats::expected_gain(int c) const { return gain_.at(c) / count_.at(c); }
 bool MoveStats::far() const { return std::popcount(recent_) >= 2; }
 
-void MoveStats::order(const mixer::Program& centre, std::vector<mixer::Program>& moves, std::size_t from) const {
-  if (from >= moves.size()) return;
+void sort_programs_by(std::vector<mixer::Program>& programs, std::size_t from,
+                      const std::function<double(const mixer::Program&)>& key) {
+  if (from >= programs.size()) return;
   std::vector<std::pair<double, std::size_t>> keys;
-  keys.reserve(moves.size() - from);
-  for (std::size_t i = from; i < moves.size(); ++i) {
-    const int c = move_class(centre, moves[i]);
-    keys.emplace_back(far() ? -expected_gain(c) + 1e-3 * expected(c) : expected(c), i);
-  }
+  keys.reserve(programs.size() - from);
+  for (std::size_t i = from; i < programs.size(); ++i) keys.emplace_back(key(programs[i]), i);
   std::stable_sort(keys.begin(), keys.end(), [](const auto& u, const auto& v) { return u.first < v.first; });
   std::vector<mixer::Program> sorted;
   sorted.reserve(keys.size());
-  for (const auto& [k, i] : keys) sorted.push_back(std::move(moves[i]));
-  std::move(sorted.begin(), sorted.end(), moves.begin() + static_cast<std::ptrdiff_t>(from));
+  for (const auto& [k, i] : keys) sorted.push_back(std::move(programs[i]));
+  std::move(sorted.begin(), sorted.end(), programs.begin() + static_cast<std::ptrdiff_t>(from));
+}
+
+void MoveStats::order(const mixer::Program& centre, std::vector<mixer::Program>& moves, std::size_t from) const {
+  const bool by_gain = far();
+  sort_programs_by(moves, from, [&](const mixer::Program& q) {
+    const int c = move_class(centre, q);
+    return by_gain ? -expected_gain(c) + 1e-3 * expected(c) : expected(c);
+  });
 }
 
 }  // namespace mixforge::evolver

@@ -22,6 +22,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string_view>
 #include <vector>
 
@@ -50,6 +51,11 @@ int move_class(const mixer::Program& centre, const mixer::Program& neighbour);
 // informed order scores them with the single moves instead of after all of them.
 std::vector<mixer::Program> top_bit_pairs(const mixer::Program& p);
 
+// Sorts programs[from..] by key(program), lowest first; stable (the move orders and
+// order_pairs of evolver/search/climb.hpp).
+void sort_programs_by(std::vector<mixer::Program>& programs, std::size_t from,
+                      const std::function<double(const mixer::Program&)>& key);
+
 class MoveStats {
  public:
   MoveStats();
@@ -57,6 +63,10 @@ class MoveStats {
   void observe(const mixer::Program& centre, double centre_chi2, const mixer::Program& neighbour, double chi2);
   // The expected log2(chi2 / centre chi2) of a move of class c: its cost.
   double expected(int c) const;
+  // The expected gain of a move of class c: mean max(0, -log2(chi2 / centre chi2)).
+  double expected_gain(int c) const;
+  // Far from an optimum: at least 2 of the last 8 scores were lower than their centre.
+  bool far() const;
   // Sorts moves[from..] (moves of centre) by their class's cost, lowest first, or when
   // far(), by its gain, highest first; stable.
   void order(const mixer::Program& centre, std::vector<mixer::Program>& moves, std::size_t from = 0) const;
@@ -66,12 +76,6 @@ class MoveStats {
   std::array<double, move_class_count> count_{};  // observations, the prior's weight included
   std::array<double, move_class_count> gain_{};   // of observed gains, max(0, -log2 ratio), the prior's included
   std::uint32_t recent_ = 0;                      // the last 8 scores, 1 bit each: lower than their centre
-
- public:
-  // The expected gain of a move of class c: mean max(0, -log2(chi2 / centre chi2)).
-  double expected_gain(int c) const;
-  // Far from an optimum: at least 2 of the last 8 scores were lower than their centre.
-  bool far() const;
 };
 
 }  // namespace mixforge::evolver
